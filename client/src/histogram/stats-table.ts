@@ -1,0 +1,84 @@
+// The seed article's table: one row per (method, server), grouped per server
+// with probes above baselines, best-of-two last.
+import { formatCount, formatMs } from "../../../shared/format.js";
+import { METHOD_LABELS, methodOrder, type Method } from "../../../shared/methods.js";
+import type { StatsRow } from "../../../shared/protocol.js";
+import { samplesNeededFor } from "../../../shared/stats.js";
+
+const PERCENTILE_COLUMNS = [
+  ["p10", 10],
+  ["p50", 50],
+  ["p90", 90],
+  ["p99", 99],
+  ["p999", 99.9],
+] as const;
+
+const EXTRA_LABELS: Record<string, string> = { tcpminrtt: "Kernel TCP min RTT" };
+
+export function methodLabel(method: string): string {
+  return (METHOD_LABELS as Record<string, string>)[method] ?? EXTRA_LABELS[method] ?? method;
+}
+
+/** Rows sorted per server: single-server targets first by name, combined ("A+B") targets last. */
+export function orderRows(rows: StatsRow[]): StatsRow[] {
+  return [...rows].sort((a, b) => {
+    const ac = a.target.includes("+") ? 1 : 0;
+    const bc = b.target.includes("+") ? 1 : 0;
+    return ac - bc || a.target.localeCompare(b.target) || methodOrder(a.method) - methodOrder(b.method);
+  });
+}
+
+function td(tr: HTMLTableRowElement, text: string, cls = ""): HTMLTableCellElement {
+  const cell = document.createElement("td");
+  cell.textContent = text;
+  if (cls) cell.className = cls;
+  tr.appendChild(cell);
+  return cell;
+}
+
+export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[]): void {
+  const frag = document.createDocumentFragment();
+  if (rows.length === 0) {
+    const tr = document.createElement("tr");
+    const cell = td(tr, "no samples in this range yet: open the probe page and leave it running", "empty");
+    cell.colSpan = 12;
+    frag.appendChild(tr);
+  }
+  let lastTarget: string | undefined;
+  for (const r of orderRows(rows)) {
+    const tr = document.createElement("tr");
+    tr.dataset.method = r.method;
+    tr.dataset.target = r.target;
+    if (lastTarget !== undefined && r.target !== lastTarget) tr.className = "group-start";
+    lastTarget = r.target;
+    td(tr, methodLabel(r.method as Method));
+    td(tr, r.target);
+    td(tr, formatCount(r.count), "num");
+    const f = td(tr, formatCount(r.failures), r.failures > 0 ? "num bad" : "num");
+    if (r.skipped > 0) f.title = `${r.skipped} ticks skipped (page frozen, machine asleep or probe cap)`;
+    td(tr, formatMs(r.min), "num");
+    for (const [key, p] of PERCENTILE_COLUMNS) {
+      if (key === "p50") {
+        td(tr, formatMs(r.p50), "num");
+        td(tr, formatMs(r.mean), "num");
+        continue;
+      }
+      const cell = td(tr, "", "num");
+      const value = r[key];
+      const needed = samplesNeededFor(p);
+      if (value !== null && r.count < needed) {
+        const span = document.createElement("span");
+        span.className = "thin";
+        span.textContent = formatMs(value);
+        span.title = `only ${r.count} samples: p${p} needs at least ${formatCount(needed)} to rest on 10 samples beyond it`;
+        cell.appendChild(span);
+        cell.dataset.thin = "true";
+      } else {
+        cell.textContent = formatMs(value);
+      }
+    }
+    td(tr, formatMs(r.max), "num");
+    frag.appendChild(tr);
+  }
+  tbody.replaceChildren(frag);
+}

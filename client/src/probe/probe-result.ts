@@ -1,0 +1,21 @@
+// What one probe reports back, before it becomes a sample.
+
+export interface ProbeResult {
+  outcome: "ok" | "timeout" | "error";
+  /** performance.now() just before the request left (ms). */
+  startMs: number;
+  /** performance.now() at the reply or when the probe gave up (ms). */
+  endMs: number;
+  reason?: string;
+  /** First answer on a new connection. */
+  fresh?: boolean;
+  /** The server's event-loop delay when it answered (Server-Timing "lag"), ms. */
+  serverLagMs?: number;
+}
+
+/** Milliseconds to record: the latency, or the timeout value for a timeout, or null. */
+export function resultMs(r: ProbeResult, timeoutMs: number): number | null {
+  if (r.outcome === "ok") return Math.max(0, r.endMs - r.startMs);
+  if (r.outcome === "timeout") return timeoutMs;
+  return null;
+}

@@ -1,0 +1,142 @@
+// Turns clock ticks into samples: every due (tick, slot) yields exactly one
+// sample, ok, timeout, error or skipped, never silence.
+import type { BaselineSample, Sample } from "../../../shared/protocol.js";
+import { probeBest2 } from "./best2-probe.js";
+import type { ClockTick } from "./clock-protocol.js";
+import { probeJsonp } from "./jsonp-probe.js";
+import type { PageContext } from "./page-context.js";
+import type { Slot } from "./plan.js";
+import { resultMs, type ProbeResult } from "./probe-result.js";
+import { clearResourceTimings } from "./resource-timing.js";
+import type { WsChannel } from "./ws-channel.js";
+import { probeXhr } from "./xhr-probe.js";
+
+/**
+ * Most probes of one slot that may be outstanding at once. A dead server then
+ * costs a bounded number of sockets and timers, and the browser's per-host
+ * connection limit (6) is never exhausted by one method.
+ */
+export const OUTSTANDING_PER_SLOT_MAX = 4;
+
+export interface ProberOptions {
+  slots: Slot[];
+  timeoutMs: number;
+  channels: Map<string, WsChannel>;
+  context: PageContext;
+  emit(sample: Sample): void;
+  /** Called once per tick, before its first probe. */
+  onTick?(): void;
+}
+
+export class Prober {
+  private seq = 0;
+  private readonly outstanding: number[];
+
+  constructor(private readonly o: ProberOptions) {
+    this.outstanding = o.slots.map(() => 0);
+  }
+
+  /** Next sequence number of this session; baselines share the counter. */
+  nextSeq(): number {
+    return this.seq++;
+  }
+
+  onTick(tick: ClockTick): void {
+    if (tick.slot === 0) {
+      clearResourceTimings();
+      for (const ch of this.o.channels.values()) ch.maintain();
+      this.o.onTick?.();
+    }
+    const slot = this.o.slots[tick.slot];
+    if (slot === undefined) return;
+    const base = { method: slot.method, target: slot.target, scheduledT: tick.dueMs };
+    if (tick.missed) {
+      this.o.emit({ ...base, seq: this.nextSeq(), t: tick.dueMs, ms: null, outcome: "skipped", reason: this.o.context.missedReason(tick.dueMs) });
+      return;
+    }
+    if (this.outstanding[tick.slot]! >= OUTSTANDING_PER_SLOT_MAX) {
+      this.o.emit({ ...base, seq: this.nextSeq(), t: Date.now(), ms: null, outcome: "skipped", reason: "outstanding-cap" });
+      return;
+    }
+    const blocked = slot.servers.find((s) => s.blockedReason !== null);
+    if (blocked !== undefined && slot.method !== "best2") {
+      this.o.emit({ ...base, seq: this.nextSeq(), t: Date.now(), ms: null, outcome: "error", reason: "mixed-content" });
+      return;
+    }
+    this.run(tick, slot);
+  }
+
+  private run(tick: ClockTick, slot: Slot): void {
+    const ctx = this.o.context;
+    const sentAtMs = Date.now();
+    const common = {
+      method: slot.method,
+      target: slot.target,
+      t: sentAtMs,
+      scheduledT: tick.dueMs,
+      lateMs: Math.max(0, sentAtMs - tick.dueMs),
+      visibleAtSend: ctx.visible,
+      hiddenMs: ctx.hiddenMs(sentAtMs),
+    };
+    const freezesAtSend = ctx.freezeCount;
+    const timeoutMs = this.o.timeoutMs;
+    const settle = (fields: Partial<Sample> & Pick<Sample, "ms" | "outcome">) => {
+      this.outstanding[tick.slot]!--;
+      const sample: Sample = {
+        ...common,
+        ...fields,
+        seq: this.nextSeq(),
+        visibleAtReply: ctx.visible,
+        froze: ctx.freezeCount !== freezesAtSend,
+      };
+      this.o.emit(sample);
+    };
+    const settleProbe = (r: ProbeResult) => {
+      const fields: Partial<Sample> & Pick<Sample, "ms" | "outcome"> = { ms: resultMs(r, timeoutMs), outcome: r.outcome };
+      if (r.reason !== undefined) fields.reason = r.reason;
+      if (r.fresh !== undefined) fields.fresh = r.fresh;
+      if (r.serverLagMs !== undefined) fields.serverLagMs = r.serverLagMs;
+      settle(fields);
+    };
+
+    const [first, second] = slot.servers;
+    const ch = first === undefined ? undefined : this.o.channels.get(first.name);
+    if (first === undefined || ch === undefined) return;
+    this.outstanding[tick.slot]!++;
+    switch (slot.method) {
+      case "xhr":
+        void probeXhr(first.baseUrl, timeoutMs).then(settleProbe);
+        break;
+      case "jsonp":
+        void probeJsonp(first.baseUrl, timeoutMs).then(settleProbe);
+        break;
+      case "ws":
+        void ch.echo(timeoutMs).then(settleProbe);
+        break;
+      case "best2": {
+        const jsonpServer = second ?? first;
+        void probeBest2(ch, jsonpServer.blockedReason === null ? jsonpServer.baseUrl : null, timeoutMs).then((r) => {
+          const fields: Partial<Sample> & Pick<Sample, "ms" | "outcome"> = {
+            ms: r.ms,
+            outcome: r.outcome,
+            otherMs: r.otherMs,
+            otherOutcome: r.otherOutcome,
+          };
+          if (r.winner !== undefined) fields.winner = r.winner;
+          if (r.reason !== undefined) fields.reason = r.reason;
+          if (r.fresh !== undefined) fields.fresh = r.fresh;
+          settle(fields);
+        });
+        break;
+      }
+    }
+  }
+
+  /** A baseline a server measured towards this page, carried home with our samples. */
+  baselineSample(b: BaselineSample): Sample {
+    const s: Sample = { seq: this.nextSeq(), t: b.t, method: b.method, target: b.target, ms: b.ms, outcome: b.outcome };
+    if (b.minrtt !== undefined) s.minrtt = b.minrtt;
+    if (b.reason !== undefined) s.reason = b.reason;
+    return s;
+  }
+}

@@ -1,0 +1,138 @@
+// One WebSocket per server: the WebSocket probe, and the channel on which the
+// server pushes the baselines it measured towards this page.
+import { parseWith, serverWsMessageSchema, type BaselineSample } from "../../../shared/protocol.js";
+import type { ProbeResult } from "./probe-result.js";
+
+/** Reconnect backoff: doubles from the first value up to the cap (ms). */
+export const RECONNECT_MS_FIRST = 250;
+export const RECONNECT_MS_MAX = 2000;
+
+interface Pending {
+  startMs: number;
+  timer: ReturnType<typeof setTimeout>;
+  fresh: boolean;
+  resolve(r: ProbeResult): void;
+}
+
+export interface WsChannelOptions {
+  url: string;
+  hello: { clientId: string; sessionId: string };
+  onBaseline(server: string, samples: BaselineSample[]): void;
+  onStateChange?(open: boolean): void;
+}
+
+export class WsChannel {
+  private socket: WebSocket | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private failures = 0;
+  private retryAtMs = 0;
+  /** The next echo is the first on this connection. */
+  private freshConnection = true;
+  /** Name the server announced in its welcome. */
+  serverName: string | undefined;
+
+  constructor(private readonly options: WsChannelOptions) {
+    this.connect();
+  }
+
+  get isOpen(): boolean {
+    return this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  /**
+   * Reconnects when due. Called on every clock tick rather than from a timer
+   * chain of its own, because chained page timers are throttled in hidden tabs.
+   */
+  maintain(): void {
+    if (this.socket === undefined && performance.now() >= this.retryAtMs) this.connect();
+  }
+
+  echo(timeoutMs: number): Promise<ProbeResult> {
+    const socket = this.socket;
+    const startMs = performance.now();
+    if (socket === undefined || socket.readyState !== WebSocket.OPEN) {
+      const reason = socket?.readyState === WebSocket.CONNECTING ? "ws-connecting" : "ws-closed";
+      return Promise.resolve({ outcome: "error", startMs, endMs: startMs, reason });
+    }
+    return new Promise((resolve) => {
+      const id = this.nextId++;
+      const fresh = this.freshConnection;
+      this.freshConnection = false;
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve({ outcome: "timeout", startMs, endMs: performance.now(), fresh });
+      }, timeoutMs);
+      this.pending.set(id, { startMs, timer, fresh, resolve });
+      socket.send(JSON.stringify({ type: "echo", id }));
+    });
+  }
+
+  close(): void {
+    const s = this.socket;
+    this.socket = undefined;
+    this.retryAtMs = Number.POSITIVE_INFINITY;
+    s?.close();
+  }
+
+  private connect(): void {
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(this.options.url);
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    this.socket = socket;
+    socket.onopen = () => {
+      this.failures = 0;
+      this.freshConnection = true;
+      socket.send(JSON.stringify({ type: "hello", ...this.options.hello }));
+      this.options.onStateChange?.(true);
+    };
+    socket.onmessage = (ev: MessageEvent) => this.onMessage(ev.data);
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = undefined;
+      const endMs = performance.now();
+      for (const [id, p] of this.pending) {
+        clearTimeout(p.timer);
+        p.resolve({ outcome: "error", startMs: p.startMs, endMs, reason: "ws-closed", fresh: p.fresh });
+        this.pending.delete(id);
+      }
+      this.scheduleRetry();
+      this.options.onStateChange?.(false);
+    };
+  }
+
+  private scheduleRetry(): void {
+    this.failures++;
+    const delay = Math.min(RECONNECT_MS_MAX, RECONNECT_MS_FIRST * 2 ** (this.failures - 1));
+    if (this.retryAtMs !== Number.POSITIVE_INFINITY) this.retryAtMs = performance.now() + delay;
+  }
+
+  private onMessage(data: unknown): void {
+    const endMs = performance.now();
+    if (typeof data !== "string") return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const msg = parseWith(serverWsMessageSchema, raw);
+    if (!msg.ok) return;
+    const m = msg.value;
+    if (m.type === "echo") {
+      const p = this.pending.get(m.id);
+      if (p === undefined) return; // answered after its timeout: already recorded
+      this.pending.delete(m.id);
+      clearTimeout(p.timer);
+      p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
+    } else if (m.type === "welcome") {
+      this.serverName = m.name;
+    } else if (m.type === "baseline") {
+      this.options.onBaseline(this.serverName ?? "", m.samples);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import { launchBrowser } from "../../tests/helpers/browser.ts";
+const b = await launchBrowser();
+const page = await b.context.newPage();
+page.on("console", (m) => console.log("console:", m.text()));
+page.on("pageerror", (e) => console.log("pageerror:", e.message));
+await page.goto("http://127.0.0.1:8080/");
+await page.waitForTimeout(Number(process.argv[2] ?? 12000));
+await page.screenshot({ path: "/tmp/probe.png" });
+const h = await b.context.newPage();
+await h.goto("http://127.0.0.1:8080/histogram");
+await h.waitForTimeout(1500);
+await h.screenshot({ path: "/tmp/hist.png", fullPage: true });
+await b.close();

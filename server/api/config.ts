@@ -1,0 +1,32 @@
+// GET /api/config: the page learns its servers and probe settings here.
+import express, { type Router } from "express";
+import { PROTOCOL_VERSION, type BaselineStatus, type Config, type ServerInfo } from "../../shared/protocol.js";
+
+export interface ConfigSource {
+  name: string;
+  intervalMs: number;
+  timeoutMs: number;
+  /** Peers as currently known (names may be learned after start-up). */
+  peers(): ServerInfo[];
+  baselines(): Record<string, BaselineStatus>;
+}
+
+export function buildConfig(src: ConfigSource): Config {
+  return {
+    protocol: PROTOCOL_VERSION,
+    name: src.name,
+    servers: [{ name: src.name, url: "" }, ...src.peers()],
+    intervalMs: src.intervalMs,
+    timeoutMs: src.timeoutMs,
+    baselines: src.baselines(),
+  };
+}
+
+export function configRouter(src: ConfigSource): Router {
+  const router = express.Router();
+  router.get("/api/config", (_req, res) => {
+    // A peer's page reads this cross-origin to learn the peer's name.
+    res.set({ "Cache-Control": "no-store", "Access-Control-Allow-Origin": "*" }).json(buildConfig(src));
+  });
+  return router;
+}

@@ -1,0 +1,159 @@
+// Configuration enters here, once: flags are parsed and range-checked into a
+// typed options object that the rest of the server receives.
+import { parseArgs } from "node:util";
+import { SERVER_NAME_PATTERN } from "../../shared/names.js";
+import { fail, ok, type Result } from "../../shared/result.js";
+
+export const PORT_DEFAULT = 8080;
+export const HOST_DEFAULT = "127.0.0.1";
+export const NAME_DEFAULT = "A";
+export const DB_PATH_DEFAULT = "./data/tailprobe.db";
+export const INTERVAL_MS_DEFAULT = 1000;
+export const INTERVAL_MS_MIN = 20;
+export const INTERVAL_MS_MAX = 60_000;
+export const TIMEOUT_MS_DEFAULT = 5000;
+export const TIMEOUT_MS_MIN = 100;
+export const TIMEOUT_MS_MAX = 120_000;
+export const PEERS_MAX = 7;
+
+export interface PeerSpec {
+  /** Base URL of the peer's echo paths, without a trailing slash. */
+  url: string;
+  /** Name given on the command line (NAME=URL); otherwise learned from the peer. */
+  name?: string | undefined;
+}
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  name: string;
+  dbPath: string;
+  peers: PeerSpec[];
+  /** Probe interval the pages use (ms). */
+  intervalMs: number;
+  /** A probe still unanswered after this long is a timeout (ms). */
+  timeoutMs: number;
+  tlsCertPath?: string | undefined;
+  tlsKeyPath?: string | undefined;
+  /** Take the client address from X-Forwarded-For (only behind a proxy you run). */
+  trustProxy: boolean;
+  /** Send ICMP pings to connected pages. */
+  ping: boolean;
+}
+
+export const SERVE_FLAGS = {
+  port: { type: "string", help: `TCP port to listen on (default ${PORT_DEFAULT}; 0 picks a free one)` },
+  host: { type: "string", help: `address to bind (default ${HOST_DEFAULT}; 0.0.0.0 or :: for every interface)` },
+  name: { type: "string", help: `this server's name in tables and charts (default ${NAME_DEFAULT})` },
+  db: { type: "string", help: `SQLite database file (default ${DB_PATH_DEFAULT})` },
+  peer: {
+    type: "string",
+    multiple: true,
+    help: "another tailprobe server the pages also probe: URL or NAME=URL (repeatable)",
+  },
+  "interval-ms": { type: "string", help: `probe interval in ms (default ${INTERVAL_MS_DEFAULT})` },
+  "timeout-ms": { type: "string", help: `probe timeout in ms (default ${TIMEOUT_MS_DEFAULT})` },
+  "tls-cert": { type: "string", help: "PEM certificate file: serve HTTPS and WSS (needs --tls-key)" },
+  "tls-key": { type: "string", help: "PEM private key file for --tls-cert" },
+  "trust-proxy": {
+    type: "boolean",
+    help: "take client addresses from X-Forwarded-For (only behind your own reverse proxy)",
+  },
+  "no-ping": { type: "boolean", help: "do not send ICMP pings to connected pages" },
+  help: { type: "boolean", short: "h", help: "show this help" },
+} as const;
+
+export function serveHelp(): string {
+  const lines = Object.entries(SERVE_FLAGS).map(([flag, spec]) => {
+    const arg = spec.type === "string" ? (flag === "peer" ? " URL" : " VALUE") : "";
+    return `  --${flag}${arg}`.padEnd(26) + spec.help;
+  });
+  return ["Usage: tailprobe serve [flags]", "", "Runs one tailprobe echo server that also serves the pages.", "", ...lines].join("\n");
+}
+
+function intFlag(flag: string, raw: string | undefined, dflt: number, min: number, max: number): Result<number> {
+  if (raw === undefined) return ok(dflt);
+  if (!/^\d+$/.test(raw)) return fail(`--${flag} must be an integer (got '${raw}')`);
+  const n = Number(raw);
+  if (n < min || n > max) return fail(`--${flag} must be between ${min} and ${max} (got ${n})`);
+  return ok(n);
+}
+
+export function parsePeer(raw: string): Result<PeerSpec> {
+  let name: string | undefined;
+  let urlText = raw;
+  const eq = raw.indexOf("=");
+  if (eq > 0 && !raw.slice(0, eq).includes("/")) {
+    name = raw.slice(0, eq);
+    urlText = raw.slice(eq + 1);
+    if (!SERVER_NAME_PATTERN.test(name)) return fail(`--peer name '${name}' must match ${SERVER_NAME_PATTERN}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(urlText);
+  } catch {
+    return fail(`--peer must be a URL such as http://b.example:8080 (got '${raw}')`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return fail(`--peer must be an http:// or https:// URL (got '${raw}')`);
+  if (url.search || url.hash || url.username) return fail(`--peer must be a plain base URL (got '${raw}')`);
+  return ok({ url: url.toString().replace(/\/+$/, ""), name });
+}
+
+export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    const flags = Object.fromEntries(
+      Object.entries(SERVE_FLAGS).map(([k, v]) => [
+        k,
+        { type: v.type, multiple: "multiple" in v, ...("short" in v ? { short: v.short } : {}) },
+      ]),
+    );
+    ({ values } = parseArgs({ args: argv, options: flags as never, strict: true, allowPositionals: false }));
+  } catch (err) {
+    // node:util names the offending flag in its message, e.g. "Unknown option '--prot'".
+    return fail((err as Error).message);
+  }
+  if (values.help === true) return ok("help");
+
+  const port = intFlag("port", values.port as string | undefined, PORT_DEFAULT, 0, 65535);
+  if (!port.ok) return port;
+  const intervalMs = intFlag("interval-ms", values["interval-ms"] as string | undefined, INTERVAL_MS_DEFAULT, INTERVAL_MS_MIN, INTERVAL_MS_MAX);
+  if (!intervalMs.ok) return intervalMs;
+  const timeoutMs = intFlag("timeout-ms", values["timeout-ms"] as string | undefined, TIMEOUT_MS_DEFAULT, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX);
+  if (!timeoutMs.ok) return timeoutMs;
+
+  const host = (values.host as string | undefined) ?? HOST_DEFAULT;
+  if (host.length === 0 || /[\s/]/.test(host)) return fail(`--host must be a host name or address (got '${host}')`);
+  const name = (values.name as string | undefined) ?? NAME_DEFAULT;
+  if (!SERVER_NAME_PATTERN.test(name)) return fail(`--name must be 1-32 letters, digits, '.', '_' or '-' (got '${name}')`);
+  const dbPath = (values.db as string | undefined) ?? DB_PATH_DEFAULT;
+  if (dbPath.length === 0) return fail("--db must be a file path");
+
+  const peers: PeerSpec[] = [];
+  for (const raw of (values.peer as string[] | undefined) ?? []) {
+    const p = parsePeer(raw);
+    if (!p.ok) return p;
+    peers.push(p.value);
+  }
+  if (peers.length > PEERS_MAX) return fail(`--peer may be given at most ${PEERS_MAX} times`);
+
+  const tlsCertPath = values["tls-cert"] as string | undefined;
+  const tlsKeyPath = values["tls-key"] as string | undefined;
+  if ((tlsCertPath === undefined) !== (tlsKeyPath === undefined))
+    return fail(tlsCertPath === undefined ? "--tls-key needs --tls-cert" : "--tls-cert needs --tls-key");
+
+  return ok({
+    port: port.value,
+    host,
+    name,
+    dbPath,
+    peers,
+    intervalMs: intervalMs.value,
+    timeoutMs: timeoutMs.value,
+    tlsCertPath,
+    tlsKeyPath,
+    trustProxy: values["trust-proxy"] === true,
+    ping: values["no-ping"] !== true,
+  });
+}

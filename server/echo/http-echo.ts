@@ -1,0 +1,70 @@
+// GET /echo and GET /jsonp, answered on the raw node:http request before
+// express sees it: the echo path must add nothing but the headers it needs.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { isValidJsonpCallback } from "../../shared/names.js";
+import type { LoopLag } from "./loop-lag.js";
+
+const ECHO_BODY = '{"ok":true}';
+
+/** Headers every echo answer carries: any origin may probe, nothing may cache. */
+const COMMON_HEADERS = {
+  "Cache-Control": "no-store",
+  "Access-Control-Allow-Origin": "*",
+  "Timing-Allow-Origin": "*",
+} as const;
+
+function serverTiming(startNs: bigint, lag: LoopLag): string {
+  const appMs = Number(process.hrtime.bigint() - startNs) / 1e6;
+  return `app;dur=${appMs.toFixed(3)}, lag;dur=${lag.currentMs().toFixed(1)}`;
+}
+
+function sendError(res: ServerResponse, status: number, code: string, error: string): void {
+  const body = JSON.stringify({ error, code });
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** Answers the request if it is for an echo path; returns false to let the app handle it. */
+export function handleEcho(req: IncomingMessage, res: ServerResponse, lag: LoopLag): boolean {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const pathname = q < 0 ? url : url.slice(0, q);
+  if (pathname !== "/echo" && pathname !== "/jsonp") return false;
+  const startNs = process.hrtime.bigint();
+
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.setHeader("Allow", "GET, HEAD");
+    sendError(res, 405, "METHOD_NOT_ALLOWED", `${pathname} answers GET only`);
+    return true;
+  }
+
+  let body: string;
+  let contentType: string;
+  if (pathname === "/echo") {
+    body = ECHO_BODY;
+    contentType = "application/json; charset=utf-8";
+  } else {
+    const callback = new URLSearchParams(q < 0 ? "" : url.slice(q + 1)).get("callback");
+    if (!isValidJsonpCallback(callback)) {
+      sendError(res, 400, "BAD_CALLBACK", "callback must be a JavaScript identifier (letters, digits, _ and $, dotted)");
+      return true;
+    }
+    // The typeof guard makes a late answer (after the page gave up and deleted
+    // the callback) a no-op instead of a ReferenceError.
+    body = `/**/ typeof ${callback}==='function' && ${callback}(${ECHO_BODY});`;
+    contentType = "text/javascript; charset=utf-8";
+  }
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    "Content-Type": contentType,
+    "Content-Length": Buffer.byteLength(body),
+    "X-Content-Type-Options": "nosniff",
+    "Server-Timing": serverTiming(startNs, lag),
+  });
+  res.end(req.method === "HEAD" ? undefined : body);
+  return true;
+}

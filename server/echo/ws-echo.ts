@@ -1,0 +1,82 @@
+// WebSocket /ws: echoes the page's probe messages byte for byte and learns
+// which client is on which connection, so baselines can be measured towards it.
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { clientWsMessageSchema, parseWith } from "../../shared/protocol.js";
+
+/** Probe messages are tiny; anything bigger is not ours. */
+export const WS_PAYLOAD_BYTES_MAX = 4096;
+/** WebSocket close code for a message that breaks the protocol (RFC 6455 policy violation). */
+export const WS_CLOSE_BAD_MESSAGE = 1008;
+
+export interface WsClient {
+  socket: WebSocket;
+  clientId: string;
+  sessionId: string;
+  /** The TCP peer's address as the kernel sees it, never one taken from a message. */
+  address: string;
+  remotePort: number;
+}
+
+export interface WsEchoHooks {
+  /** Called once a page said hello on a connection. */
+  onClient(client: WsClient): void;
+  /** Called when a connection that said hello closes. */
+  onClientGone(client: WsClient): void;
+}
+
+export interface WsEcho {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): void;
+}
+
+export function createWsEcho(serverName: string, hooks: WsEchoHooks, peerAddress: (req: IncomingMessage) => string): WsEcho {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: WS_PAYLOAD_BYTES_MAX });
+  const welcome = JSON.stringify({ type: "welcome", name: serverName });
+
+  wss.on("connection", (socket: WebSocket, req: IncomingMessage) => {
+    const address = peerAddress(req);
+    const remotePort = req.socket.remotePort ?? 0;
+    let client: WsClient | undefined;
+    socket.send(welcome);
+    socket.on("message", (data: RawData, isBinary: boolean) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data.toString());
+      } catch {
+        parsed = undefined;
+      }
+      const msg = isBinary ? undefined : parseWith(clientWsMessageSchema, parsed);
+      if (msg === undefined || !msg.ok) {
+        socket.close(WS_CLOSE_BAD_MESSAGE, "not a tailprobe message");
+        return;
+      }
+      if (msg.value.type === "echo") {
+        socket.send(data, { binary: false });
+      } else if (client === undefined) {
+        client = { socket, clientId: msg.value.clientId, sessionId: msg.value.sessionId, address, remotePort };
+        hooks.onClient(client);
+      }
+    });
+    socket.on("close", () => {
+      if (client !== undefined) hooks.onClientGone(client);
+    });
+    socket.on("error", () => socket.terminate());
+  });
+
+  return {
+    handleUpgrade(req, socket, head) {
+      const pathname = (req.url ?? "").split("?")[0];
+      if (pathname !== "/ws") {
+        socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+    },
+    close() {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+    },
+  };
+}

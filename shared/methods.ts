@@ -1,0 +1,39 @@
+// The vocabulary of a sample: what was measured and how it ended.
+
+/** Probes the page sends itself. */
+export const PROBE_METHODS = ["xhr", "jsonp", "ws", "best2"] as const;
+/** Baselines a server measures towards a connected page (see docs/architecture.md). */
+export const BASELINE_METHODS = ["ping", "wsping", "tcprtt"] as const;
+export const METHODS = [...PROBE_METHODS, ...BASELINE_METHODS] as const;
+
+export type ProbeMethod = (typeof PROBE_METHODS)[number];
+export type BaselineMethod = (typeof BASELINE_METHODS)[number];
+export type Method = (typeof METHODS)[number];
+
+/**
+ * `skipped` is an honest gap: the tick was due but no probe could be sent
+ * (page frozen, machine asleep, outstanding-probe cap). It is neither a
+ * latency nor a failure.
+ */
+export const OUTCOMES = ["ok", "timeout", "error", "skipped"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Legs of a best-of-two race. */
+export const BEST2_LEGS = ["ws", "jsonp"] as const;
+export type Best2Leg = (typeof BEST2_LEGS)[number];
+
+/** Human labels in the order the seed article's tables use. */
+export const METHOD_LABELS: Record<Method, string> = {
+  xhr: "XMLHttpRequest",
+  jsonp: "JSONP",
+  ws: "WebSocket",
+  best2: "Best of two (WS A + JSONP B)",
+  ping: "Ping (ICMP)",
+  wsping: "WebSocket ping frame",
+  tcprtt: "Kernel TCP RTT",
+};
+
+export function methodOrder(method: string): number {
+  const i = (METHODS as readonly string[]).indexOf(method);
+  return i < 0 ? METHODS.length : i;
+}

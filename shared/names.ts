@@ -1,0 +1,30 @@
+// Identifier shapes shared by the CLI, the wire protocol and the store.
+
+/** Server names appear in URLs, tables and the database: keep them short and plain. */
+export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+/** A best-of-two target names both legs' servers: "A+B". */
+export const TARGET_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.+-]{0,64}$/;
+/** clientId and sessionId are random tokens minted by the page. */
+export const CLIENT_TOKEN_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+/**
+ * JSONP callback names: a plain JavaScript identifier, optionally dotted, no
+ * brackets or quotes, so the body can never become anything but a guarded call.
+ */
+export const JSONP_CALLBACK_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}(?:\.[A-Za-z_$][A-Za-z0-9_$]{0,63}){0,3}$/;
+
+const RESERVED_WORDS = new Set([
+  "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
+  "else", "export", "extends", "finally", "for", "function", "if", "import", "in", "instanceof",
+  "new", "return", "super", "switch", "this", "throw", "try", "typeof", "var", "void", "while",
+  "with", "yield", "let", "static", "enum", "await", "implements", "package", "protected",
+  "interface", "private", "public", "null", "true", "false", "eval", "arguments",
+]);
+
+export function isValidJsonpCallback(name: unknown): name is string {
+  if (typeof name !== "string" || !JSONP_CALLBACK_PATTERN.test(name)) return false;
+  return name.split(".").every((part) => !RESERVED_WORDS.has(part));
+}
+
+export function best2Target(wsServer: string, jsonpServer: string): string {
+  return `${wsServer}+${jsonpServer}`;
+}
