@@ -10,6 +10,11 @@ export default defineConfig({
     emptyOutDir: true,
     target: "es2022",
     rollupOptions: {
+      // zod ships comments Rollup cannot place; they are harmless and only drown real warnings.
+      onwarn(warning, warn) {
+        if (warning.code === "INVALID_ANNOTATION" && warning.id?.includes("node_modules/zod")) return;
+        warn(warning);
+      },
       input: {
         probe: resolve(import.meta.dirname, "client/index.html"),
         histogram: resolve(import.meta.dirname, "client/histogram.html"),

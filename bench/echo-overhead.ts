@@ -1,0 +1,96 @@
+// Does tailprobe's echo path add anything over a bare node:http server?
+// Runs both in child processes, drives each with the same keep-alive load from
+// this process, interleaved in rounds, and prints latency and throughput ratios.
+// Run: npm run bench  (or: npx tsx bench/echo-overhead.ts [rounds] [requests])
+import { spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
+import path from "node:path";
+import { summarize } from "../shared/stats.js";
+
+const ROUNDS = Number(process.argv[2] ?? 5);
+const REQUESTS_PER_ROUND = Number(process.argv[3] ?? 4000);
+const CONCURRENCY = 4;
+
+const BARE_SERVER = `
+const http = require("node:http");
+const body = '{"ok":true}';
+const s = http.createServer((req, res) => {
+  res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length,
+    "Cache-Control": "no-store", "Access-Control-Allow-Origin": "*", "Timing-Allow-Origin": "*" });
+  res.end(body);
+});
+s.keepAliveTimeout = 70000;
+s.listen(0, "127.0.0.1", () => console.log("listening on http://127.0.0.1:" + s.address().port));
+`;
+
+function start(cmd: string[], label: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, cmd, { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.once("exit", (code) => reject(new Error(`${label} exited with ${code}`)));
+  });
+}
+
+async function load(url: string, requests: number): Promise<{ latenciesMs: number[]; seconds: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const latenciesMs: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < requests) {
+      next++;
+      const s = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        http
+          .get(`${url}/echo`, { agent }, (res) => {
+            res.resume();
+            res.on("end", () => resolve());
+          })
+          .on("error", reject);
+      });
+      latenciesMs.push(performance.now() - s);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  agent.destroy();
+  return { latenciesMs, seconds: (performance.now() - t0) / 1000 };
+}
+
+const bin = path.resolve("bin/tailprobe.js");
+const bare = await start(["-e", BARE_SERVER], "bare node:http");
+const tp = await start([bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
+const results: Record<string, { lat: number[]; rps: number[] }> = { bare: { lat: [], rps: [] }, tailprobe: { lat: [], rps: [] } };
+try {
+  await load(bare.url, 500); // warm-up
+  await load(tp.url, 500);
+  for (let r = 0; r < ROUNDS; r++) {
+    // Alternate the order so drift on a shared machine hits both alike.
+    const order = r % 2 === 0 ? (["bare", "tailprobe"] as const) : (["tailprobe", "bare"] as const);
+    for (const name of order) {
+      const { latenciesMs, seconds } = await load(name === "bare" ? bare.url : tp.url, REQUESTS_PER_ROUND);
+      results[name]!.lat.push(...latenciesMs);
+      results[name]!.rps.push(REQUESTS_PER_ROUND / seconds);
+    }
+  }
+} finally {
+  bare.child.kill();
+  tp.child.kill();
+}
+const median = (xs: number[]) => summarize(xs).p50 ?? NaN;
+const row = (name: string) => {
+  const s = summarize(results[name]!.lat);
+  return { name, p50Ms: s.p50, p99Ms: s.p99, p999Ms: s.p999, reqPerSec: median(results[name]!.rps) };
+};
+const b = row("bare");
+const t = row("tailprobe");
+console.log(`GET /echo, ${ROUNDS} rounds × ${REQUESTS_PER_ROUND} requests, ${CONCURRENCY} keep-alive connections`);
+for (const r of [b, t])
+  console.log(`${r.name.padEnd(10)} p50 ${r.p50Ms!.toFixed(3)} ms  p99 ${r.p99Ms!.toFixed(3)} ms  p99.9 ${r.p999Ms!.toFixed(3)} ms  ${r.reqPerSec.toFixed(0)} req/s`);
+console.log(
+  `ratio tailprobe/bare: p50 ${(t.p50Ms! / b.p50Ms!).toFixed(2)}  p99 ${(t.p99Ms! / b.p99Ms!).toFixed(2)}  throughput ${(t.reqPerSec / b.reqPerSec).toFixed(2)}`,
+);
