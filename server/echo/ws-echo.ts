@@ -7,6 +7,13 @@ import { clientWsMessageSchema, parseWith } from "../../shared/protocol.js";
 
 /** Probe messages are tiny; anything bigger is not ours. */
 export const WS_PAYLOAD_BYTES_MAX = 4096;
+/**
+ * The exact shape the page sends for an echo probe. Matching it with one
+ * anchored regex is a complete parse of that message and skips JSON.parse and
+ * the schema on the hot path; anything else takes the full parse below.
+ */
+const ECHO_MESSAGE = /^\{"type":"echo","id":\d{1,15}\}$/;
+
 /** WebSocket close code for a message that breaks the protocol (RFC 6455 policy violation). */
 export const WS_CLOSE_BAD_MESSAGE = 1008;
 
@@ -41,9 +48,14 @@ export function createWsEcho(serverName: string, hooks: WsEchoHooks, peerAddress
     let client: WsClient | undefined;
     socket.send(welcome);
     socket.on("message", (data: RawData, isBinary: boolean) => {
+      const text = isBinary ? "" : data.toString();
+      if (ECHO_MESSAGE.test(text)) {
+        socket.send(text, { binary: false });
+        return;
+      }
       let parsed: unknown;
       try {
-        parsed = JSON.parse(data.toString());
+        parsed = JSON.parse(text);
       } catch {
         parsed = undefined;
       }

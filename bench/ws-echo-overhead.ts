@@ -1,0 +1,85 @@
+// Does tailprobe's /ws echo add anything over a bare `ws` echo server?
+// Both run in child processes; one client per server sends a message, waits
+// for the echo, repeats (the prober's pattern, without the 1 s pause), in
+// interleaved rounds. Prints latency percentiles and their ratios.
+// Run: npx tsx bench/ws-echo-overhead.ts [rounds] [messages]
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import WebSocket from "ws";
+import { summarize } from "../shared/stats.js";
+
+const ROUNDS = Number(process.argv[2] ?? 5);
+const MESSAGES_PER_ROUND = Number(process.argv[3] ?? 5000);
+
+const BARE_SERVER = `
+const { WebSocketServer } = require(${JSON.stringify(path.resolve("node_modules/ws"))});
+const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+wss.on("connection", (s) => s.on("message", (d) => s.send(d, { binary: false })));
+wss.on("listening", () => console.log("listening on http://127.0.0.1:" + wss.address().port));
+`;
+
+function start(cmd: string[], label: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, cmd, { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on http:\/\/(\S+)/.exec(out);
+      if (m) resolve({ child, url: `ws://${m[1]!}` });
+    });
+    child.once("exit", (code) => reject(new Error(`${label} exited with ${code}`)));
+  });
+}
+
+async function open(url: string): Promise<WebSocket> {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  return ws;
+}
+
+async function pingPong(ws: WebSocket, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const msg = JSON.stringify({ type: "echo", id: i });
+    const s = performance.now();
+    await new Promise<void>((resolve) => {
+      const onMessage = (d: WebSocket.RawData) => {
+        if (d.toString() === msg) {
+          ws.off("message", onMessage);
+          resolve();
+        }
+      };
+      ws.on("message", onMessage);
+      ws.send(msg);
+    });
+    out.push(performance.now() - s);
+  }
+  return out;
+}
+
+const bare = await start(["-e", BARE_SERVER], "bare ws");
+const tp = await start([path.resolve("bin/tailprobe.js"), "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
+const lat: Record<"bare" | "tailprobe", number[]> = { bare: [], tailprobe: [] };
+try {
+  const sockets = { bare: await open(bare.url), tailprobe: await open(`${tp.url}/ws`) };
+  await pingPong(sockets.bare, 500);
+  await pingPong(sockets.tailprobe, 500);
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 === 0 ? (["bare", "tailprobe"] as const) : (["tailprobe", "bare"] as const);
+    for (const name of order) lat[name].push(...(await pingPong(sockets[name], MESSAGES_PER_ROUND)));
+  }
+  sockets.bare.close();
+  sockets.tailprobe.close();
+} finally {
+  bare.child.kill();
+  tp.child.kill();
+}
+const b = summarize(lat.bare);
+const t = summarize(lat.tailprobe);
+console.log(`WebSocket echo, ${ROUNDS} rounds × ${MESSAGES_PER_ROUND} round trips, one connection each`);
+for (const [name, s] of [["bare", b], ["tailprobe", t]] as const)
+  console.log(`${name.padEnd(10)} p50 ${s.p50!.toFixed(3)} ms  p99 ${s.p99!.toFixed(3)} ms  p99.9 ${s.p999!.toFixed(3)} ms`);
+console.log(`ratio tailprobe/bare: p50 ${(t.p50! / b.p50!).toFixed(2)}  p99 ${(t.p99! / b.p99!).toFixed(2)}`);
