@@ -60,5 +60,6 @@ export function summarize(values: ArrayLike<number>): Summary {
  * A careful analyst wants ~10 samples beyond the percentile, hence the 10.
  */
 export function samplesNeededFor(p: number): number {
-  return Math.ceil(10 / (1 - p / 100));
+  // 1 - 99.9/100 is not exactly 0.001 in floats; round off the noise before ceil.
+  return Math.ceil(Number((10 / (1 - p / 100)).toPrecision(12)));
 }

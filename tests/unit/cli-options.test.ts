@@ -1,0 +1,59 @@
+// Flags are a contract: defaults, ranges, and an error that names the flag.
+import { describe, expect, it } from "vitest";
+import { parseServeArgs, serveHelp, SERVE_FLAGS } from "../../server/cli/options.js";
+import { parseDemoArgs } from "../../server/cli/demo-options.js";
+
+describe("tailprobe serve flags", () => {
+  it("has the documented defaults", () => {
+    const r = parseServeArgs([]);
+    expect(r).toEqual({
+      ok: true,
+      value: expect.objectContaining({ port: 8080, host: "127.0.0.1", name: "A", dbPath: "./data/tailprobe.db", peers: [], intervalMs: 1000, ping: true, trustProxy: false }),
+    });
+  });
+
+  it("parses every flag", () => {
+    const r = parseServeArgs(["--port", "9000", "--host", "0.0.0.0", "--name", "B", "--db", "/tmp/x.db", "--peer", "http://b.example:8080/", "--peer", "C=https://c.example", "--interval-ms", "500", "--timeout-ms", "2000", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--trust-proxy", "--no-ping"]);
+    expect(r.ok).toBe(true);
+    if (!r.ok || r.value === "help") return;
+    expect(r.value).toMatchObject({ port: 9000, host: "0.0.0.0", name: "B", dbPath: "/tmp/x.db", intervalMs: 500, timeoutMs: 2000, tlsCertPath: "c.pem", tlsKeyPath: "k.pem", trustProxy: true, ping: false });
+    expect(r.value.peers).toEqual([{ url: "http://b.example:8080", name: undefined }, { url: "https://c.example", name: "C" }]);
+  });
+
+  it.each([
+    [["--prot", "1"], /--prot/],
+    [["--port", "http"], /--port/],
+    [["--port", "70000"], /--port/],
+    [["--port"], /--port/],
+    [["--name", "a b"], /--name/],
+    [["--peer", "b.example"], /--peer/],
+    [["--peer", "ftp://b.example"], /--peer/],
+    [["--peer", "b c=http://x"], /--peer/],
+    [["--interval-ms", "5"], /--interval-ms/],
+    [["--timeout-ms", "-1"], /--timeout-ms/],
+    [["--tls-cert", "c.pem"], /--tls-cert needs --tls-key/],
+    [["--tls-key", "k.pem"], /--tls-key needs --tls-cert/],
+    [["stray"], /stray|positional/i],
+  ])("refuses %j naming the flag", (argv, message) => {
+    const r = parseServeArgs(argv);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(message);
+  });
+
+  it("documents every flag in --help", () => {
+    expect(parseServeArgs(["--help"])).toEqual({ ok: true, value: "help" });
+    const help = serveHelp();
+    for (const flag of Object.keys(SERVE_FLAGS)) expect(help).toContain(`--${flag}`);
+  });
+});
+
+describe("tailprobe demo flags", () => {
+  it("runs B on the next port with its own database", () => {
+    const r = parseDemoArgs([]);
+    expect(r.ok).toBe(true);
+    if (!r.ok || r.value === "help") return;
+    expect(r.value.a.port).toBe(8080);
+    expect(r.value.b.port).toBe(8081);
+    expect(r.value.a.dbPath).not.toBe(r.value.b.dbPath);
+  });
+});
