@@ -5,6 +5,8 @@ import express, { type Router } from "express";
 
 export function staticPages(clientDir: string): Router {
   const router = express.Router();
+  // Browsers ask for it on every page; an empty answer keeps their consoles clean.
+  router.get("/favicon.ico", (_req, res) => void res.status(204).set("Cache-Control", "max-age=86400").end());
   if (!fs.existsSync(path.join(clientDir, "index.html"))) {
     router.get(["/", "/histogram"], (_req, res) => {
       res.status(503).type("text/plain").send(`The pages are not built (no ${clientDir}). Run: npm run build\n`);
