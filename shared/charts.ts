@@ -120,8 +120,23 @@ export interface HistogramResponse {
 export interface CdfResponse {
   from: number;
   to: number;
-  series: (SeriesKey & { count: number; points: [number, number][] })[];
+  series: (SeriesKey & {
+    count: number;
+    points: [number, number][];
+    /**
+     * Nearest-rank percentiles of this series (CDF_MARKER_PERCENTILES, the
+     * table's plus p99.99) to mark on the curve; absent when count is 0.
+     */
+    markers?: CdfMarker[];
+  })[];
 }
+
+/** One percentile marked on a CDF: `ms` is the nearest-rank pN of the series. */
+export interface CdfMarker {
+  p: number;
+  ms: number;
+}
+export const CDF_MARKER_PERCENTILES = [10, 50, 90, 99, 99.9, 99.99] as const;
 
 /**
  * GET /api/timeseries. `t[i]` is the start of bucket i (epoch ms, aligned to
@@ -153,6 +168,17 @@ export interface HeatmapResponse {
   edges: number[];
   series: (SeriesKey & { counts: number[][] })[];
 }
+
+/** GET /api/clients takes no parameters. */
+export const clientsQuerySchema = z.object({}).strict();
+
+/**
+ * Limits a query must respect, else 400 {"code": "QUERY_TOO_LARGE"}: time
+ * buckets per timeseries/heatmap request, and heatmap cells per series
+ * (time buckets × latency bins). A client picks bucketMs to stay below them.
+ */
+export const MAX_TIME_BUCKETS = 2000;
+export const MAX_HEATMAP_CELLS = 200_000;
 
 /** GET /api/clients: who has reported, for the series picker. */
 export interface ClientInfo {
