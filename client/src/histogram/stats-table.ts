@@ -4,6 +4,8 @@ import { formatCount, formatMs } from "../../../shared/format.js";
 import { METHOD_LABELS, methodOrder, type Method } from "../../../shared/methods.js";
 import type { StatsRow } from "../../../shared/protocol.js";
 import { samplesNeededFor } from "../../../shared/stats.js";
+import { methodColour } from "./palette.js";
+import { isThin } from "./transforms.js";
 
 const PERCENTILE_COLUMNS = [
   ["p10", 10],
@@ -20,7 +22,7 @@ export function methodLabel(method: string): string {
 }
 
 /** Rows sorted per server: single-server targets first by name, combined ("A+B") targets last. */
-export function orderRows(rows: StatsRow[]): StatsRow[] {
+export function orderRows<T extends { method: string; target: string }>(rows: T[]): T[] {
   return [...rows].sort((a, b) => {
     const ac = a.target.includes("+") ? 1 : 0;
     const bc = b.target.includes("+") ? 1 : 0;
@@ -51,7 +53,11 @@ export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[
     tr.dataset.target = r.target;
     if (lastTarget !== undefined && r.target !== lastTarget) tr.className = "group-start";
     lastTarget = r.target;
-    td(tr, methodLabel(r.method as Method));
+    const name = td(tr, "");
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = methodColour(r.method);
+    name.append(sw, methodLabel(r.method as Method));
     td(tr, r.target);
     td(tr, formatCount(r.count), "num");
     const f = td(tr, formatCount(r.failures), r.failures > 0 ? "num bad" : "num");
@@ -64,14 +70,23 @@ export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[
         continue;
       }
       const cell = td(tr, "", "num");
+      cell.dataset.col = key;
       const value = r[key];
+      if (value !== null) cell.dataset.ms = String(value);
       const needed = samplesNeededFor(p);
-      if (value !== null && r.count < needed) {
+      if (value !== null && isThin(p, r.count)) {
+        // Marked, not hidden: the value is real, it just says little about the tail.
+        const mark = document.createElement("span");
+        mark.className = "thin-mark";
+        mark.textContent = "⚠";
+        mark.setAttribute("aria-hidden", "true");
         const span = document.createElement("span");
         span.className = "thin";
         span.textContent = formatMs(value);
-        span.title = `only ${r.count} samples: p${p} needs at least ${formatCount(needed)} to rest on 10 samples beyond it`;
-        cell.appendChild(span);
+        const why = `only ${formatCount(r.count)} samples: p${p} needs at least ${formatCount(needed)} to rest on 10 samples beyond it`;
+        cell.title = why;
+        cell.setAttribute("aria-label", `${formatMs(value)}, too few samples: ${why}`);
+        cell.append(mark, span);
         cell.dataset.thin = "true";
       } else {
         cell.textContent = formatMs(value);

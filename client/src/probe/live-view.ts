@@ -3,11 +3,13 @@
 import { METHOD_LABELS, methodOrder, type Method } from "../../../shared/methods.js";
 import { formatCount, formatMs } from "../../../shared/format.js";
 import type { Sample } from "../../../shared/protocol.js";
+import { Sparkline } from "./sparkline.js";
 
 interface Row {
   last: HTMLTableCellElement;
   ok: HTMLTableCellElement;
   failed: HTMLTableCellElement;
+  spark: Sparkline;
   okCount: number;
   failedCount: number;
 }
@@ -19,6 +21,7 @@ export class LiveView {
 
   record(s: Sample): void {
     const row = this.row(s.method, s.target);
+    if (s.outcome !== "skipped") row.spark.push(s.outcome === "ok" ? s.ms : null);
     if (s.outcome === "ok") {
       row.okCount++;
       row.last.textContent = formatMs(s.ms);
@@ -48,7 +51,20 @@ export class LiveView {
     };
     cell(METHOD_LABELS[method]);
     cell(target);
-    const row: Row = { last: cell("–", "num"), ok: cell("0", "num"), failed: cell("0", "num"), okCount: 0, failedCount: 0 };
+    const last = cell("–", "num");
+    const canvas = document.createElement("canvas");
+    canvas.className = "spark";
+    canvas.setAttribute("aria-label", `${METHOD_LABELS[method]} ${target}, last minute`);
+    canvas.setAttribute("role", "img");
+    cell("").appendChild(canvas);
+    const row: Row = {
+      last,
+      spark: new Sparkline(canvas),
+      ok: cell("0", "num"),
+      failed: cell("0", "num"),
+      okCount: 0,
+      failedCount: 0,
+    };
     this.rows.set(key, row);
     // Keep the seed's order: per target, probes then baselines.
     const order = (m: string, t: string) => `${t}\u0000${String(methodOrder(m)).padStart(2, "0")}`;

@@ -1,0 +1,114 @@
+// The cumulative distribution with its tail magnified: y = 1 − F on a log
+// axis, so p90, p99, p99.9 and p99.99 sit a decade apart instead of in the
+// last pixel, with the table's percentiles marked on each curve (hollow when
+// too few samples back them).
+import uPlot from "uplot";
+import type { CdfResponse } from "../../../shared/charts.js";
+import { axis, chartHeight, followWidth, latencyTicks, latencyValue, readTheme, widthOf } from "./chart-style.js";
+import { methodColour, targetDash } from "./palette.js";
+import { seriesLabel } from "./series-label.js";
+import { cdfColumns, isThin, tailOfPercentile } from "./transforms.js";
+
+const HEIGHT_PX = 300;
+const MARKER_RADIUS_PX = 4;
+
+/** "0.01" → "p99": the percentile a 1 − F height stands for. */
+function percentileTick(v: number): string {
+  if (v >= 1) return "min";
+  const p = 100 * (1 - v);
+  return `p${+p.toPrecision(6)}`;
+}
+
+export class CdfChart {
+  private u: uPlot | null = null;
+  private shapeKey = "";
+  private zoomed = false;
+  private cdf: CdfResponse | null = null;
+
+  constructor(private readonly host: HTMLElement) {
+    followWidth(host, () => this.u, () => chartHeight(HEIGHT_PX));
+  }
+
+  update(c: CdfResponse, targets: readonly string[]): void {
+    this.cdf = c;
+    const data = cdfColumns(c) as uPlot.AlignedData;
+    const key = `${c.series.map((s) => `${s.method}@${s.target}`).join(",")}|${document.documentElement.dataset.theme ?? ""}`;
+    if (this.u !== null && key === this.shapeKey) {
+      this.u.setData(data, !this.zoomed);
+      return;
+    }
+    this.destroy();
+    this.shapeKey = key;
+    const theme = readTheme();
+    const opts: uPlot.Options = {
+      width: widthOf(this.host),
+      height: chartHeight(HEIGHT_PX),
+      scales: {
+        x: { time: false, distr: 3, log: 10 },
+        y: {
+          distr: 3,
+          log: 10,
+          range: (_u, min) => [Math.min(0.1, 10 ** Math.floor(Math.log10(Math.max(min, 1e-7)))), 1],
+        },
+      },
+      axes: [
+        axis(theme, "latency (ms, log scale)", { values: latencyTicks }),
+        axis(theme, "share slower (1 − F, log)", {
+          values: (_u, splits) => splits.map(percentileTick),
+          size: 60,
+        }),
+      ],
+      cursor: { drag: { x: true, y: false, setScale: true } },
+      series: [
+        { label: "latency", value: latencyValue },
+        ...c.series.map((s) => ({
+          label: seriesLabel(s.method, s.target),
+          stroke: methodColour(s.method),
+          dash: targetDash(s.target, targets),
+          width: 2,
+          spanGaps: true,
+          points: { show: false },
+          value: (_u: uPlot, v: number | null) => (v === null ? "–" : `${+(100 * v).toPrecision(3)}% slower`),
+        })),
+      ],
+      hooks: {
+        draw: [(u) => this.drawMarkers(u)],
+        setSelect: [(u) => void (this.zoomed = u.select.width > 0 || this.zoomed)],
+      },
+    };
+    this.u = new uPlot(opts, data, this.host);
+    this.u.over.addEventListener("dblclick", () => void (this.zoomed = false));
+  }
+
+  private drawMarkers(u: uPlot): void {
+    const c = this.cdf;
+    if (c === null) return;
+    const ctx = u.ctx;
+    const r = MARKER_RADIUS_PX * uPlot.pxRatio;
+    ctx.save();
+    ctx.lineWidth = 1.5 * uPlot.pxRatio;
+    c.series.forEach((s, i) => {
+      if (!u.series[i + 1]?.show) return;
+      const colour = methodColour(s.method);
+      for (const m of s.markers ?? []) {
+        const x = u.valToPos(m.ms, "x", true);
+        const y = u.valToPos(Math.max(tailOfPercentile(m.p), 0.5 / Math.max(1, s.count)), "y", true);
+        if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
+        ctx.beginPath();
+        ctx.arc(x, y, r, 0, 2 * Math.PI);
+        ctx.strokeStyle = colour;
+        ctx.fillStyle = colour;
+        // Hollow = thin: fewer than 10 samples beyond it, the table marks it too.
+        if (isThin(m.p, s.count)) ctx.stroke();
+        else ctx.fill();
+      }
+    });
+    ctx.restore();
+  }
+
+  destroy(): void {
+    this.u?.destroy();
+    this.u = null;
+    this.shapeKey = "";
+  }
+}

@@ -1,0 +1,119 @@
+// Heatmap of one series: time × log latency, colour = samples per cell, the
+// modern form of SmokePing's smoke. Cells are painted on uPlot's canvas in a
+// draw hook; uPlot supplies the axes, cursor sync and the focus drag.
+import uPlot from "uplot";
+import type { HeatmapResponse } from "../../../shared/charts.js";
+import { formatCount } from "../../../shared/format.js";
+import { axis, chartHeight, followWidth, latencyTicks, readTheme, timeTicks, widthOf } from "./chart-style.js";
+import { focusHooks, type FocusSource } from "./focus-band.js";
+import { heatColour } from "./palette.js";
+import { TIME_SYNC_KEY } from "./chart-timeseries.js";
+import { heatmapCells, heatmapLatencyRange, type HeatCell } from "./transforms.js";
+import type { TimeWindow } from "./url-state.js";
+
+const HEIGHT_PX = 260;
+
+export class HeatmapChart {
+  private u: uPlot | null = null;
+  private cells: HeatCell[] = [];
+  private maxCount = 0;
+  private latency: [number, number] = [1, 1000];
+  private range: TimeWindow = { fromMs: 0, toMs: 1 };
+  private themeKey = "";
+
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly scaleHost: HTMLElement,
+    private readonly focus: FocusSource,
+  ) {
+    followWidth(host, () => this.u, () => chartHeight(HEIGHT_PX));
+  }
+
+  update(h: HeatmapResponse, index: number, range: TimeWindow): void {
+    const { cells, maxCount } = heatmapCells(h, index);
+    this.cells = cells;
+    this.maxCount = maxCount;
+    this.latency = heatmapLatencyRange(cells);
+    this.range = range;
+    this.renderScale();
+    // A null series gives uPlot something to sync the cursor on; cells are drawn in the hook.
+    const data: uPlot.AlignedData = [h.t, h.t.map(() => null)];
+    const theme = document.documentElement.dataset.theme ?? "";
+    if (this.u !== null && theme === this.themeKey) {
+      this.u.setData(data, false);
+      this.u.setScale("x", { min: range.fromMs, max: range.toMs });
+      this.u.setScale("y", { min: this.latency[0], max: this.latency[1] });
+      return;
+    }
+    this.u?.destroy();
+    this.themeKey = theme;
+    this.u = this.create(data);
+  }
+
+  redraw(): void {
+    this.u?.redraw(false, false);
+  }
+
+  private create(data: uPlot.AlignedData): uPlot {
+    const theme = readTheme();
+    const band = focusHooks(this.focus);
+    return new uPlot(
+      {
+        ms: 1,
+        width: widthOf(this.host),
+        height: chartHeight(HEIGHT_PX),
+        scales: {
+          x: { time: true, range: () => [this.range.fromMs, this.range.toMs] },
+          y: { distr: 3, log: 10, range: () => this.latency },
+        },
+        axes: [
+          axis(theme, "", { values: timeTicks, labelSize: 0 }),
+          axis(theme, "latency (ms, log)", { values: latencyTicks, size: 56 }),
+        ],
+        legend: { show: false },
+        cursor: { sync: { key: TIME_SYNC_KEY, setSeries: false }, drag: { x: true, y: false, setScale: false }, points: { show: false } },
+        series: [{}, { label: "cells", stroke: "transparent", points: { show: false } }],
+        hooks: {
+          drawClear: [(u) => this.drawCells(u)],
+          setSelect: band.setSelect,
+          draw: band.draw,
+        },
+      },
+      data,
+      this.host,
+    );
+  }
+
+  private drawCells(u: uPlot): void {
+    const ctx = u.ctx;
+    const { left, top, width, height } = u.bbox;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left, top, width, height);
+    ctx.clip();
+    for (const c of this.cells) {
+      const x0 = u.valToPos(c.t0, "x", true);
+      const x1 = u.valToPos(c.t1, "x", true);
+      const y0 = u.valToPos(c.ms0, "y", true);
+      const y1 = u.valToPos(c.ms1, "y", true);
+      ctx.fillStyle = heatColour(c.count, this.maxCount);
+      // +0.5 px overlap hides hairline seams between neighbouring cells.
+      ctx.fillRect(x0, Math.min(y0, y1), Math.max(1, x1 - x0 + 0.5), Math.max(1, Math.abs(y1 - y0) + 0.5));
+    }
+    ctx.restore();
+  }
+
+  /** The colour key under the chart: what 1 and the maximum look like. */
+  private renderScale(): void {
+    const top = Math.max(1, this.maxCount);
+    const stops = [0, 0.25, 0.5, 0.75, 1].map((k) => heatColour(top ** k, top));
+    const bar = document.createElement("span");
+    bar.className = "heat-ramp";
+    bar.style.background = `linear-gradient(to right, ${stops.join(", ")})`;
+    this.scaleHost.replaceChildren(
+      document.createTextNode("samples per cell: 1 "),
+      bar,
+      document.createTextNode(` ${formatCount(top)} (log colour scale)`),
+    );
+  }
+}

@@ -1,0 +1,73 @@
+// Latency histogram on a log axis: one stepped line per (method, server),
+// overlaid so XHR, JSONP, WebSocket and ping on one server compare by shape.
+import uPlot from "uplot";
+import type { HistogramResponse } from "../../../shared/charts.js";
+import { formatCount } from "../../../shared/format.js";
+import { axis, chartHeight, followWidth, latencyTicks, readTheme, widthOf } from "./chart-style.js";
+import { methodColour, targetDash } from "./palette.js";
+import { seriesLabel } from "./series-label.js";
+import { histogramColumns } from "./transforms.js";
+import type { HistogramScale } from "./url-state.js";
+
+const HEIGHT_PX = 300;
+
+export class HistogramChart {
+  private u: uPlot | null = null;
+  private shapeKey = "";
+  private zoomed = false;
+
+  constructor(private readonly host: HTMLElement) {
+    followWidth(host, () => this.u, () => chartHeight(HEIGHT_PX));
+  }
+
+  update(h: HistogramResponse, scale: HistogramScale, targets: readonly string[]): void {
+    const data = histogramColumns(h, scale) as uPlot.AlignedData;
+    const key = `${scale}|${h.series.map((s) => `${s.method}@${s.target}`).join(",")}|${document.documentElement.dataset.theme ?? ""}`;
+    if (this.u !== null && key === this.shapeKey) {
+      this.u.setData(data, !this.zoomed);
+      return;
+    }
+    this.destroy();
+    this.shapeKey = key;
+    const theme = readTheme();
+    const share = scale === "share";
+    const opts: uPlot.Options = {
+      width: widthOf(this.host),
+      height: chartHeight(HEIGHT_PX),
+      scales: { x: { time: false, distr: 3, log: 10 }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] } },
+      axes: [
+        axis(theme, "latency (ms, log scale)", { values: latencyTicks }),
+        axis(theme, share ? "share of samples (%)" : "samples per bin", {
+          values: (_u, splits) => splits.map((v) => (share ? `${+(v * 100).toPrecision(3)}%` : formatCount(v))),
+          size: 56,
+        }),
+      ],
+      cursor: { drag: { x: true, y: false, setScale: true } },
+      legend: { live: true },
+      series: [
+        { label: "latency", value: (_u, v) => (v === null ? "–" : `≥ ${+v.toPrecision(3)} ms`) },
+        ...h.series.map((s) => ({
+          label: seriesLabel(s.method, s.target),
+          stroke: methodColour(s.method),
+          dash: targetDash(s.target, targets),
+          width: 2,
+          paths: uPlot.paths.stepped!({ align: 1 }),
+          points: { show: false },
+          value: (_u: uPlot, v: number | null) =>
+            v === null ? "–" : share ? `${(v * 100).toFixed(2)}%` : formatCount(v),
+        })),
+      ],
+      hooks: {
+        setSelect: [(u) => void (this.zoomed = u.select.width > 0 || this.zoomed)],
+      },
+    };
+    this.u = new uPlot(opts, data, this.host);
+    this.u.over.addEventListener("dblclick", () => void (this.zoomed = false));
+  }
+
+  destroy(): void {
+    this.u?.destroy();
+    this.u = null;
+    this.shapeKey = "";
+  }
+}

@@ -1,0 +1,145 @@
+// Latency over time: one panel per (method, server) with p50, p90, p99 and
+// max per bucket and failures as bars along the bottom. Cursors are synced
+// across panels (and the heatmap) so aligned oscillations line up under the
+// pointer; a drag on any panel sets the focus window.
+import uPlot from "uplot";
+import type { TimeseriesResponse } from "../../../shared/charts.js";
+import { formatCount } from "../../../shared/format.js";
+import { axis, chartHeight, latencyTicks, latencyValue, readTheme, timeTicks, widthOf } from "./chart-style.js";
+import { focusHooks, type FocusSource } from "./focus-band.js";
+import { PERCENTILE_COLOURS } from "./palette.js";
+import { seriesLabel } from "./series-label.js";
+import { timeseriesColumns } from "./transforms.js";
+import type { TimeWindow } from "./url-state.js";
+
+export const TIME_SYNC_KEY = "tailprobe-time";
+const HEIGHT_PX = 190;
+
+interface Panel {
+  key: string;
+  card: HTMLElement;
+  plot: HTMLElement;
+  u: uPlot;
+}
+
+export class TimeseriesPanels {
+  private panels = new Map<string, Panel>();
+  private themeKey = "";
+  private range: TimeWindow = { fromMs: 0, toMs: 1 };
+  private readonly ro: ResizeObserver;
+
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly focus: FocusSource,
+  ) {
+    this.ro = new ResizeObserver(() => {
+      for (const p of this.panels.values()) p.u.setSize({ width: widthOf(p.plot), height: chartHeight(HEIGHT_PX) });
+    });
+    this.ro.observe(host);
+  }
+
+  update(ts: TimeseriesResponse, range: TimeWindow): void {
+    this.range = range;
+    const theme = document.documentElement.dataset.theme ?? "";
+    if (theme !== this.themeKey) {
+      this.clear();
+      this.themeKey = theme;
+    }
+    const wanted = ts.series.map((s, i) => ({ key: `${s.method}@${s.target}`, s, i }));
+    for (const [key, p] of this.panels) {
+      if (!wanted.some((w) => w.key === key)) {
+        p.u.destroy();
+        p.card.remove();
+        this.panels.delete(key);
+      }
+    }
+    if (wanted.length === 0) {
+      this.host.replaceChildren(Object.assign(document.createElement("p"), { className: "empty", textContent: "no samples in this range" }));
+      return;
+    }
+    this.host.querySelector(":scope > p.empty")?.remove();
+    for (const { key, s, i } of wanted) {
+      const data = timeseriesColumns(ts, i) as uPlot.AlignedData;
+      let p = this.panels.get(key);
+      if (p === undefined) {
+        p = this.create(key, seriesLabel(s.method, s.target), data);
+        this.panels.set(key, p);
+      } else {
+        p.u.setData(data, false);
+      }
+      p.u.setScale("x", { min: range.fromMs, max: range.toMs });
+      this.host.appendChild(p.card);
+    }
+  }
+
+  /** Redraws the focus band after the focus changed without new data. */
+  redraw(): void {
+    for (const p of this.panels.values()) p.u.redraw(false, false);
+  }
+
+  private create(key: string, title: string, data: uPlot.AlignedData): Panel {
+    const theme = readTheme();
+    const card = document.createElement("figure");
+    card.className = "panel";
+    card.dataset.series = key;
+    const caption = document.createElement("figcaption");
+    caption.textContent = title;
+    const plot = document.createElement("div");
+    card.append(caption, plot);
+    this.host.appendChild(card);
+    const band = focusHooks(this.focus);
+    const u = new uPlot(
+      {
+        ms: 1,
+        width: widthOf(plot),
+        height: chartHeight(HEIGHT_PX),
+        scales: {
+          x: { time: true, range: () => [this.range.fromMs, this.range.toMs] },
+          y: { distr: 3, log: 10 },
+          // Failures live in the bottom fifth of the panel, under the latency lines.
+          fail: { range: (_u, _min, max) => [0, Math.max(1, max) * 5] },
+        },
+        axes: [
+          axis(theme, "", { values: timeTicks, labelSize: 0 }),
+          axis(theme, "latency (ms, log)", { values: latencyTicks, size: 56 }),
+          axis(theme, "failures", {
+            scale: "fail",
+            side: 1,
+            grid: { show: false },
+            size: 40,
+            values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? formatCount(v) : "")),
+          }),
+        ],
+        cursor: { sync: { key: TIME_SYNC_KEY, setSeries: false }, drag: { x: true, y: false, setScale: false } },
+        series: [
+          { label: "time", value: (_u, v) => (v === null ? "–" : new Date(v).toLocaleTimeString()) },
+          { label: "p50", stroke: PERCENTILE_COLOURS.p50, width: 1.5, spanGaps: false, value: latencyValue },
+          { label: "p90", stroke: PERCENTILE_COLOURS.p90, width: 1.5, value: latencyValue },
+          { label: "p99", stroke: PERCENTILE_COLOURS.p99, width: 1.5, value: latencyValue },
+          { label: "max", stroke: PERCENTILE_COLOURS.max, width: 1, dash: [3, 3], value: latencyValue },
+          {
+            label: "failures",
+            scale: "fail",
+            stroke: PERCENTILE_COLOURS.failures,
+            fill: `${PERCENTILE_COLOURS.failures}99`,
+            paths: uPlot.paths.bars!({ size: [0.9, 12] }),
+            points: { show: false },
+            value: (_u, v) => (v === null ? "0" : formatCount(v)),
+          },
+        ],
+        hooks: band,
+      },
+      data,
+      plot,
+    );
+    return { key, card, plot, u };
+  }
+
+  private clear(): void {
+    for (const p of this.panels.values()) {
+      p.u.destroy();
+      p.card.remove();
+    }
+    this.panels.clear();
+  }
+}

@@ -1,0 +1,143 @@
+// The series picker: which servers, methods and client to show, and the
+// sample flags ("tab visible only", "exclude late ticks"). It edits a view
+// and hands the new one back; it never fetches anything itself.
+import type { ClientInfo } from "../../../shared/charts.js";
+import { METHODS } from "../../../shared/methods.js";
+import { methodColour } from "./palette.js";
+import { methodLabel } from "./series-label.js";
+import type { ViewState } from "./url-state.js";
+
+/** Lateness limit offered when "exclude late ticks" is ticked (ms). */
+export const LATE_MS_DEFAULT = 100;
+
+export interface PickerCallbacks {
+  onChange(patch: Partial<ViewState>): void;
+}
+
+/** Methods offered even before any sample of them exists (probes and baselines). */
+export const PICKER_METHODS: readonly string[] = [...new Set<string>([...METHODS, "tcpminrtt"])];
+
+/** Ticked list → filter value: all ticked means no filter (so new series appear by themselves). */
+export function listFilter(ticked: string[], all: readonly string[]): string[] {
+  return ticked.length === all.length && all.every((x) => ticked.includes(x)) ? [] : ticked;
+}
+
+export function clientLabel(c: ClientInfo): string {
+  const who = c.label ?? c.clientId.slice(0, 8);
+  const what = [c.browser, c.os].filter((x) => x !== null && x !== "").join(" on ");
+  return what === "" ? who : `${who} — ${what}`;
+}
+
+export class Picker {
+  private targets: string[] = [];
+  private clients: ClientInfo[] = [];
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly cb: PickerCallbacks,
+  ) {}
+
+  setTargets(targets: string[]): void {
+    this.targets = targets;
+  }
+
+  setClients(clients: ClientInfo[]): void {
+    this.clients = clients;
+  }
+
+  render(v: ViewState): void {
+    const frag = document.createDocumentFragment();
+    frag.append(
+      this.group("Servers", "target", this.targets, v.targets, (t) => t),
+      this.group("Methods", "method", PICKER_METHODS, v.methods, methodLabel, methodColour),
+      this.clientSelect(v),
+      this.flags(v),
+    );
+    this.root.replaceChildren(frag);
+  }
+
+  private group(
+    title: string,
+    name: "target" | "method",
+    all: readonly string[],
+    chosen: string[],
+    label: (x: string) => string,
+    colour?: (x: string) => string,
+  ): HTMLElement {
+    const fs = document.createElement("fieldset");
+    fs.className = "pick";
+    fs.append(Object.assign(document.createElement("legend"), { textContent: title }));
+    for (const x of all) {
+      const lab = document.createElement("label");
+      const box = Object.assign(document.createElement("input"), { type: "checkbox", name, value: x });
+      box.checked = chosen.length === 0 || chosen.includes(x);
+      box.addEventListener("change", () => {
+        const ticked = [...fs.querySelectorAll<HTMLInputElement>("input:checked")].map((i) => i.value);
+        if (ticked.length === 0) {
+          box.checked = true; // an empty selection would show nothing; keep at least one
+          return;
+        }
+        this.cb.onChange(name === "target" ? { targets: listFilter(ticked, all) } : { methods: listFilter(ticked, all) });
+      });
+      lab.append(box);
+      if (colour) {
+        const sw = document.createElement("span");
+        sw.className = "swatch";
+        sw.style.background = colour(x);
+        lab.append(sw);
+      }
+      lab.append(document.createTextNode(label(x)));
+      fs.append(lab);
+    }
+    return fs;
+  }
+
+  private clientSelect(v: ViewState): HTMLElement {
+    const lab = document.createElement("label");
+    lab.className = "pick-client";
+    lab.append("Client ");
+    const sel = document.createElement("select");
+    sel.id = "client";
+    sel.append(new Option("all clients", ""));
+    for (const c of this.clients) sel.append(new Option(clientLabel(c), c.clientId));
+    if (v.client !== null && !this.clients.some((c) => c.clientId === v.client)) sel.append(new Option(v.client, v.client));
+    sel.value = v.client ?? "";
+    sel.addEventListener("change", () => this.cb.onChange({ client: sel.value === "" ? null : sel.value }));
+    lab.append(sel);
+    return lab;
+  }
+
+  private flags(v: ViewState): HTMLElement {
+    const fs = document.createElement("fieldset");
+    fs.className = "pick";
+    fs.append(Object.assign(document.createElement("legend"), { textContent: "Samples" }));
+    const vis = document.createElement("label");
+    const visBox = Object.assign(document.createElement("input"), { type: "checkbox", id: "flag-visible", checked: v.visibleOnly });
+    visBox.addEventListener("change", () => this.cb.onChange({ visibleOnly: visBox.checked }));
+    vis.append(visBox, " tab visible only");
+    vis.title = "only probes sent and answered while the page was visible (background tabs are throttled)";
+
+    const late = document.createElement("label");
+    const lateBox = Object.assign(document.createElement("input"), { type: "checkbox", id: "flag-late", checked: v.maxLateMs !== null });
+    const lateMs = Object.assign(document.createElement("input"), {
+      type: "number",
+      id: "flag-late-ms",
+      min: "0",
+      max: "60000",
+      step: "10",
+      value: String(v.maxLateMs ?? LATE_MS_DEFAULT),
+      disabled: v.maxLateMs === null,
+    });
+    lateMs.setAttribute("aria-label", "late tick limit in ms");
+    const commit = () => {
+      const n = Math.round(Number(lateMs.value));
+      this.cb.onChange({ maxLateMs: lateBox.checked && Number.isFinite(n) && n >= 0 ? Math.min(n, 60_000) : null });
+    };
+    lateBox.addEventListener("change", commit);
+    lateMs.addEventListener("change", commit);
+    late.append(lateBox, " exclude ticks later than ", lateMs, " ms");
+    late.title = "leave out probes whose tick fired late (a busy or frozen page measures itself, not the network)";
+    fs.append(vis, late);
+    return fs;
+  }
+}

@@ -1,0 +1,205 @@
+// The histogram page's state machine: one view (mirrored in the URL), one
+// refresh at a time (a newer view aborts the stale requests; a periodic tick
+// lets a slow one finish), and every chart redrawn from what arrived.
+import { configSchema, parseWith } from "../../../shared/protocol.js";
+import { best2Target } from "../../../shared/names.js";
+import { ApiError, getChecked, isAbort } from "./api.js";
+import {
+  cdfResponseSchema,
+  clientsResponseSchema,
+  heatmapResponseSchema,
+  histogramResponseSchema,
+  statsResponseSchema,
+  timeseriesResponseSchema,
+} from "./api-schemas.js";
+import { CdfChart } from "./chart-cdf.js";
+import { HeatmapChart } from "./chart-heatmap.js";
+import { HistogramChart } from "./chart-histogram.js";
+import { TimeseriesPanels } from "./chart-timeseries.js";
+import { FocusBar } from "./focus-bar.js";
+import { Picker } from "./picker.js";
+import { Progress } from "./progress.js";
+import { populations, type Populations } from "./queries.js";
+import { describeRange, RangeControls } from "./range-controls.js";
+import { orderRows, renderStatsTable } from "./stats-table.js";
+import { seriesLabel } from "./series-label.js";
+import { readView, seriesId, writeView, type TimeWindow, type ViewState } from "./url-state.js";
+
+/** How often the page refreshes while open and visible (ms). */
+export const REFRESH_MS = 5000;
+/** How often the client list is reloaded (ms). */
+const CLIENTS_REFRESH_MS = 60_000;
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+export class Workbench {
+  private view: ViewState = readView(location.search);
+  private inFlight: AbortController | null = null;
+  private generation = 0;
+  private completed = 0;
+  private readonly knownTargets = new Set<string>();
+  private readonly range = new RangeControls($("range"), (range) => this.apply({ range, focus: null, invert: false }));
+  private readonly picker = new Picker($("picker"), { onChange: (patch) => this.apply(patch) });
+  private readonly focusBar = new FocusBar($("focus-bar"), {
+    onChange: (patch) => this.apply(patch),
+    onZoom: (w) => this.apply({ range: { preset: "custom", fromMs: w.fromMs, toMs: w.toMs }, focus: null, invert: false }),
+  });
+  private readonly focusSource = {
+    focus: () => this.view.focus,
+    inverted: () => this.view.invert,
+    setFocus: (w: TimeWindow) => this.apply({ focus: w }),
+  };
+  private readonly histogram = new HistogramChart($("histogram-chart"));
+  private readonly cdf = new CdfChart($("cdf-chart"));
+  private readonly panels = new TimeseriesPanels($("timeseries-panels"), this.focusSource);
+  private readonly heatmap = new HeatmapChart($("heatmap-chart"), $("heatmap-scale"), this.focusSource);
+  private readonly heatSelect = $<HTMLSelectElement>("heat-series");
+  private readonly progress = new Progress($("updated"), document.querySelector("main")!);
+
+  start(): void {
+    this.setTheme();
+    window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+      this.setTheme();
+      void this.refresh("view");
+    });
+    $<HTMLSelectElement>("hist-scale").addEventListener("change", (e) => {
+      this.apply({ histScale: (e.target as HTMLSelectElement).value === "share" ? "share" : "count" });
+    });
+    this.heatSelect.addEventListener("change", () => this.apply({ heat: this.heatSelect.value || null }));
+    window.addEventListener("popstate", () => {
+      this.view = readView(location.search);
+      void this.refresh("view");
+    });
+    this.expose();
+    void this.loadConfig().then(() => this.render());
+    void this.loadClients();
+    this.render();
+    void this.refresh("view");
+    setInterval(() => {
+      if (document.visibilityState === "visible") void this.refresh("tick");
+    }, REFRESH_MS);
+    setInterval(() => void this.loadClients(), CLIENTS_REFRESH_MS);
+  }
+
+  apply(patch: Partial<ViewState>): void {
+    this.view = { ...this.view, ...patch };
+    if (this.view.focus === null) this.view.invert = false;
+    history.replaceState(null, "", writeView(this.view));
+    this.render();
+    // The band moves at once; the numbers follow when the queries answer.
+    this.panels.redraw();
+    this.heatmap.redraw();
+    void this.refresh("view");
+  }
+
+  private render(p: Populations = populations(this.view, Date.now())): void {
+    this.range.render(this.view.range);
+    this.picker.setTargets(this.targetList());
+    this.picker.render(this.view);
+    this.focusBar.render(this.view, p, describeRange(this.view.range));
+    $<HTMLSelectElement>("hist-scale").value = this.view.histScale;
+  }
+
+  private targetList(): string[] {
+    return [...this.knownTargets].sort((a, b) => Number(a.includes("+")) - Number(b.includes("+")) || a.localeCompare(b));
+  }
+
+  private setTheme(): void {
+    document.documentElement.dataset.theme = window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+
+  private async refresh(reason: "view" | "tick"): Promise<void> {
+    // A periodic tick never cancels a query still running: on a large range
+    // that would restart it forever and the page would never show anything.
+    if (reason === "tick" && this.inFlight !== null) return;
+    this.inFlight?.abort();
+    const ctl = new AbortController();
+    this.inFlight = ctl;
+    const gen = ++this.generation;
+    const p = populations(this.view, Date.now());
+    if (reason === "tick") this.focusBar.render(this.view, p, describeRange(this.view.range));
+    const view = this.view;
+    const signal = ctl.signal;
+    this.progress.begin();
+    const tasks = [
+      getChecked("/api/stats", p.summary, statsResponseSchema, signal).then((s) => {
+        for (const r of s.rows) this.knownTargets.add(r.target);
+        renderStatsTable($<HTMLTableSectionElement>("stats-rows"), s.rows);
+      }),
+      getChecked("/api/histogram", p.summary, histogramResponseSchema, signal).then((h) =>
+        this.histogram.update(h, view.histScale, this.targetList()),
+      ),
+      getChecked("/api/cdf", p.summary, cdfResponseSchema, signal).then((c) => this.cdf.update(c, this.targetList())),
+      getChecked("/api/timeseries", p.timeline, timeseriesResponseSchema, signal).then(async (ts) => {
+        this.panels.update(ts, p.range);
+        await this.refreshHeatmap(view, p, ts.series, signal);
+      }),
+    ];
+    const results = await Promise.allSettled(tasks);
+    if (gen !== this.generation) return; // superseded by a newer view
+    this.inFlight = null;
+    const errors = results.flatMap((r) => (r.status === "rejected" && !isAbort(r.reason) ? [r.reason as unknown] : []));
+    this.progress.end(errors.length === 0 ? null : errors.map((e) => (e instanceof ApiError ? e.message : String(e))).join("; "));
+    this.completed = gen;
+  }
+
+  private async refreshHeatmap(view: ViewState, p: Populations, series: { method: string; target: string }[], signal: AbortSignal): Promise<void> {
+    const ordered = orderRows(series);
+    const ids = ordered.map((s) => seriesId(s.method, s.target));
+    const chosen = view.heat !== null && ids.includes(view.heat) ? view.heat : ids[0];
+    this.heatSelect.replaceChildren(...ordered.map((s) => new Option(seriesLabel(s.method, s.target), seriesId(s.method, s.target))));
+    if (chosen === undefined) {
+      this.heatmap.update({ from: p.range.fromMs, to: p.range.toMs, bucketMs: 60_000, binsPerDecade: 20, t: [], edges: [], series: [] }, 0, p.range);
+      return;
+    }
+    this.heatSelect.value = chosen;
+    const [method, target] = [chosen.slice(0, chosen.indexOf("@")), chosen.slice(chosen.indexOf("@") + 1)];
+    // The heatmap asks for its one series only: all of them would be most of the payload.
+    const q = new URLSearchParams(p.timeline);
+    q.set("method", method);
+    q.set("target", target);
+    const h = await getChecked("/api/heatmap", q, heatmapResponseSchema, signal);
+    this.heatmap.update(h, 0, p.range);
+  }
+
+  private async loadConfig(): Promise<void> {
+    try {
+      const res = await fetch("/api/config", { cache: "no-store" });
+      const parsed = parseWith(configSchema, await res.json());
+      if (!parsed.ok) return;
+      const names = parsed.value.servers.map((s) => s.name);
+      for (const n of names) this.knownTargets.add(n);
+      if (names.length >= 2) this.knownTargets.add(best2Target(names[0]!, names[1]!));
+      else if (names.length === 1) this.knownTargets.add(best2Target(names[0]!, names[0]!));
+    } catch (err) {
+      // The picker still lists the servers seen in the data.
+      console.warn("tailprobe: /api/config:", err);
+    }
+  }
+
+  private async loadClients(): Promise<void> {
+    try {
+      const c = await getChecked("/api/clients", null, clientsResponseSchema, new AbortController().signal);
+      this.picker.setClients(c.clients);
+      this.picker.render(this.view);
+    } catch (err) {
+      console.warn("tailprobe: /api/clients:", err);
+    }
+  }
+
+  /** Read-only facts for tests and the curious: which refresh is done. */
+  private expose(): void {
+    const self = this;
+    (window as unknown as { tailprobeHistogram: object }).tailprobeHistogram = {
+      get generation() {
+        return self.generation;
+      },
+      get completed() {
+        return self.completed;
+      },
+      get idle() {
+        return self.inFlight === null && self.completed === self.generation;
+      },
+    };
+  }
+}
