@@ -62,6 +62,9 @@ export const sampleFilterQueryShape = {
   exclude: excludeWindows.optional(),
 };
 
+/** Log-spaced bins per decade when a query does not say. */
+export const DEFAULT_BINS_PER_DECADE = 20;
+
 export const histogramQuerySchema = z
   .object({
     ...sampleFilterQueryShape,
