@@ -13,7 +13,8 @@ const HEIGHT_PX = 300;
 const MARKER_RADIUS_PX = 4;
 
 /** "0.01" → "p99": the percentile a 1 − F height stands for. */
-function percentileTick(v: number): string {
+function percentileTick(v: number | null): string {
+  if (v === null) return "";
   if (v >= 1) return "min";
   const p = 100 * (1 - v);
   return `p${+p.toPrecision(6)}`;

@@ -7,7 +7,7 @@ import { formatCount } from "../../../shared/format.js";
 import { axis, chartHeight, followWidth, latencyTicks, readTheme, timeTicks, widthOf } from "./chart-style.js";
 import { focusHooks, type FocusSource } from "./focus-band.js";
 import { heatColour } from "./palette.js";
-import { TIME_SYNC_KEY } from "./chart-timeseries.js";
+import { TIME_SYNC } from "./chart-timeseries.js";
 import { heatmapCells, heatmapLatencyRange, type HeatCell } from "./transforms.js";
 import type { TimeWindow } from "./url-state.js";
 
@@ -71,7 +71,7 @@ export class HeatmapChart {
           axis(theme, "latency (ms, log)", { values: latencyTicks, size: 56 }),
         ],
         legend: { show: false },
-        cursor: { sync: { key: TIME_SYNC_KEY, setSeries: false }, drag: { x: true, y: false, setScale: false }, points: { show: false } },
+        cursor: { sync: TIME_SYNC, drag: { x: true, y: false, setScale: false }, points: { show: false } },
         series: [{}, { label: "cells", stroke: "transparent", points: { show: false } }],
         hooks: {
           drawClear: [(u) => this.drawCells(u)],

@@ -38,7 +38,7 @@ export class HistogramChart {
       axes: [
         axis(theme, "latency (ms, log scale)", { values: latencyTicks }),
         axis(theme, share ? "share of samples (%)" : "samples per bin", {
-          values: (_u, splits) => splits.map((v) => (share ? `${+(v * 100).toPrecision(3)}%` : formatCount(v))),
+          values: (_u, splits) => splits.map((v) => (v === null ? "" : share ? `${+(v * 100).toPrecision(3)}%` : formatCount(v))),
           size: 56,
         }),
       ],

@@ -42,8 +42,9 @@ export function axis(theme: ChartTheme, label: string, extra: uPlot.Axis = {}): 
 }
 
 /** Tick labels for a latency axis in ms: "1 ms", "10 ms", "1 s". */
-export function latencyTicks(_u: uPlot, splits: number[]): string[] {
-  return splits.map((v) => (v >= 1000 ? `${+(v / 1000).toPrecision(3)} s` : `${+v.toPrecision(3)} ms`));
+export function latencyTicks(_u: uPlot, splits: (number | null)[]): string[] {
+  // uPlot passes null for splits it has no room to label.
+  return splits.map((v) => (v === null ? "" : v >= 1000 ? `${+(v / 1000).toPrecision(3)} s` : `${+v.toPrecision(3)} ms`));
 }
 
 /** Legend value of a latency. */
@@ -72,8 +73,9 @@ export function chartHeight(desktopPx: number): number {
 }
 
 /** Time tick labels in local time, short enough for a phone. */
-export function timeTicks(_u: uPlot, splits: number[], _ax: number, _space: number, incr: number): string[] {
+export function timeTicks(_u: uPlot, splits: (number | null)[], _ax: number, _space: number, incr: number): string[] {
   return splits.map((t) => {
+    if (t === null) return "";
     const d = new Date(t);
     const hm = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
     if (incr < 60_000) return `${hm}:${String(d.getSeconds()).padStart(2, "0")}`;

@@ -12,7 +12,16 @@ import { seriesLabel } from "./series-label.js";
 import { timeseriesColumns } from "./transforms.js";
 import type { TimeWindow } from "./url-state.js";
 
-export const TIME_SYNC_KEY = "tailprobe-time";
+/**
+ * Cursor sync across time charts. Only the pointer's position is shared: a
+ * drag stays on the chart it started on, else every panel would report the
+ * same selection.
+ */
+export const TIME_SYNC: uPlot.Cursor.Sync = {
+  key: "tailprobe-time",
+  setSeries: false,
+  filters: { pub: (type) => type !== "mousedown" && type !== "mouseup" },
+};
 const HEIGHT_PX = 190;
 
 interface Panel {
@@ -32,10 +41,13 @@ export class TimeseriesPanels {
     private readonly host: HTMLElement,
     private readonly focus: FocusSource,
   ) {
-    this.ro = new ResizeObserver(() => {
-      for (const p of this.panels.values()) p.u.setSize({ width: widthOf(p.plot), height: chartHeight(HEIGHT_PX) });
+    // Each panel's own box is watched: cards move between grid columns as
+    // panels come and go without the grid itself changing size.
+    this.ro = new ResizeObserver((entries) => {
+      for (const p of this.panels.values()) {
+        if (entries.some((e) => e.target === p.plot)) p.u.setSize({ width: widthOf(p.plot), height: chartHeight(HEIGHT_PX) });
+      }
     });
-    this.ro.observe(host);
   }
 
   update(ts: TimeseriesResponse, range: TimeWindow): void {
@@ -48,6 +60,7 @@ export class TimeseriesPanels {
     const wanted = ts.series.map((s, i) => ({ key: `${s.method}@${s.target}`, s, i }));
     for (const [key, p] of this.panels) {
       if (!wanted.some((w) => w.key === key)) {
+        this.ro.unobserve(p.plot);
         p.u.destroy();
         p.card.remove();
         this.panels.delete(key);
@@ -107,10 +120,10 @@ export class TimeseriesPanels {
             side: 1,
             grid: { show: false },
             size: 40,
-            values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? formatCount(v) : "")),
+            values: (_u, splits) => splits.map((v) => (v !== null && Number.isInteger(v) ? formatCount(v) : "")),
           }),
         ],
-        cursor: { sync: { key: TIME_SYNC_KEY, setSeries: false }, drag: { x: true, y: false, setScale: false } },
+        cursor: { sync: TIME_SYNC, drag: { x: true, y: false, setScale: false } },
         series: [
           { label: "time", value: (_u, v) => (v === null ? "–" : new Date(v).toLocaleTimeString()) },
           { label: "p50", stroke: PERCENTILE_COLOURS.p50, width: 1.5, spanGaps: false, value: latencyValue },
@@ -132,11 +145,13 @@ export class TimeseriesPanels {
       data,
       plot,
     );
+    this.ro.observe(plot);
     return { key, card, plot, u };
   }
 
   private clear(): void {
     for (const p of this.panels.values()) {
+      this.ro.unobserve(p.plot);
       p.u.destroy();
       p.card.remove();
     }

@@ -48,7 +48,6 @@ export class FocusBar {
     const hasFocus = w.kind !== "range";
     this.invert.hidden = this.zoom.hidden = this.clear.hidden = !hasFocus;
     this.invert.setAttribute("aria-pressed", String(v.invert));
-    this.invert.textContent = v.invert ? "Only this window" : "Everything except this";
     this.caption.dataset.kind = w.kind;
     this.caption.textContent =
       w.kind === "range"

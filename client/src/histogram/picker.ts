@@ -14,8 +14,11 @@ export interface PickerCallbacks {
   onChange(patch: Partial<ViewState>): void;
 }
 
-/** Methods offered even before any sample of them exists (probes and baselines). */
-export const PICKER_METHODS: readonly string[] = [...new Set<string>([...METHODS, "tcpminrtt"])];
+/**
+ * Methods offered even before any sample of them exists (probes and
+ * baselines): exactly those the API's method filter accepts.
+ */
+export const PICKER_METHODS: readonly string[] = METHODS;
 
 /** Ticked list → filter value: all ticked means no filter (so new series appear by themselves). */
 export function listFilter(ticked: string[], all: readonly string[]): string[] {

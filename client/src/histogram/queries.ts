@@ -2,7 +2,9 @@
 // time charts always show the whole range (so the focus window can be seen
 // and moved), while the table, histogram and CDF show the focus window, or
 // with "invert" everything in the range except it.
+import { chooseBucketMs } from "../../../shared/charts.js";
 import { resolveRange } from "./range.js";
+import { HEATMAP_BINS_PER_DECADE, HEATMAP_BUCKETS_TARGET, TIMESERIES_BUCKETS_TARGET } from "./transforms.js";
 import type { TimeWindow, ViewState } from "./url-state.js";
 
 export interface Populations {
@@ -58,4 +60,21 @@ export function windowFromDrag(leftVal: number, rightVal: number, widthPx: numbe
   const fromMs = Math.round(Math.min(leftVal, rightVal));
   const toMs = Math.round(Math.max(leftVal, rightVal));
   return fromMs < toMs ? { fromMs, toMs } : null;
+}
+
+/** /api/timeseries query: the timeline with a bucket width giving ~120 columns. */
+export function timeseriesQuery(p: Populations): URLSearchParams {
+  const q = new URLSearchParams(p.timeline);
+  q.set("bucketMs", String(chooseBucketMs(p.range.toMs - p.range.fromMs, TIMESERIES_BUCKETS_TARGET)));
+  return q;
+}
+
+/** /api/heatmap query for one series: coarser columns and bins than the panels, so cells hold several samples. */
+export function heatmapQuery(p: Populations, method: string, target: string): URLSearchParams {
+  const q = new URLSearchParams(p.timeline);
+  q.set("method", method);
+  q.set("target", target);
+  q.set("bucketMs", String(chooseBucketMs(p.range.toMs - p.range.fromMs, HEATMAP_BUCKETS_TARGET)));
+  q.set("binsPerDecade", String(HEATMAP_BINS_PER_DECADE));
+  return q;
 }

@@ -108,7 +108,7 @@ export function heatmapCells(h: HeatmapResponse, index: number): { cells: HeatCe
   return { cells, maxCount };
 }
 
-/** Latency range (ms) a set of heat cells spans, padded to whole decades' neighbours. */
+/** Latency range (ms) a set of heat cells spans, widened to whole decades so ticks land on 1, 10, 100 ms. */
 export function heatmapLatencyRange(cells: HeatCell[]): [number, number] {
   if (cells.length === 0) return [1, 1000];
   let lo = Infinity;
@@ -117,5 +117,16 @@ export function heatmapLatencyRange(cells: HeatCell[]): [number, number] {
     lo = Math.min(lo, c.ms0);
     hi = Math.max(hi, c.ms1);
   }
-  return [lo, hi];
+  // 1e-9 keeps an exact decade edge (10.000000001 from float bins) on its own decade.
+  return [10 ** Math.floor(Math.log10(lo) + 1e-9), 10 ** Math.ceil(Math.log10(hi) - 1e-9)];
 }
+
+/**
+ * Bucket widths the page asks for: about 120 columns for latency over time
+ * (a few samples per bucket even over minutes, so p90 is not just the max)
+ * and 60 for the heatmap (enough samples per column for a distribution).
+ */
+export const TIMESERIES_BUCKETS_TARGET = 120;
+export const HEATMAP_BUCKETS_TARGET = 60;
+/** Heatmap latency resolution: 10 bins per decade (each ~26% wide). */
+export const HEATMAP_BINS_PER_DECADE = 10;

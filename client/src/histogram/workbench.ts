@@ -19,7 +19,7 @@ import { TimeseriesPanels } from "./chart-timeseries.js";
 import { FocusBar } from "./focus-bar.js";
 import { Picker } from "./picker.js";
 import { Progress } from "./progress.js";
-import { populations, type Populations } from "./queries.js";
+import { heatmapQuery, populations, timeseriesQuery, type Populations } from "./queries.js";
 import { describeRange, RangeControls } from "./range-controls.js";
 import { orderRows, renderStatsTable } from "./stats-table.js";
 import { seriesLabel } from "./series-label.js";
@@ -37,6 +37,7 @@ export class Workbench {
   private inFlight: AbortController | null = null;
   private generation = 0;
   private completed = 0;
+  private lastRange: TimeWindow | null = null;
   private readonly knownTargets = new Set<string>();
   private readonly range = new RangeControls($("range"), (range) => this.apply({ range, focus: null, invert: false }));
   private readonly picker = new Picker($("picker"), { onChange: (patch) => this.apply(patch) });
@@ -58,6 +59,8 @@ export class Workbench {
 
   start(): void {
     this.setTheme();
+    // On a phone the picker would push every chart below the fold: start folded.
+    if (window.matchMedia("(max-width: 640px)").matches) $<HTMLDetailsElement>("picker-wrap").open = false;
     window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
       this.setTheme();
       void this.refresh("view");
@@ -117,20 +120,23 @@ export class Workbench {
     this.inFlight = ctl;
     const gen = ++this.generation;
     const p = populations(this.view, Date.now());
+    this.lastRange = p.range;
     if (reason === "tick") this.focusBar.render(this.view, p, describeRange(this.view.range));
     const view = this.view;
     const signal = ctl.signal;
     this.progress.begin();
     const tasks = [
       getChecked("/api/stats", p.summary, statsResponseSchema, signal).then((s) => {
+        const before = this.knownTargets.size;
         for (const r of s.rows) this.knownTargets.add(r.target);
+        if (this.knownTargets.size !== before) this.render(p);
         renderStatsTable($<HTMLTableSectionElement>("stats-rows"), s.rows);
       }),
       getChecked("/api/histogram", p.summary, histogramResponseSchema, signal).then((h) =>
         this.histogram.update(h, view.histScale, this.targetList()),
       ),
       getChecked("/api/cdf", p.summary, cdfResponseSchema, signal).then((c) => this.cdf.update(c, this.targetList())),
-      getChecked("/api/timeseries", p.timeline, timeseriesResponseSchema, signal).then(async (ts) => {
+      getChecked("/api/timeseries", timeseriesQuery(p), timeseriesResponseSchema, signal).then(async (ts) => {
         this.panels.update(ts, p.range);
         await this.refreshHeatmap(view, p, ts.series, signal);
       }),
@@ -155,10 +161,7 @@ export class Workbench {
     this.heatSelect.value = chosen;
     const [method, target] = [chosen.slice(0, chosen.indexOf("@")), chosen.slice(chosen.indexOf("@") + 1)];
     // The heatmap asks for its one series only: all of them would be most of the payload.
-    const q = new URLSearchParams(p.timeline);
-    q.set("method", method);
-    q.set("target", target);
-    const h = await getChecked("/api/heatmap", q, heatmapResponseSchema, signal);
+    const h = await getChecked("/api/heatmap", heatmapQuery(p, method, target), heatmapResponseSchema, signal);
     this.heatmap.update(h, 0, p.range);
   }
 
@@ -169,8 +172,8 @@ export class Workbench {
       if (!parsed.ok) return;
       const names = parsed.value.servers.map((s) => s.name);
       for (const n of names) this.knownTargets.add(n);
+      // The best-of-two target joins the first two servers; with one server it only shows up once it has data.
       if (names.length >= 2) this.knownTargets.add(best2Target(names[0]!, names[1]!));
-      else if (names.length === 1) this.knownTargets.add(best2Target(names[0]!, names[0]!));
     } catch (err) {
       // The picker still lists the servers seen in the data.
       console.warn("tailprobe: /api/config:", err);
@@ -196,6 +199,10 @@ export class Workbench {
       },
       get completed() {
         return self.completed;
+      },
+      /** The time charts' x range (epoch ms) of the latest refresh. */
+      get range() {
+        return self.lastRange;
       },
       get idle() {
         return self.inFlight === null && self.completed === self.generation;

@@ -1,0 +1,174 @@
+// The histogram page in Chromium against a real server holding six minutes
+// of synthetic samples with a planted spike on xhr→A and a bimodal jsonp→B:
+// every chart draws and names its series, dragging over the spike focuses
+// the table on it and "everything except this" makes xhr→A's p99 drop, the
+// URL brings the same view back, and the light, dark and phone screenshots
+// are saved for a person to look at.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { ingest, syntheticSamples } from "../helpers/synthetic-latency.js";
+
+const SECONDS = 360;
+const SPIKE_START_S = 180;
+const SPIKE_LENGTH_S = 30;
+
+let server: ServerProcess;
+let browser: LaunchedBrowser;
+// Whole seconds, ending a little in the past so every sample is inside "now".
+const startMs = Math.floor((Date.now() - (SECONDS + 20) * 1000) / 1000) * 1000;
+const spike = { fromMs: startMs + SPIKE_START_S * 1000, toMs: startMs + (SPIKE_START_S + SPIKE_LENGTH_S) * 1000 };
+const range = { fromMs: startMs - 30_000, toMs: startMs + (SECONDS + 30) * 1000 };
+
+type Probe = { generation: number; completed: number; idle: boolean; range: { fromMs: number; toMs: number } | null };
+
+async function generation(page: Page): Promise<number> {
+  return page.evaluate(() => (window as unknown as { tailprobeHistogram: Probe }).tailprobeHistogram.generation);
+}
+
+/** Waits until a refresh newer than `after` has finished. */
+async function settled(page: Page, after: number): Promise<void> {
+  await page.waitForFunction(
+    (n) => {
+      const t = (window as unknown as { tailprobeHistogram?: Probe }).tailprobeHistogram;
+      return t !== undefined && t.idle && t.completed > n;
+    },
+    after,
+    { timeout: 15_000 },
+  );
+}
+
+async function p99Of(page: Page, method: string, target: string): Promise<number> {
+  const raw = await page.locator(`#stats-rows tr[data-method="${method}"][data-target="${target}"] td[data-col="p99"]`).getAttribute("data-ms");
+  return Number(raw);
+}
+
+async function samplesOf(page: Page, method: string, target: string): Promise<number> {
+  const cells = await page.locator(`#stats-rows tr[data-method="${method}"][data-target="${target}"] td`).allInnerTexts();
+  return Number(cells[2]!.replace(/[^\d]/g, ""));
+}
+
+beforeAll(async () => {
+  server = await startServerProcess(["--name", "A", "--no-ping"]);
+  const samples = syntheticSamples({ startMs, seconds: SECONDS, spike });
+  expect(await ingest(server.url, samples)).toBe(samples.length);
+  browser = await launchBrowser({ viewport: { width: 1280, height: 900 } });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("histogram page", () => {
+  it("a newcomer's default view draws every chart with named series", { timeout: 30_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => void (m.type() === "error" && errors.push(m.text())));
+    await page.goto(`${server.url}/histogram`);
+    await settled(page, 0);
+    expect(await page.locator("#range-preset").inputValue()).toBe("1h");
+    for (const id of ["histogram-chart", "cdf-chart", "heatmap-chart"]) {
+      expect(await page.locator(`#${id} canvas`).count(), id).toBe(1);
+    }
+    const histLegend = await page.locator("#histogram-chart .u-legend").innerText();
+    const cdfLegend = await page.locator("#cdf-chart .u-legend").innerText();
+    for (const name of ["XHR · A", "JSONP · B", "WebSocket · A", "Ping · B", "Best of two · A+B"]) {
+      expect(histLegend, `histogram legend names ${name}`).toContain(name);
+      expect(cdfLegend, `CDF legend names ${name}`).toContain(name);
+    }
+    // One latency-over-time panel per series, each with its canvas and legend.
+    const panels = page.locator("#timeseries-panels figure.panel");
+    expect(await panels.count()).toBe(9);
+    expect(await page.locator('#timeseries-panels figure[data-series="xhr@A"] figcaption').innerText()).toBe("XHR · A");
+    expect(await page.locator('#timeseries-panels figure[data-series="xhr@A"] canvas').count()).toBe(1);
+    expect(await page.locator('#timeseries-panels figure[data-series="xhr@A"] .u-legend').innerText()).toMatch(/p50[\s\S]*p90[\s\S]*p99[\s\S]*max[\s\S]*failures/);
+    expect(await page.locator("#heat-series").inputValue()).toBe("xhr@A");
+    // Thin percentiles are marked: 360 samples cannot support a p99.9.
+    expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p999"]').getAttribute("data-thin")).toBe("true");
+    expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p90"]').getAttribute("data-thin")).toBeNull();
+    // Mount points for the other panels are there.
+    expect(await page.locator("section#notices").count()).toBe(1);
+    expect(await page.locator("section#races").count()).toBe(1);
+    expect(errors, errors.join("\n")).toEqual([]);
+    await page.close();
+  });
+
+  it("dragging over the spike focuses on it; inverting drops xhr A's p99; the URL restores the view", { timeout: 45_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${server.url}/histogram?range=custom&from=${range.fromMs}&to=${range.toMs}`);
+    await settled(page, 0);
+    const fullP99 = await p99Of(page, "xhr", "A");
+    const fullCount = await samplesOf(page, "xhr", "A");
+    expect(fullCount).toBe(SECONDS);
+    expect(fullP99, "the spike owns xhr A's tail").toBeGreaterThanOrEqual(400);
+
+    // Drag across the spike on the xhr A panel: pixel = left + share of the x range × width.
+    const over = page.locator('#timeseries-panels figure[data-series="xhr@A"] .u-over');
+    await over.scrollIntoViewIfNeeded();
+    const box = (await over.boundingBox())!;
+    const xOf = (t: number) => box.x + ((t - range.fromMs) / (range.toMs - range.fromMs)) * box.width;
+    const y = box.y + box.height / 2;
+    const before = await generation(page);
+    await page.mouse.move(xOf(spike.fromMs - 3000), y);
+    await page.mouse.down();
+    await page.mouse.move(xOf((spike.fromMs + spike.toMs) / 2), y, { steps: 4 });
+    await page.mouse.move(xOf(spike.toMs + 3000), y, { steps: 4 });
+    await page.mouse.up();
+    await settled(page, before);
+    const url = new URL(page.url());
+    const focus = url.searchParams.get("focus")!.split("-").map(Number);
+    expect(focus[0]!).toBeGreaterThan(spike.fromMs - 15_000);
+    expect(focus[0]!).toBeLessThanOrEqual(spike.fromMs);
+    expect(focus[1]!).toBeGreaterThanOrEqual(spike.toMs - 1000);
+    expect(focus[1]!).toBeLessThan(spike.toMs + 15_000);
+    // Focused on the spike: the table holds only (about) its 30 samples, all slow.
+    const focusedCount = await samplesOf(page, "xhr", "A");
+    expect(focusedCount).toBeGreaterThanOrEqual(SPIKE_LENGTH_S - 1);
+    expect(focusedCount).toBeLessThan(SPIKE_LENGTH_S + 30);
+    expect(await page.locator("#focus-caption").innerText()).toMatch(/only/);
+
+    // "Everything except this spike": the tail goes away with it.
+    const beforeInvert = await generation(page);
+    await page.click("#focus-invert");
+    await settled(page, beforeInvert);
+    expect(new URL(page.url()).searchParams.get("invert")).toBe("1");
+    expect(await page.locator("#focus-invert").getAttribute("aria-pressed")).toBe("true");
+    const exceptP99 = await p99Of(page, "xhr", "A");
+    const exceptCount = await samplesOf(page, "xhr", "A");
+    expect(exceptCount).toBe(fullCount - focusedCount);
+    expect(exceptP99, "p99 without the spike").toBeLessThan(fullP99 / 2);
+    expect(exceptP99).toBeLessThan(400);
+    // A series without the spike hardly changes: ws A keeps its p50 within 10%.
+    await page.screenshot({ path: artifactPath("histogram-page-light.png"), fullPage: true });
+
+    // Reload: the same view comes back from the URL alone.
+    const viewUrl = page.url();
+    await page.reload();
+    await settled(page, 0);
+    expect(page.url()).toBe(viewUrl);
+    expect(await page.locator("#focus-invert").getAttribute("aria-pressed")).toBe("true");
+    expect(await page.locator("#range-preset").inputValue()).toBe("custom");
+    expect(await p99Of(page, "xhr", "A")).toBe(exceptP99);
+    expect(await page.locator("#focus-caption").innerText()).toMatch(/except/);
+
+    // Dark theme and a phone, same view.
+    await page.emulateMedia({ colorScheme: "dark" });
+    const beforeDark = await generation(page);
+    await settled(page, beforeDark - 1);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: artifactPath("histogram-page-dark.png"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: artifactPath("histogram-page-phone-dark.png"), fullPage: true });
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: artifactPath("histogram-page-phone-light.png"), fullPage: false });
+    expect(errors, errors.join("\n")).toEqual([]);
+    await page.close();
+  });
+});

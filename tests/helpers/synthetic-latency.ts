@@ -1,0 +1,95 @@
+// A few minutes of made-up but plausible probe data with known features: a
+// latency spike on one series in a known window, a bimodal series and some
+// failures, so a test (or a screenshot) can check what the page shows.
+import type { Sample, SampleBatch } from "../../shared/protocol.js";
+
+export interface SyntheticPlan {
+  /** First sample (epoch ms). */
+  startMs: number;
+  /** How many seconds of one-per-second samples per series. */
+  seconds: number;
+  /** The spike: every xhr→A sample in [fromMs, toMs) takes 400–900 ms. */
+  spike: { fromMs: number; toMs: number };
+  seed?: number;
+}
+
+/** Deterministic PRNG (mulberry32) so every run plants the same data. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Series and their typical latency (ms); ping is fastest, HTTP slowest, as in the seed. */
+const SERIES: { method: Sample["method"]; target: string; baseMs: number }[] = [
+  { method: "xhr", target: "A", baseMs: 24 },
+  { method: "jsonp", target: "A", baseMs: 22 },
+  { method: "ws", target: "A", baseMs: 12 },
+  { method: "ping", target: "A", baseMs: 9 },
+  { method: "xhr", target: "B", baseMs: 30 },
+  { method: "jsonp", target: "B", baseMs: 5 }, // bimodal, see below
+  { method: "ws", target: "B", baseMs: 14 },
+  { method: "ping", target: "B", baseMs: 10 },
+  { method: "best2", target: "A+B", baseMs: 11 },
+];
+
+export const BIMODAL = { method: "jsonp", target: "B", lowMs: 5, highMs: 60, highShare: 0.3 } as const;
+
+export function syntheticSamples(plan: SyntheticPlan): Sample[] {
+  const rnd = prng(plan.seed ?? 42);
+  const out: Sample[] = [];
+  let seq = 0;
+  for (let s = 0; s < plan.seconds; s++) {
+    const t = plan.startMs + s * 1000;
+    for (const [k, series] of SERIES.entries()) {
+      const sent = t + k * 37;
+      // Log-normal body with a mild tail: exp(N(0, 0.25)) times the base.
+      const gauss = Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+      let ms = series.baseMs * Math.exp(0.25 * gauss);
+      if (rnd() < 0.01) ms *= 3 + 4 * rnd();
+      if (series.method === BIMODAL.method && series.target === BIMODAL.target) {
+        ms = (rnd() < BIMODAL.highShare ? BIMODAL.highMs : BIMODAL.lowMs) * Math.exp(0.12 * gauss);
+      }
+      const inSpike = sent >= plan.spike.fromMs && sent < plan.spike.toMs;
+      if (inSpike && series.method === "xhr" && series.target === "A") ms = 400 + 500 * rnd();
+      const failed = series.method === "xhr" && series.target === "B" && rnd() < 0.01;
+      out.push({
+        seq: seq++,
+        t: sent,
+        scheduledT: sent - 1,
+        lateMs: 1,
+        visibleAtSend: true,
+        visibleAtReply: true,
+        method: series.method,
+        target: series.target,
+        ms: failed ? 5000 : Math.round(ms * 1000) / 1000,
+        outcome: failed ? "timeout" : "ok",
+      });
+    }
+  }
+  return out;
+}
+
+/** Posts samples in protocol-sized batches; returns how many were accepted. */
+export async function ingest(baseUrl: string, samples: Sample[], label = "synthetic-laptop"): Promise<number> {
+  let accepted = 0;
+  for (let i = 0; i < samples.length; i += 1000) {
+    const batch: SampleBatch = { clientId: "synthetic-client-01", sessionId: "synthetic-session-01", label, samples: samples.slice(i, i + 1000) };
+    const res = await fetch(`${baseUrl}/api/samples`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36",
+      },
+      body: JSON.stringify(batch),
+    });
+    if (!res.ok) throw new Error(`POST /api/samples answered ${res.status}: ${await res.text()}`);
+    accepted += ((await res.json()) as { accepted: number }).accepted;
+  }
+  return accepted;
+}
