@@ -75,7 +75,7 @@ export class Picker {
       const box = Object.assign(document.createElement("input"), { type: "checkbox", name, value: x });
       box.checked = chosen.length === 0 || chosen.includes(x);
       box.addEventListener("change", () => {
-        const ticked = [...fs.querySelectorAll<HTMLInputElement>("input:checked")].map((i) => i.value);
+        const ticked = Array.from(fs.querySelectorAll<HTMLInputElement>("input:checked"), (i) => i.value);
         if (ticked.length === 0) {
           box.checked = true; // an empty selection would show nothing; keep at least one
           return;

@@ -65,7 +65,9 @@ export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[
     td(tr, formatMs(r.min), "num");
     for (const [key, p] of PERCENTILE_COLUMNS) {
       if (key === "p50") {
-        td(tr, formatMs(r.p50), "num");
+        const median = td(tr, formatMs(r.p50), "num");
+        median.dataset.col = "p50";
+        if (r.p50 !== null) median.dataset.ms = String(r.p50);
         td(tr, formatMs(r.mean), "num");
         continue;
       }
