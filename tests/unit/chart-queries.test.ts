@@ -341,7 +341,7 @@ describe("what the charts show", () => {
     expect(without!.p99!).toBeLessThan(withSpike!.p99!);
     const ts = await store.timeseries(xhrA, { bucketMs: 60_000 });
     const s = ts.series[0]!;
-    const worst = s.p50.reduce((best, v, i) => ((v ?? 0) > (s.p50[best] ?? 0) ? i : best), 0);
+    const worst = s.p50.reduce<number>((best, v, i) => ((v ?? 0) > (s.p50[best] ?? 0) ? i : best), 0);
     expect(ts.t[worst]).toBeGreaterThanOrEqual(SPIKE.fromMs - 60_000);
     expect(ts.t[worst]).toBeLessThanOrEqual(SPIKE.toMs);
   });
