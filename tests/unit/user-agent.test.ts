@@ -132,5 +132,4 @@ describe("parseUserAgent", () => {
     expect(parseUserAgent(undefined)).toEqual({ browser: null, os: null });
     expect(parseUserAgent("")).toEqual({ browser: null, os: null });
   });
-
 });
