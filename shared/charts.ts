@@ -104,7 +104,9 @@ export interface SeriesKey {
 /**
  * GET /api/histogram. `edges` are shared by all series: bin i holds
  * latencies in [edges[i], edges[i+1]); the last edge is exclusive too, and
- * edges cover every ok sample in the result.
+ * edges cover every ok sample in the result
+ * (latencies under 1 µs, e.g. a loopback ping rounded to 0 ms, count in the
+ * bin that starts at 1 µs; see logBin).
  */
 export interface HistogramResponse {
   from: number;

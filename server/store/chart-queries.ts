@@ -207,7 +207,7 @@ export function cdfPoints(sorted: Float64Array): [number, number][] {
 // ---- time axis ----------------------------------------------------------------
 
 interface TimeAxis {
-  /** Resolved range start: the first matching sample when `from` was left at the beginning of time. */
+  /** Resolved range start: the first stored sample when `from` was left at the beginning of time. */
   fromMs: number;
   bucketMs: number;
   /** Start of bucket 0, aligned to bucketMs. */
@@ -218,9 +218,14 @@ interface TimeAxis {
 async function timeAxis(pool: ReadPool, filter: SampleFilter, bucketMs: number | undefined): Promise<TimeAxis> {
   let fromMs = filter.fromMs;
   if (fromMs < EPOCH_MS_MIN) {
-    // "Everything" must not mean buckets back to 1970: start at the first sample.
-    const where = sampleWhere(filter);
-    const rows = await pool.all<{ first: number | null }>(`SELECT min(t) AS first FROM samples WHERE ${where.sql}`, where.params);
+    // "Everything" must not mean buckets back to 1970: start at the first
+    // stored sample. Only the time bounds, not the other filters: min(t) is
+    // then one index probe, where a filtered min could walk the whole index
+    // in one uninterruptible step.
+    const rows = await pool.all<{ first: number | null }>("SELECT min(t) AS first FROM samples WHERE t >= ? AND t <= ?", [
+      filter.fromMs,
+      filter.toMs,
+    ]);
     const first = rows[0]?.first ?? null;
     if (first === null) return { fromMs, bucketMs: bucketMs ?? chooseBucketMs(0), t0: 0, buckets: 0 };
     fromMs = first;
