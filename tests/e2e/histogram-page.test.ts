@@ -147,6 +147,23 @@ describe("histogram page", () => {
     expect(exceptP99).toBeLessThan(400);
     // A series without the spike hardly changes: ws A keeps its median within 10%.
     expect(Math.abs((await cellMs(page, "ws", "A", "p50")) - wsMedian)).toBeLessThan(wsMedian * 0.1);
+    // Zoom the histogram into its body, then let a live refresh (every 5 s) pass:
+    // the zoom, the focus and the numbers stay.
+    const hist = page.locator("#histogram-chart .u-over");
+    await hist.scrollIntoViewIfNeeded();
+    const hb = (await hist.boundingBox())!;
+    const unzoomed = await page.locator("#histogram-chart").getAttribute("data-x-range");
+    await page.mouse.move(hb.x + hb.width * 0.1, hb.y + hb.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(hb.x + hb.width * 0.6, hb.y + hb.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const zoomed = await page.locator("#histogram-chart").getAttribute("data-x-range");
+    expect(zoomed).not.toBe(unzoomed);
+    const beforeTick = await generation(page);
+    await settled(page, beforeTick); // the next periodic refresh, no user action
+    expect(await page.locator("#histogram-chart").getAttribute("data-x-range")).toBe(zoomed);
+    expect(new URL(page.url()).searchParams.get("invert")).toBe("1");
+    expect(await p99Of(page, "xhr", "A")).toBe(exceptP99);
     await page.screenshot({ path: artifactPath("histogram-page-light.png"), fullPage: true });
 
     // Reload: the same view comes back from the URL alone.
@@ -165,8 +182,12 @@ describe("histogram page", () => {
     await settled(page, beforeDark - 1);
     await page.waitForTimeout(300);
     await page.screenshot({ path: artifactPath("histogram-page-dark.png"), fullPage: true });
+    // A phone opening the shared link: the picker starts folded, charts stack.
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.waitForTimeout(500);
+    await page.reload();
+    await settled(page, 0);
+    expect(await page.locator("#picker-wrap").getAttribute("open")).toBeNull();
+    await page.waitForTimeout(300);
     await page.screenshot({ path: artifactPath("histogram-page-phone-dark.png"), fullPage: true });
     await page.emulateMedia({ colorScheme: "light" });
     await page.waitForTimeout(500);

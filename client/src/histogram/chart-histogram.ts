@@ -59,6 +59,8 @@ export class HistogramChart {
       ],
       hooks: {
         setSelect: [(u) => void (this.zoomed = u.select.width > 0 || this.zoomed)],
+        // The visible latency range, readable from outside (tests check a refresh keeps a zoom).
+        setScale: [(u, key) => void (key === "x" && (this.host.dataset.xRange = `${u.scales.x!.min}-${u.scales.x!.max}`))],
       },
     };
     this.u = new uPlot(opts, data, this.host);
