@@ -35,7 +35,8 @@ async function settled(page: Page, after: number): Promise<void> {
       return t !== undefined && t.idle && t.completed > n;
     },
     after,
-    { timeout: 15_000 },
+    // Generous: five helpers share two cores; a refresh normally settles in well under a second.
+    { timeout: 20_000 },
   );
 }
 
@@ -87,6 +88,9 @@ describe("histogram page", () => {
     expect(await page.locator('#timeseries-panels figure[data-series="xhr@A"] canvas').count()).toBe(1);
     expect(await page.locator('#timeseries-panels figure[data-series="xhr@A"] .u-legend').innerText()).toMatch(/p50[\s\S]*p90[\s\S]*p99[\s\S]*max[\s\S]*failures/);
     expect(await page.locator("#heat-series").inputValue()).toBe("xhr@A");
+    // The client picker names the client by its label, browser and OS.
+    await page.waitForFunction(() => document.querySelectorAll("#client option").length > 1, undefined, { timeout: 5_000 });
+    expect(await page.locator("#client").innerText()).toMatch(/synthetic-laptop — Chrome[^\n]* on Linux/);
     // Thin percentiles are marked: 360 samples cannot support a p99.9.
     expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p999"]').getAttribute("data-thin")).toBe("true");
     expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p90"]').getAttribute("data-thin")).toBeNull();
@@ -97,7 +101,7 @@ describe("histogram page", () => {
     await page.close();
   });
 
-  it("dragging over the spike focuses on it; inverting drops xhr A's p99; the URL restores the view", { timeout: 45_000 }, async () => {
+  it("dragging over the spike focuses on it; inverting drops xhr A's p99; the URL restores the view", { timeout: 60_000 }, async () => {
     const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));

@@ -76,6 +76,14 @@ describe("focus window and invert", () => {
     expect(hm.data?.binsPerDecade).toBe(10);
   });
 
+  it('"all" leaves the bucket width to the server, which starts the axis at the first sample', () => {
+    const p = populations(view({ range: { preset: "all" } }), NOW);
+    expect(p.timeline.get("from")).toBe("0");
+    expect(timeseriesQuery(p).has("bucketMs")).toBe(false);
+    expect(heatmapQuery(p, "ws", "A").has("bucketMs")).toBe(false);
+    expect(heatmapQuery(p, "ws", "A").get("binsPerDecade")).toBe("10");
+  });
+
   it("ticking every box in the picker means no filter, so new series still appear", () => {
     expect(listFilter(["A", "B"], ["A", "B"])).toEqual([]);
     expect(listFilter(["B"], ["A", "B"])).toEqual(["B"]);

@@ -3,6 +3,7 @@
 // and moved), while the table, histogram and CDF show the focus window, or
 // with "invert" everything in the range except it.
 import { chooseBucketMs } from "../../../shared/charts.js";
+import { EPOCH_MS_MIN } from "../../../shared/protocol.js";
 import { resolveRange } from "./range.js";
 import { HEATMAP_BINS_PER_DECADE, HEATMAP_BUCKETS_TARGET, TIMESERIES_BUCKETS_TARGET } from "./transforms.js";
 import type { TimeWindow, ViewState } from "./url-state.js";
@@ -62,10 +63,19 @@ export function windowFromDrag(leftVal: number, rightVal: number, widthPx: numbe
   return fromMs < toMs ? { fromMs, toMs } : null;
 }
 
+/**
+ * "All" starts at the beginning of time; the server then starts the axis at
+ * the first stored sample and picks the bucket width itself, which the page
+ * cannot do without knowing that sample.
+ */
+function openEnded(p: Populations): boolean {
+  return p.range.fromMs < EPOCH_MS_MIN;
+}
+
 /** /api/timeseries query: the timeline with a bucket width giving ~120 columns. */
 export function timeseriesQuery(p: Populations): URLSearchParams {
   const q = new URLSearchParams(p.timeline);
-  q.set("bucketMs", String(chooseBucketMs(p.range.toMs - p.range.fromMs, TIMESERIES_BUCKETS_TARGET)));
+  if (!openEnded(p)) q.set("bucketMs", String(chooseBucketMs(p.range.toMs - p.range.fromMs, TIMESERIES_BUCKETS_TARGET)));
   return q;
 }
 
@@ -74,7 +84,7 @@ export function heatmapQuery(p: Populations, method: string, target: string): UR
   const q = new URLSearchParams(p.timeline);
   q.set("method", method);
   q.set("target", target);
-  q.set("bucketMs", String(chooseBucketMs(p.range.toMs - p.range.fromMs, HEATMAP_BUCKETS_TARGET)));
+  if (!openEnded(p)) q.set("bucketMs", String(chooseBucketMs(p.range.toMs - p.range.fromMs, HEATMAP_BUCKETS_TARGET)));
   q.set("binsPerDecade", String(HEATMAP_BINS_PER_DECADE));
   return q;
 }

@@ -137,8 +137,10 @@ export class Workbench {
       ),
       getChecked("/api/cdf", p.summary, cdfResponseSchema, signal).then((c) => this.cdf.update(c, this.targetList())),
       getChecked("/api/timeseries", timeseriesQuery(p), timeseriesResponseSchema, signal).then(async (ts) => {
-        this.panels.update(ts, p.range);
-        await this.refreshHeatmap(view, p, ts.series, signal);
+        // The server's from is the resolved one ("all" starts at the first sample).
+        const axis = { fromMs: ts.from, toMs: ts.to };
+        this.panels.update(ts, axis);
+        await this.refreshHeatmap(view, p, axis, ts.series, signal);
       }),
     ];
     const results = await Promise.allSettled(tasks);
@@ -149,20 +151,26 @@ export class Workbench {
     this.completed = gen;
   }
 
-  private async refreshHeatmap(view: ViewState, p: Populations, series: { method: string; target: string }[], signal: AbortSignal): Promise<void> {
+  private async refreshHeatmap(
+    view: ViewState,
+    p: Populations,
+    axis: TimeWindow,
+    series: { method: string; target: string }[],
+    signal: AbortSignal,
+  ): Promise<void> {
     const ordered = orderRows(series);
     const ids = ordered.map((s) => seriesId(s.method, s.target));
     const chosen = view.heat !== null && ids.includes(view.heat) ? view.heat : ids[0];
     this.heatSelect.replaceChildren(...ordered.map((s) => new Option(seriesLabel(s.method, s.target), seriesId(s.method, s.target))));
     if (chosen === undefined) {
-      this.heatmap.update({ from: p.range.fromMs, to: p.range.toMs, bucketMs: 60_000, binsPerDecade: 20, t: [], edges: [], series: [] }, 0, p.range);
+      this.heatmap.update({ from: axis.fromMs, to: axis.toMs, bucketMs: 60_000, binsPerDecade: 20, t: [], edges: [], series: [] }, 0, axis);
       return;
     }
     this.heatSelect.value = chosen;
     const [method, target] = [chosen.slice(0, chosen.indexOf("@")), chosen.slice(chosen.indexOf("@") + 1)];
     // The heatmap asks for its one series only: all of them would be most of the payload.
     const h = await getChecked("/api/heatmap", heatmapQuery(p, method, target), heatmapResponseSchema, signal);
-    this.heatmap.update(h, 0, p.range);
+    this.heatmap.update(h, 0, axis);
   }
 
   private async loadConfig(): Promise<void> {
