@@ -94,7 +94,7 @@ function makeSamples(n: number, rand: () => number): { sessionId: string; client
 function matches(f: SampleFilter, s: Ref): boolean {
   if (s.t < f.fromMs || s.t > f.toMs) return false;
   if (f.clientId !== undefined && s.clientId !== f.clientId) return false;
-  if (f.methods?.length && !f.methods.includes(s.method)) return false;
+  if (f.methods?.length && !f.methods.includes(s.method) && !(s.method === "tcprtt" && f.methods.includes("tcpminrtt"))) return false;
   if (f.targets?.length && !f.targets.includes(s.target)) return false;
   if (f.visibleOnly && (s.visibleAtSend === false || s.visibleAtReply === false)) return false;
   if (f.maxLateMs !== undefined && s.lateMs !== undefined && s.lateMs > f.maxLateMs) return false;
@@ -117,12 +117,15 @@ function reference(all: Ref[], f: SampleFilter): Map<string, RefSeries> {
     if (!m.has(k)) m.set(k, { method, target, ok: [], failures: [], skipped: 0 });
     return m.get(k)!;
   };
+  const named = (m: string) => !f.methods?.length || f.methods.includes(m);
   for (const s of all.filter((x) => matches(f, x))) {
-    const s1 = g(s.method, s.target);
-    if (s.outcome === "ok") s1.ok.push({ t: s.t, ms: s.ms! });
-    else if (s.outcome === "skipped") s1.skipped++;
-    else s1.failures.push({ t: s.t });
-    if (s.minrtt !== undefined) g("tcpminrtt", s.target).ok.push({ t: s.t, ms: s.minrtt });
+    if (named(s.method)) {
+      const s1 = g(s.method, s.target);
+      if (s.outcome === "ok") s1.ok.push({ t: s.t, ms: s.ms! });
+      else if (s.outcome === "skipped") s1.skipped++;
+      else s1.failures.push({ t: s.t });
+    }
+    if (s.minrtt !== undefined && (named("tcprtt") || named("tcpminrtt"))) g("tcpminrtt", s.target).ok.push({ t: s.t, ms: s.minrtt });
   }
   return m;
 }
@@ -208,6 +211,8 @@ const FILTERS: [string, SampleFilter][] = [
   ["one client", { ...everything, clientId: "client_one" }],
   ["methods", { ...everything, methods: ["xhr", "ws", "tcprtt"] }],
   ["target", { ...everything, targets: ["B", "A+B"] }],
+  ["min RTT alone", { ...everything, methods: ["tcpminrtt"] }],
+  ["min RTT and ping", { ...everything, methods: ["tcpminrtt", "ping"] }],
   ["visible only", { ...everything, visibleOnly: true }],
   ["maxLateMs", { ...everything, maxLateMs: 10 }],
   ["spike excluded", { ...everything, exclude: [SPIKE] }],
