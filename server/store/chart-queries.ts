@@ -56,21 +56,26 @@ async function scanSamples(pool: ReadPool, filter: SampleFilter, pace: Pace, vis
 
 /** Per-(method, target) state, listed in the table's order: by target, then method. */
 class SeriesMap<S> {
-  private readonly byKey = new Map<string, SeriesKey & { state: S }>();
+  // Two levels instead of one "method/target" key: no string built per row.
+  private readonly byMethod = new Map<string, Map<string, SeriesKey & { state: S }>>();
   constructor(private readonly make: () => S) {}
 
   get(method: string, target: string): S {
-    const key = `${method}\u0000${target}`;
-    let e = this.byKey.get(key);
+    let byTarget = this.byMethod.get(method);
+    if (byTarget === undefined) {
+      byTarget = new Map();
+      this.byMethod.set(method, byTarget);
+    }
+    let e = byTarget.get(target);
     if (e === undefined) {
       e = { method, target, state: this.make() };
-      this.byKey.set(key, e);
+      byTarget.set(target, e);
     }
     return e.state;
   }
 
   sorted(): (SeriesKey & { state: S })[] {
-    return [...this.byKey.values()].sort(
+    return [...this.byMethod.values()].flatMap((m) => [...m.values()]).sort(
       (a, b) => a.target.localeCompare(b.target) || methodOrder(a.method) - methodOrder(b.method) || a.method.localeCompare(b.method),
     );
   }
