@@ -20,6 +20,14 @@ function queryList(item: z.ZodType<string, string>, maxItems: number) {
     .pipe(z.array(item).max(maxItems));
 }
 
+/**
+ * Series that are not stored methods but derived from one: `tcpminrtt` is the
+ * kernel's min RTT that `tcprtt` samples carry. A method filter may name it
+ * to get that series alone; naming `tcprtt` brings both.
+ */
+export const DERIVED_SERIES = { tcpminrtt: "tcprtt" } as const;
+const SERIES_METHODS = [...METHODS, ...(Object.keys(DERIVED_SERIES) as (keyof typeof DERIVED_SERIES)[])] as const;
+
 /** "FROM-TO" epoch-ms windows, comma-separated: the spikes a user chose to leave out. */
 const excludeWindows = z
   .string()
@@ -46,7 +54,7 @@ const excludeWindows = z
  * Filters shared by /api/stats and every chart endpoint. All optional:
  * - from, to: epoch ms (default: everything up to now)
  * - client: one clientId
- * - method, target: comma lists (default: all)
+ * - method, target: comma lists (default: all); method may name tcpminrtt (see DERIVED_SERIES)
  * - visible=1: only samples sent and answered while the tab was visible
  * - maxLateMs=N: only samples whose tick fired at most N ms late
  * - exclude=FROM-TO,...: leave these windows out (the focus window's "invert")
@@ -55,7 +63,7 @@ export const sampleFilterQueryShape = {
   from: queryInt.optional(),
   to: queryInt.optional(),
   client: z.string().regex(CLIENT_TOKEN_PATTERN).optional(),
-  method: queryList(z.enum(METHODS), 16).optional(),
+  method: queryList(z.enum(SERIES_METHODS), 16).optional(),
   target: queryList(z.string().regex(TARGET_PATTERN), 16).optional(),
   visible: z.enum(["0", "1"]).transform((v) => v === "1").optional(),
   maxLateMs: queryInt.pipe(z.number().min(0)).optional(),

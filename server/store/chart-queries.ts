@@ -21,7 +21,7 @@ import { methodOrder } from "../../shared/methods.js";
 import { EPOCH_MS_MIN, type StatsRow } from "../../shared/protocol.js";
 import { percentileSorted, summarize } from "../../shared/stats.js";
 import { Pace, type ReadPool } from "./read-pool.js";
-import { sampleWhere, type SampleFilter } from "./sample-filter.js";
+import { sampleWhere, seriesWanted, type SampleFilter } from "./sample-filter.js";
 import { parseUserAgent } from "./user-agent.js";
 
 /** The request would produce more than the caps allow; the client should ask for less. */
@@ -37,14 +37,18 @@ type SampleRow = [number, string, string, string, number | null, number | null];
 
 async function scanSamples(pool: ReadPool, filter: SampleFilter, pace: Pace, visit: Visit): Promise<void> {
   const where = sampleWhere(filter);
+  const wanted = seriesWanted(filter);
+  const wantOwn = wanted("tcprtt");
+  const wantMin = wanted(TCP_MIN_RTT_SERIES);
   await pool.scan(
     `SELECT t, method, target, outcome, ms, minrtt FROM samples WHERE ${where.sql}`,
     where.params,
     (row) => {
       const [t, method, target, outcome, ms, minrtt] = row as SampleRow;
-      visit(t, method, target, outcome, ms);
+      // Only tcprtt rows can be there for their derived series alone.
+      if (method !== "tcprtt" || wantOwn) visit(t, method, target, outcome, ms);
       // The kernel's min RTT is a series of its own beside the smoothed RTT.
-      if (minrtt !== null) visit(t, TCP_MIN_RTT_SERIES, target, "ok", minrtt);
+      if (minrtt !== null && wantMin) visit(t, TCP_MIN_RTT_SERIES, target, "ok", minrtt);
     },
     pace,
   );
@@ -52,21 +56,26 @@ async function scanSamples(pool: ReadPool, filter: SampleFilter, pace: Pace, vis
 
 /** Per-(method, target) state, listed in the table's order: by target, then method. */
 class SeriesMap<S> {
-  private readonly byKey = new Map<string, SeriesKey & { state: S }>();
+  // Two levels instead of one "method/target" key: no string built per row.
+  private readonly byMethod = new Map<string, Map<string, SeriesKey & { state: S }>>();
   constructor(private readonly make: () => S) {}
 
   get(method: string, target: string): S {
-    const key = `${method}\u0000${target}`;
-    let e = this.byKey.get(key);
+    let byTarget = this.byMethod.get(method);
+    if (byTarget === undefined) {
+      byTarget = new Map();
+      this.byMethod.set(method, byTarget);
+    }
+    let e = byTarget.get(target);
     if (e === undefined) {
       e = { method, target, state: this.make() };
-      this.byKey.set(key, e);
+      byTarget.set(target, e);
     }
     return e.state;
   }
 
   sorted(): (SeriesKey & { state: S })[] {
-    return [...this.byKey.values()].sort(
+    return [...this.byMethod.values()].flatMap((m) => [...m.values()]).sort(
       (a, b) => a.target.localeCompare(b.target) || methodOrder(a.method) - methodOrder(b.method) || a.method.localeCompare(b.method),
     );
   }

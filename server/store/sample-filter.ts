@@ -1,7 +1,7 @@
 // The filters every query shares (/api/stats and the chart endpoints), turned
 // into one SQL WHERE clause so each query reads only the rows it needs.
 import { z } from "zod";
-import { sampleFilterQueryShape } from "../../shared/charts.js";
+import { DERIVED_SERIES, sampleFilterQueryShape } from "../../shared/charts.js";
 import { fail, ok, type Result } from "../../shared/result.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
 
@@ -62,8 +62,10 @@ export function sampleWhere(f: SampleFilter): SqlWhere {
     params.push(f.clientId);
   }
   if (f.methods !== undefined && f.methods.length > 0) {
-    conds.push(`method IN (${f.methods.map(() => "?").join(", ")})`);
-    params.push(...f.methods);
+    // A derived series (tcpminrtt) is read from the rows of its stored method.
+    const stored = [...new Set(f.methods.map((m) => storedMethodOf(m)))];
+    conds.push(`method IN (${stored.map(() => "?").join(", ")})`);
+    params.push(...stored);
   }
   if (f.targets !== undefined && f.targets.length > 0) {
     conds.push(`target IN (${f.targets.map(() => "?").join(", ")})`);
@@ -85,4 +87,20 @@ export function sampleWhere(f: SampleFilter): SqlWhere {
     params.push(w.fromMs, w.toMs);
   }
   return { sql: conds.join(" AND "), params };
+}
+
+/** The stored method a series is read from: itself, or tcprtt for tcpminrtt. */
+export function storedMethodOf(series: string): string {
+  return Object.hasOwn(DERIVED_SERIES, series) ? DERIVED_SERIES[series as keyof typeof DERIVED_SERIES] : series;
+}
+
+/**
+ * Which series of the rows a filter asks for: a stored method's own series
+ * unless only its derived series was named; a derived series when it or its
+ * stored method was named (or no method filter at all).
+ */
+export function seriesWanted(f: SampleFilter): (series: string) => boolean {
+  const methods = f.methods;
+  if (methods === undefined || methods.length === 0) return () => true;
+  return (series) => methods.includes(series) || (storedMethodOf(series) !== series && methods.includes(storedMethodOf(series)));
 }

@@ -102,6 +102,12 @@ describe("GET /api/histogram", () => {
     expect(by.tcprtt!.counts).toEqual([10, 0, 0, 0]);
     expect(by.tcpminrtt!.counts).toEqual([10, 0, 0, 0]);
   });
+
+  it("names the kernel's min RTT as a series of its own", async () => {
+    const h = await get<HistogramResponse>(`/api/histogram?${RANGE}&method=tcpminrtt&binsPerDecade=1`);
+    expect(h.series.map((s) => [s.method, s.target, s.count])).toEqual([["tcpminrtt", "A", 10]]);
+    expect(h.edges.map((e) => Number(e.toPrecision(6)))).toEqual([0.1, 1]);
+  });
 });
 
 describe("GET /api/cdf", () => {
