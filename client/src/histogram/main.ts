@@ -1,8 +1,11 @@
 // The histogram page: composes the workbench (range, picker, focus window,
-// table and charts). Other panels mount into their own <section> here.
+// table and charts). Other panels mount into their own <section> of
+// histogram.html (#notices, #races), e.g.
+//   mountRacesPanel(document.getElementById("races")!, () => workbench.range());
 import "uplot/dist/uPlot.min.css";
 import "../common/page.css";
 import "./histogram.css";
 import { Workbench } from "./workbench.js";
 
-new Workbench().start();
+const workbench = new Workbench();
+workbench.start();

@@ -1,7 +1,7 @@
 // The series picker: which servers, methods and client to show, and the
 // sample flags ("tab visible only", "exclude late ticks"). It edits a view
 // and hands the new one back; it never fetches anything itself.
-import type { ClientInfo } from "../../../shared/charts.js";
+import { DERIVED_SERIES, type ClientInfo } from "../../../shared/charts.js";
 import { METHODS } from "../../../shared/methods.js";
 import { methodColour } from "./palette.js";
 import { methodLabel } from "./series-label.js";
@@ -15,10 +15,10 @@ export interface PickerCallbacks {
 }
 
 /**
- * Methods offered even before any sample of them exists (probes and
- * baselines): exactly those the API's method filter accepts.
+ * Methods offered even before any sample of them exists (probes, baselines
+ * and the derived kernel min RTT): exactly those the API's method filter accepts.
  */
-export const PICKER_METHODS: readonly string[] = METHODS;
+export const PICKER_METHODS: readonly string[] = [...METHODS, ...Object.keys(DERIVED_SERIES)];
 
 /** Ticked list → filter value: all ticked means no filter (so new series appear by themselves). */
 export function listFilter(ticked: string[], all: readonly string[]): string[] {

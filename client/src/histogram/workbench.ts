@@ -39,7 +39,7 @@ export class Workbench {
   private completed = 0;
   private lastRange: TimeWindow | null = null;
   private readonly knownTargets = new Set<string>();
-  private readonly range = new RangeControls($("range"), (range) => this.apply({ range, focus: null, invert: false }));
+  private readonly rangeControls = new RangeControls($("range"), (range) => this.apply({ range, focus: null, invert: false }));
   private readonly picker = new Picker($("picker"), { onChange: (patch) => this.apply(patch) });
   private readonly focusBar = new FocusBar($("focus-bar"), {
     onChange: (patch) => this.apply(patch),
@@ -84,6 +84,11 @@ export class Workbench {
     setInterval(() => void this.loadClients(), CLIENTS_REFRESH_MS);
   }
 
+  /** The resolved time range now (epoch ms), for panels mounted beside the workbench. */
+  range(): TimeWindow {
+    return populations(this.view, Date.now()).range;
+  }
+
   apply(patch: Partial<ViewState>): void {
     this.view = { ...this.view, ...patch };
     if (this.view.focus === null) this.view.invert = false;
@@ -96,7 +101,7 @@ export class Workbench {
   }
 
   private render(p: Populations = populations(this.view, Date.now())): void {
-    this.range.render(this.view.range);
+    this.rangeControls.render(this.view.range);
     this.picker.setTargets(this.targetList());
     this.picker.render(this.view);
     this.focusBar.render(this.view, p, describeRange(this.view.range));
