@@ -36,6 +36,8 @@ export async function getChecked<T>(
   if (!res.ok) throw new ApiError(path, errorText(body, res.status));
   const parsed = parseWith(schema, body);
   if (!parsed.ok) throw new ApiError(path, `unexpected answer (${parsed.error})`);
+  // An answer that arrived just as a newer view aborted it must not be drawn.
+  signal.throwIfAborted();
   return parsed.value;
 }
 

@@ -166,7 +166,10 @@ export class Workbench {
     const ordered = orderRows(series);
     const ids = ordered.map((s) => seriesId(s.method, s.target));
     const chosen = view.heat !== null && ids.includes(view.heat) ? view.heat : ids[0];
-    this.heatSelect.replaceChildren(...ordered.map((s) => new Option(seriesLabel(s.method, s.target), seriesId(s.method, s.target))));
+    // Rebuilt only when the series change, so a refresh does not close an open dropdown.
+    if (Array.from(this.heatSelect.options, (o) => o.value).join(",") !== ids.join(",")) {
+      this.heatSelect.replaceChildren(...ordered.map((s) => new Option(seriesLabel(s.method, s.target), seriesId(s.method, s.target))));
+    }
     if (chosen === undefined) {
       this.heatmap.update({ from: axis.fromMs, to: axis.toMs, bucketMs: 60_000, binsPerDecade: 20, t: [], edges: [], series: [] }, 0, axis);
       return;
