@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
-import { ingest, syntheticSamples } from "../helpers/synthetic-latency.js";
+import { ingest, SKIP_EVERY_S, syntheticSamples } from "../helpers/synthetic-latency.js";
 
 const SECONDS = 360;
 const SPIKE_START_S = 180;
@@ -91,6 +91,10 @@ describe("histogram page", () => {
     // The client picker names the client by its label, browser and OS.
     await page.waitForFunction(() => document.querySelectorAll("#client option").length > 1, undefined, { timeout: 5_000 });
     expect(await page.locator("#client").innerText()).toMatch(/synthetic-laptop — Chrome[^\n]* on Linux/);
+    // Skipped ticks have a column of their own: neither latency nor failure.
+    const wsB = await page.locator('#stats-rows tr[data-method="ws"][data-target="B"] td').allInnerTexts();
+    expect(wsB[4]).toBe(String(Math.ceil(SECONDS / SKIP_EVERY_S)));
+    expect(Number(wsB[2]!.replace(/[^\d]/g, ""))).toBe(SECONDS - Math.ceil(SECONDS / SKIP_EVERY_S));
     // Thin percentiles are marked: 360 samples cannot support a p99.9.
     expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p999"]').getAttribute("data-thin")).toBe("true");
     expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p90"]').getAttribute("data-thin")).toBeNull();

@@ -38,6 +38,9 @@ const SERIES: { method: Sample["method"]; target: string; baseMs: number }[] = [
   { method: "best2", target: "A+B", baseMs: 11 },
 ];
 
+/** ws→B skips one tick in this many seconds. */
+export const SKIP_EVERY_S = 100;
+
 export const BIMODAL = { method: "jsonp", target: "B", lowMs: 5, highMs: 60, highShare: 0.3 } as const;
 
 export function syntheticSamples(plan: SyntheticPlan): Sample[] {
@@ -58,6 +61,11 @@ export function syntheticSamples(plan: SyntheticPlan): Sample[] {
       const inSpike = sent >= plan.spike.fromMs && sent < plan.spike.toMs;
       if (inSpike && series.method === "xhr" && series.target === "A") ms = 400 + 500 * rnd();
       const failed = series.method === "xhr" && series.target === "B" && rnd() < 0.01;
+      // Every 100th tick of ws→B could not be sent (a frozen page): an honest gap.
+      if (series.method === "ws" && series.target === "B" && s % SKIP_EVERY_S === 0) {
+        out.push({ seq: seq++, t: sent, scheduledT: sent, method: "ws", target: "B", ms: null, outcome: "skipped", reason: "frozen" });
+        continue;
+      }
       out.push({
         seq: seq++,
         t: sent,

@@ -43,7 +43,7 @@ export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[
   if (rows.length === 0) {
     const tr = document.createElement("tr");
     const cell = td(tr, "no samples in this range yet: open the probe page and leave it running", "empty");
-    cell.colSpan = 12;
+    cell.colSpan = 13;
     frag.appendChild(tr);
   }
   let lastTarget: string | undefined;
@@ -60,8 +60,10 @@ export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[
     name.append(sw, methodLabel(r.method as Method));
     td(tr, r.target);
     td(tr, formatCount(r.count), "num");
-    const f = td(tr, formatCount(r.failures), r.failures > 0 ? "num bad" : "num");
-    if (r.skipped > 0) f.title = `${r.skipped} ticks skipped (page frozen, machine asleep or probe cap)`;
+    td(tr, formatCount(r.failures), r.failures > 0 ? "num bad" : "num");
+    // Skipped ticks are honest gaps (frozen page, asleep machine, probe cap): neither latency nor failure.
+    const sk = td(tr, formatCount(r.skipped), r.skipped > 0 ? "num" : "num muted");
+    if (r.skipped > 0) sk.title = `${r.skipped} ticks skipped (page frozen, machine asleep or probe cap)`;
     td(tr, formatMs(r.min), "num");
     for (const [key, p] of PERCENTILE_COLUMNS) {
       if (key === "p50") {
