@@ -203,4 +203,34 @@ describe("histogram page", () => {
     expect(errors, errors.join("\n")).toEqual([]);
     await page.close();
   });
+  it("a slow query shows progress while the rest renders, and a newer view aborts it", { timeout: 30_000 }, async () => {
+    const page = await browser.context.newPage();
+    const aborted: string[] = [];
+    page.on("requestfailed", (r) => void (r.url().includes("/api/timeseries") && aborted.push(r.failure()?.errorText ?? "")));
+    // Only the first timeseries request is slow: the one the view change must abort.
+    let slow = true;
+    await page.route("**/api/timeseries?**", async (route) => {
+      if (slow) {
+        slow = false;
+        await new Promise((r) => setTimeout(r, 3000));
+      }
+      await route.continue().catch(() => undefined); // already aborted by the page
+    });
+    await page.goto(`${server.url}/histogram?range=custom&from=${range.fromMs}&to=${range.toMs}`);
+    await page.locator('#stats-rows tr[data-method="xhr"][data-target="A"]').waitFor({ timeout: 10_000 });
+    // The table answered; the page says it is still loading instead of looking frozen.
+    await expect.poll(() => page.locator("#updated").innerText(), { timeout: 5_000 }).toMatch(/loading/);
+    expect(await page.locator("main").getAttribute("aria-busy")).toBe("true");
+    expect(await page.locator("#histogram-chart canvas").count()).toBe(1);
+    // A newer view (share instead of counts) cancels the stale request.
+    const before = await generation(page);
+    await page.selectOption("#hist-scale", "share");
+    await settled(page, before);
+    expect(new URL(page.url()).searchParams.get("hist")).toBe("share");
+    expect(aborted.length, "the stale timeseries request was aborted").toBeGreaterThanOrEqual(1);
+    expect(await page.locator("#updated").innerText()).toMatch(/updated/);
+    expect(await page.locator("main").getAttribute("aria-busy")).toBe("false");
+    expect(await page.locator("#timeseries-panels figure.panel").count()).toBe(9);
+    await page.close();
+  });
 });

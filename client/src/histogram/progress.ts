@@ -16,10 +16,15 @@ export class Progress {
     private readonly busyRoot: HTMLElement,
   ) {}
 
-  begin(): void {
+  /**
+   * `dim`: the user asked for a new view, so the charts on screen are stale
+   * until it arrives. A periodic refresh does not dim them: on a slow machine
+   * that would make the page flicker every few seconds.
+   */
+  begin(dim: boolean): void {
     this.stopTimers();
     this.startedMs = performance.now();
-    this.busyRoot.setAttribute("aria-busy", "true");
+    if (dim) this.busyRoot.setAttribute("aria-busy", "true");
     this.grace = setTimeout(() => {
       this.show();
       this.timer = setInterval(() => this.show(), TICK_MS);

@@ -129,7 +129,7 @@ export class Workbench {
     if (reason === "tick") this.focusBar.render(this.view, p, describeRange(this.view.range));
     const view = this.view;
     const signal = ctl.signal;
-    this.progress.begin();
+    this.progress.begin(reason === "view");
     const tasks = [
       getChecked("/api/stats", p.summary, statsResponseSchema, signal).then((s) => {
         const before = this.knownTargets.size;
