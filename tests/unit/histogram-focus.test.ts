@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { clipWindow, heatmapQuery, populations, timeseriesQuery, windowFromDrag } from "../../client/src/histogram/queries.js";
 import { DEFAULT_VIEW, type ViewState } from "../../client/src/histogram/url-state.js";
 import { listFilter } from "../../client/src/histogram/picker.js";
+import { describeBucket } from "../../client/src/histogram/range-controls.js";
 import { timeseriesQuerySchema, heatmapQuerySchema, histogramQuerySchema } from "../../shared/charts.js";
 
 const NOW = 1_800_000_000_000;
@@ -82,6 +83,10 @@ describe("focus window and invert", () => {
     expect(timeseriesQuery(p).has("bucketMs")).toBe(false);
     expect(heatmapQuery(p, "ws", "A").has("bucketMs")).toBe(false);
     expect(heatmapQuery(p, "ws", "A").get("binsPerDecade")).toBe("10");
+  });
+
+  it("bucket widths read as words under the time charts", () => {
+    expect([5_000, 30_000, 120_000, 900_000, 21_600_000, 86_400_000].map(describeBucket)).toEqual(["5 s", "30 s", "2 min", "15 min", "6 h", "1 day"]);
   });
 
   it("ticking every box in the picker means no filter, so new series still appear", () => {

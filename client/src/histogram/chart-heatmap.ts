@@ -67,7 +67,7 @@ export class HeatmapChart {
           y: { distr: 3, log: 10, range: () => this.latency },
         },
         axes: [
-          axis(theme, "", { values: timeTicks, labelSize: 0 }),
+          axis(theme, "local time", { values: timeTicks }),
           axis(theme, "latency (ms, log)", { values: latencyTicks, size: 56 }),
         ],
         legend: { show: false },

@@ -113,9 +113,9 @@ export class TimeseriesPanels {
           fail: { range: (_u, _min, max) => [0, Math.max(1, max) * 5] },
         },
         axes: [
-          axis(theme, "", { values: timeTicks, labelSize: 0 }),
+          axis(theme, "local time", { values: timeTicks }),
           axis(theme, "latency (ms, log)", { values: latencyTicks, size: 56 }),
-          axis(theme, "failures", {
+          axis(theme, "failures per bucket", {
             scale: "fail",
             side: 1,
             grid: { show: false },

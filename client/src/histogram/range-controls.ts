@@ -15,6 +15,14 @@ export function describeRange(r: RangeState): string {
   return PRESET_TEXT[r.preset] ?? r.preset;
 }
 
+/** "5 s", "2 min", "6 h", "1 day": a bucket width in words. */
+export function describeBucket(ms: number): string {
+  if (ms >= 86_400_000) return `${+(ms / 86_400_000).toPrecision(3)} day`;
+  if (ms >= 3_600_000) return `${+(ms / 3_600_000).toPrecision(3)} h`;
+  if (ms >= 60_000) return `${+(ms / 60_000).toPrecision(3)} min`;
+  return `${+(ms / 1000).toPrecision(3)} s`;
+}
+
 export class RangeControls {
   private readonly preset: HTMLSelectElement;
   private readonly from: HTMLInputElement;

@@ -20,7 +20,7 @@ import { FocusBar } from "./focus-bar.js";
 import { Picker } from "./picker.js";
 import { Progress } from "./progress.js";
 import { heatmapQuery, populations, timeseriesQuery, type Populations } from "./queries.js";
-import { describeRange, RangeControls } from "./range-controls.js";
+import { describeBucket, describeRange, RangeControls } from "./range-controls.js";
 import { orderRows, renderStatsTable } from "./stats-table.js";
 import { seriesLabel } from "./series-label.js";
 import { readView, seriesId, writeView, type TimeWindow, type ViewState } from "./url-state.js";
@@ -144,6 +144,7 @@ export class Workbench {
       getChecked("/api/timeseries", timeseriesQuery(p), timeseriesResponseSchema, signal).then(async (ts) => {
         // The server's from is the resolved one ("all" starts at the first sample).
         const axis = { fromMs: ts.from, toMs: ts.to };
+        $("bucket-width").textContent = `${describeBucket(ts.bucketMs)} bucket`;
         this.panels.update(ts, axis);
         await this.refreshHeatmap(view, p, axis, ts.series, signal);
       }),
