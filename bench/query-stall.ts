@@ -4,6 +4,8 @@
 //   idle     – nothing else running
 //   sliced   – whole-range /api/stats and /api/histogram queries back to back (what the server does)
 //   blocking – the same stats query run without slicing, in the server's thread (the old way)
+// Echo requests are sent every 10 ms whatever happens, so a stall shows as the
+// time each one waited.
 // Run: npx tsx bench/query-stall.ts [samples=1000000] [echoRequests=300]
 import fs from "node:fs";
 import path from "node:path";
@@ -20,32 +22,40 @@ import { fillStore } from "./synthetic-samples.js";
 const N = Number(process.argv[2] ?? 1_000_000);
 const ECHO_REQUESTS = Number(process.argv[3] ?? 300);
 const DAY_MS = 86_400_000;
+const ECHO_INTERVAL_MS = 10;
 
-// Sequential keep-alive GET /echo until `count` are done or the parent says stop.
+// GET /echo on a fixed schedule (open loop, like a prober: a probe is due
+// whether or not the last one came back), latency measured from the due time,
+// until `count` are done or the parent says stop.
 const ECHO_CLIENT = `
 const { parentPort, workerData } = require("node:worker_threads");
 const http = require("node:http");
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-let stop = false;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const ms = [];
+let sent = 0, done = 0, stop = false;
+const finish = () => { agent.destroy(); parentPort.postMessage(ms); };
 parentPort.on("message", () => { stop = true; });
-const get = () => new Promise((resolve, reject) => {
-  http.get(workerData.url + "/echo", { agent }, (res) => { res.resume(); res.on("end", resolve); }).on("error", reject);
-});
-(async () => {
-  const ms = [];
-  for (let i = 0; i < workerData.count && !stop; i++) {
-    const s = performance.now();
-    await get();
-    ms.push(performance.now() - s);
-    await new Promise((r) => setTimeout(r, 2));
+const timer = setInterval(() => {
+  if (stop || sent >= workerData.count) {
+    clearInterval(timer);
+    if (done === sent) finish();
+    return;
   }
-  agent.destroy();
-  parentPort.postMessage(ms);
-})();
+  sent++;
+  const due = performance.now();
+  http.get(workerData.url + "/echo", { agent }, (res) => {
+    res.resume();
+    res.on("end", () => {
+      ms.push(performance.now() - due);
+      done++;
+      if ((stop || sent >= workerData.count) && done === sent) { clearInterval(timer); finish(); }
+    });
+  }).on("error", (e) => { throw e; });
+}, workerData.intervalMs);
 `;
 
 function echoClient(url: string, count: number): { done: Promise<number[]>; stop(): void } {
-  const w = new Worker(ECHO_CLIENT, { eval: true, workerData: { url, count } });
+  const w = new Worker(ECHO_CLIENT, { eval: true, workerData: { url, count, intervalMs: ECHO_INTERVAL_MS } });
   const done = new Promise<number[]>((resolve, reject) => {
     w.once("message", (ms: number[]) => {
       void w.terminate();
@@ -94,13 +104,13 @@ try {
 
   {
     const pool = openReadPool(dbPath, server.store.db);
-    const client = echoClient(server.url, ECHO_REQUESTS);
+    const client = echoClient(server.url, 100_000);
     const blockingMs: number[] = [];
     for (let i = 0; i < 3; i++) {
       t = performance.now();
       await statsQuery(pool, { fromMs: 0, toMs: endMs }, new Pace(Number.POSITIVE_INFINITY));
       blockingMs.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 20)); // let the stalled echoes through
+      await new Promise((r) => setTimeout(r, 1000)); // let the stalled echoes through before the next
     }
     client.stop();
     results.blocking = await client.done;

@@ -13,8 +13,8 @@ import type { StatsResponse } from "../../shared/protocol.js";
 import { startInProcess } from "../helpers/in-process.js";
 
 let server: RunningServer;
-// Aligned to the minute so bucket arithmetic below is exact.
-const T0 = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
+// Aligned to 10 minutes so every bucket width used below starts at T0.
+const T0 = Math.floor((Date.now() - 3_600_000) / 600_000) * 600_000;
 const FIREFOX = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:121.0) Gecko/20100101 Firefox/121.0";
 const RANGE = `from=${T0}&to=${T0 + 600_000 - 1}`;
 
@@ -220,5 +220,44 @@ describe("bad queries", () => {
     const res = await fetch(`${server.url}/echo`);
     expect(res.status).toBe(200);
     await get<StatsResponse>(`/api/stats?${RANGE}`);
+  });
+});
+
+describe("a long query", () => {
+  it("leaves /echo answering while it runs", async () => {
+    // 100k samples after the other tests' range, straight through the store.
+    const from = T0 + 700_000;
+    for (let b = 0; b < 100; b++) {
+      server.store.insertBatch(
+        {
+          clientId: "client_bulk",
+          sessionId: "session_bulk",
+          samples: Array.from({ length: 1000 }, (_, i) => ({
+            seq: b * 1000 + i,
+            t: from + b * 1000 + i,
+            method: "xhr" as const,
+            target: "A",
+            ms: 1 + ((b * 1000 + i) % 50),
+            outcome: "ok" as const,
+          })),
+        },
+        { userAgent: null, receivedAtMs: Date.now() },
+      );
+    }
+    const order: string[] = [];
+    const query = fetch(`${server.url}/api/histogram?from=${from}&client=client_bulk`).then(async (r) => {
+      order.push("query");
+      return (await r.json()) as HistogramResponse;
+    });
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${server.url}/echo`);
+      expect(res.status).toBe(200);
+      await res.text();
+      order.push("echo");
+    }
+    const h = await query;
+    expect(h.series[0]!.count).toBe(100_000);
+    // A query run in one go would hold the echoes until it finished.
+    expect(order).toEqual(["echo", "echo", "echo", "echo", "echo", "query"]);
   });
 });
