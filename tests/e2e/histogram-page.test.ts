@@ -141,6 +141,7 @@ describe("histogram page", () => {
     expect(focusedCount).toBeGreaterThanOrEqual(SPIKE_LENGTH_S - 1);
     expect(focusedCount).toBeLessThan(SPIKE_LENGTH_S + 30);
     expect(await page.locator("#focus-caption").innerText()).toMatch(/only/);
+    expect(await p99Of(page, "xhr", "A"), "the window holds the spike").toBeGreaterThanOrEqual(400);
 
     // "Everything except this spike": the tail goes away with it.
     const beforeInvert = await generation(page);

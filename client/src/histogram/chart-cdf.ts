@@ -4,7 +4,7 @@
 // too few samples back them).
 import uPlot from "uplot";
 import type { CdfResponse } from "../../../shared/charts.js";
-import { axis, chartHeight, followWidth, latencyTicks, latencyValue, readTheme, widthOf } from "./chart-style.js";
+import { axis, chartHeight, DASHED_LEGEND, followWidth, latencyTicks, latencyValue, readTheme, widthOf } from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";
 import { seriesLabel } from "./series-label.js";
 import { cdfColumns, isThin, tailOfPercentile } from "./transforms.js";
@@ -60,6 +60,7 @@ export class CdfChart {
         }),
       ],
       cursor: { drag: { x: true, y: false, setScale: true } },
+      legend: DASHED_LEGEND,
       series: [
         { label: "latency", value: latencyValue },
         ...c.series.map((s) => ({

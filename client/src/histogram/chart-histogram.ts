@@ -3,7 +3,7 @@
 import uPlot from "uplot";
 import type { HistogramResponse } from "../../../shared/charts.js";
 import { formatCount } from "../../../shared/format.js";
-import { axis, chartHeight, followWidth, latencyTicks, readTheme, widthOf } from "./chart-style.js";
+import { axis, chartHeight, DASHED_LEGEND, followWidth, latencyTicks, readTheme, widthOf } from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";
 import { seriesLabel } from "./series-label.js";
 import { histogramColumns } from "./transforms.js";
@@ -43,7 +43,7 @@ export class HistogramChart {
         }),
       ],
       cursor: { drag: { x: true, y: false, setScale: true } },
-      legend: { live: true },
+      legend: DASHED_LEGEND,
       series: [
         { label: "latency", value: (_u, v) => (v === null ? "–" : `≥ ${+v.toPrecision(3)} ms`) },
         ...h.series.map((s) => ({

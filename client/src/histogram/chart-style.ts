@@ -83,3 +83,9 @@ export function timeTicks(_u: uPlot, splits: (number | null)[], _ax: number, _sp
     return hm;
   });
 }
+
+/** Legend markers drawn dashed for dashed series, so the legend tells servers apart too. */
+export const DASHED_LEGEND: uPlot.Legend = {
+  live: true,
+  markers: { dash: (u, i) => ((u.series[i]?.dash?.length ?? 0) > 0 ? "dashed" : "solid") },
+};
