@@ -98,6 +98,19 @@ describe("histogram page", () => {
     // Thin percentiles are marked: 360 samples cannot support a p99.9.
     expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p999"]').getAttribute("data-thin")).toBe("true");
     expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p90"]').getAttribute("data-thin")).toBeNull();
+    // Unticking a method filters every view by it; the box keeps the keyboard focus.
+    const before = await generation(page);
+    const jsonpBox = page.locator('#picker input[name="method"][value="jsonp"]');
+    await jsonpBox.focus();
+    await page.keyboard.press("Space");
+    await settled(page, before);
+    const methods = new URL(page.url()).searchParams.get("method")!.split(",");
+    expect(methods).not.toContain("jsonp");
+    expect(methods).toContain("xhr");
+    expect(await page.locator('#stats-rows tr[data-method="jsonp"]').count()).toBe(0);
+    expect(await page.locator('#timeseries-panels figure[data-series="jsonp@B"]').count()).toBe(0);
+    expect(await page.locator("#histogram-chart .u-legend").innerText()).not.toContain("JSONP");
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value)).toBe("jsonp");
     // Mount points for the other panels are there.
     expect(await page.locator("section#notices").count()).toBe(1);
     expect(await page.locator("section#races").count()).toBe(1);

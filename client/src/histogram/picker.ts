@@ -48,7 +48,14 @@ export class Picker {
     this.clients = clients;
   }
 
+  private shape = "";
+
   render(v: ViewState): void {
+    // Same choices as last time: only update the controls' state, so a
+    // keyboard user's focus stays on the box they just ticked.
+    const shape = JSON.stringify([this.targets, this.clients.map(clientLabel), v.client]);
+    if (shape === this.shape) return this.sync(v);
+    this.shape = shape;
     const frag = document.createDocumentFragment();
     frag.append(
       this.group("Servers", "target", this.targets, v.targets, (t) => t),
@@ -57,6 +64,22 @@ export class Picker {
       this.flags(v),
     );
     this.root.replaceChildren(frag);
+  }
+
+  private sync(v: ViewState): void {
+    for (const box of Array.from(this.root.querySelectorAll<HTMLInputElement>('input[name="target"], input[name="method"]'))) {
+      const chosen = box.name === "target" ? v.targets : v.methods;
+      box.checked = chosen.length === 0 || chosen.includes(box.value);
+    }
+    const vis = this.root.querySelector<HTMLInputElement>("#flag-visible");
+    if (vis) vis.checked = v.visibleOnly;
+    const late = this.root.querySelector<HTMLInputElement>("#flag-late");
+    const lateMs = this.root.querySelector<HTMLInputElement>("#flag-late-ms");
+    if (late && lateMs) {
+      late.checked = v.maxLateMs !== null;
+      lateMs.disabled = v.maxLateMs === null;
+      if (v.maxLateMs !== null) lateMs.value = String(v.maxLateMs);
+    }
   }
 
   private group(
