@@ -169,6 +169,13 @@ describe("histogram page", () => {
     expect(exceptP99).toBeLessThan(400);
     // A series without the spike hardly changes: ws A keeps its median within 10%.
     expect(Math.abs((await cellMs(page, "ws", "A", "p50")) - wsMedian)).toBeLessThan(wsMedian * 0.1);
+    // The heatmap has no legend: pointing at it (here, the top of the spike) says what the cell holds.
+    const heat = page.locator("#heatmap-chart .u-over");
+    await heat.scrollIntoViewIfNeeded();
+    const hm = (await heat.boundingBox())!;
+    await page.mouse.move(hm.x + ((spike.fromMs + 15_000 - range.fromMs) / (range.toMs - range.fromMs)) * hm.width, hm.y + 4);
+    await expect.poll(() => page.locator("#heatmap-scale .heat-readout").innerText()).toMatch(/\d+:\d+:\d+.* · .*: \d+ samples?$/);
+
     // Zoom the histogram into its body, then let a live refresh (every 5 s) pass:
     // the zoom, the focus and the numbers stay.
     const hist = page.locator("#histogram-chart .u-over");

@@ -3,7 +3,7 @@
 // draw hook; uPlot supplies the axes, cursor sync and the focus drag.
 import uPlot from "uplot";
 import type { HeatmapResponse } from "../../../shared/charts.js";
-import { formatCount } from "../../../shared/format.js";
+import { formatCount, formatMs } from "../../../shared/format.js";
 import { axis, chartHeight, followWidth, latencyTicks, readTheme, timeTicks, widthOf } from "./chart-style.js";
 import { focusHooks, type FocusSource } from "./focus-band.js";
 import { heatColour } from "./palette.js";
@@ -74,6 +74,7 @@ export class HeatmapChart {
         cursor: { sync: TIME_SYNC, drag: { x: true, y: false, setScale: false }, points: { show: false } },
         series: [{}, { label: "cells", stroke: "transparent", points: { show: false } }],
         hooks: {
+          setCursor: [(u) => this.showCell(u)],
           drawClear: [(u) => this.drawCells(u)],
           setSelect: band.setSelect,
           draw: band.draw,
@@ -82,6 +83,23 @@ export class HeatmapChart {
       data,
       this.host,
     );
+  }
+
+  /** The cell under the pointer, in words: the heatmap has no legend to read values from. */
+  private showCell(u: uPlot): void {
+    const { left, top } = u.cursor;
+    const readout = this.scaleHost.querySelector<HTMLElement>(".heat-readout");
+    if (readout === null) return;
+    if (left === undefined || top === undefined || left < 0 || top < 0) {
+      readout.textContent = "";
+      return;
+    }
+    const t = u.posToVal(left, "x");
+    const ms = u.posToVal(top, "y");
+    const c = this.cells.find((x) => t >= x.t0 && t < x.t1 && ms >= x.ms0 && ms < x.ms1);
+    readout.textContent = c
+      ? `${new Date(c.t0).toLocaleTimeString()} · ${formatMs(c.ms0)}–${formatMs(c.ms1)}: ${formatCount(c.count)} sample${c.count === 1 ? "" : "s"}`
+      : `${new Date(t).toLocaleTimeString()} · ${formatMs(ms)}: none`;
   }
 
   private drawCells(u: uPlot): void {
@@ -114,6 +132,7 @@ export class HeatmapChart {
       document.createTextNode("samples per cell: 1 "),
       bar,
       document.createTextNode(` ${formatCount(top)} (log colour scale)`),
+      Object.assign(document.createElement("span"), { className: "heat-readout" }),
     );
   }
 }
