@@ -71,6 +71,7 @@ export class Workbench {
     this.heatSelect.addEventListener("change", () => this.apply({ heat: this.heatSelect.value || null }));
     window.addEventListener("popstate", () => {
       this.view = readView(location.search);
+      this.render();
       void this.refresh("view");
     });
     this.expose();
