@@ -40,20 +40,22 @@ export function chartsRouter(store: Store, nowMs: () => number): Router {
   const router = express.Router();
   router.get("/api/histogram", (req, res, next) => {
     const p = parseQuery(histogramQuerySchema, req, res, nowMs());
-    if (p) answerQuery(res, next, () => store.histogram(p.filter, { binsPerDecade: p.q.binsPerDecade }));
+    if (p) answerQuery(res, next, (signal) => store.histogram(p.filter, { binsPerDecade: p.q.binsPerDecade, signal }));
   });
   router.get("/api/cdf", (req, res, next) => {
     const p = parseQuery(cdfQuerySchema, req, res, nowMs());
-    if (p) answerQuery(res, next, () => store.cdf(p.filter));
+    if (p) answerQuery(res, next, (signal) => store.cdf(p.filter, { signal }));
   });
   router.get("/api/timeseries", (req, res, next) => {
     const p = parseQuery(timeseriesQuerySchema, req, res, nowMs());
-    if (p) answerQuery(res, next, () => store.timeseries(p.filter, { bucketMs: p.q.bucketMs }));
+    if (p) answerQuery(res, next, (signal) => store.timeseries(p.filter, { bucketMs: p.q.bucketMs, signal }));
   });
   router.get("/api/heatmap", (req, res, next) => {
     const p = parseQuery(heatmapQuerySchema, req, res, nowMs());
     if (p)
-      answerQuery(res, next, () => store.heatmap(p.filter, { bucketMs: p.q.bucketMs, binsPerDecade: p.q.binsPerDecade }));
+      answerQuery(res, next, (signal) =>
+        store.heatmap(p.filter, { bucketMs: p.q.bucketMs, binsPerDecade: p.q.binsPerDecade, signal }),
+      );
   });
   router.get("/api/clients", (req, res, next) => {
     const q = parseWith(clientsQuerySchema, req.query);

@@ -13,7 +13,11 @@ export function queryRouter(store: Store, nowMs: () => number): Router {
     const filter = filterFromQuery(q.value, nowMs());
     if (!filter.ok) return sendError(res, 400, "INVALID_QUERY", filter.error);
     const f = filter.value;
-    answerQuery(res, next, async (): Promise<StatsResponse> => ({ from: f.fromMs, to: f.toMs, rows: await store.stats(f) }));
+    answerQuery(res, next, async (signal): Promise<StatsResponse> => ({
+      from: f.fromMs,
+      to: f.toMs,
+      rows: await store.stats(f, { signal }),
+    }));
   });
   return router;
 }

@@ -19,9 +19,10 @@ import {
 } from "../../shared/charts.js";
 import { methodOrder } from "../../shared/methods.js";
 import { EPOCH_MS_MIN, type StatsRow } from "../../shared/protocol.js";
-import { percentileSorted, summarize } from "../../shared/stats.js";
+import { percentileSorted, summarize, type Summary } from "../../shared/stats.js";
 import { Pace, type ReadPool } from "./read-pool.js";
 import { sampleWhere, seriesWanted, type SampleFilter } from "./sample-filter.js";
+import { slicedSort } from "./sliced-sort.js";
 import { parseUserAgent } from "./user-agent.js";
 
 /** The request would produce more than the caps allow; the client should ask for less. */
@@ -95,10 +96,31 @@ export async function statsQuery(pool: ReadPool, filter: SampleFilter, pace = ne
   });
   const rows: StatsRow[] = [];
   for (const { method, target, state } of groups.sorted()) {
-    rows.push({ method, target, failures: state.failures, skipped: state.skipped, ...summarize(state.values) });
+    const sorted = await slicedSort(state.values, pace);
+    state.values = [];
+    rows.push({ method, target, failures: state.failures, skipped: state.skipped, ...summarizeSorted(sorted) });
     await pace.maybeYield();
   }
   return rows;
+}
+
+/** shared/stats.ts `summarize` of values already sorted ascending (same figures, same summation order). */
+function summarizeSorted(sorted: Float64Array): Summary {
+  const n = sorted.length;
+  if (n === 0) return summarize([]);
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += sorted[i]!;
+  return {
+    count: n,
+    min: sorted[0]!,
+    p10: percentileSorted(sorted, 10),
+    p50: percentileSorted(sorted, 50),
+    mean: sum / n,
+    p90: percentileSorted(sorted, 90),
+    p99: percentileSorted(sorted, 99),
+    p999: percentileSorted(sorted, 99.9),
+    max: sorted[n - 1]!,
+  };
 }
 
 // ---- histogram ----------------------------------------------------------------
@@ -159,7 +181,7 @@ export async function cdfQuery(pool: ReadPool, filter: SampleFilter, pace = new 
   });
   const out: CdfResponse["series"] = [];
   for (const { method, target, state } of series.sorted()) {
-    const sorted = Float64Array.from(state.values).sort();
+    const sorted = await slicedSort(state.values, pace);
     state.values = [];
     const entry: CdfResponse["series"][number] = { method, target, count: sorted.length, points: cdfPoints(sorted) };
     if (sorted.length > 0)

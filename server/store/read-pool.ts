@@ -18,17 +18,34 @@ export const READERS_MAX = 2;
 
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Cooperative time budget: call `maybeYield` in loops; it yields once the slice is spent. */
+/** The asker went away (its signal aborted): the query stopped at its next yield. */
+export class QueryAbortedError extends Error {
+  readonly code = "QUERY_ABORTED";
+}
+
+/**
+ * Cooperative time budget: call `maybeYield` in loops; it yields once the
+ * slice is spent, and stops the query there if its signal was aborted (a
+ * page that changed its view does not keep a reader busy for seconds).
+ */
 export class Pace {
   private sliceStart = performance.now();
-  constructor(private readonly sliceMs: number = SLICE_MS) {}
+  constructor(
+    private readonly sliceMs: number = SLICE_MS,
+    private readonly signal?: AbortSignal,
+  ) {}
 
   spent(): boolean {
     return performance.now() - this.sliceStart >= this.sliceMs;
   }
 
+  checkAborted(): void {
+    if (this.signal?.aborted === true) throw new QueryAbortedError("the query was abandoned");
+  }
+
   async yieldNow(): Promise<void> {
     await yieldTurn();
+    this.checkAborted();
     this.sliceStart = performance.now();
   }
 
@@ -93,6 +110,7 @@ export function openReadPool(dbPath: string, writer: Database.Database): ReadPoo
     async scan(sql, params, onRow, pace) {
       const db = await acquire();
       try {
+        pace.checkAborted();
         const it = db.prepare(sql).raw(true).iterate(...params) as IterableIterator<unknown[]>;
         try {
           for (;;) {

@@ -12,7 +12,7 @@ import {
 } from "../../shared/charts.js";
 import type { IngestResult, SampleBatch, StatsRow } from "../../shared/protocol.js";
 import { cdfQuery, clientsQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "./chart-queries.js";
-import { openReadPool } from "./read-pool.js";
+import { openReadPool, Pace, SLICE_MS } from "./read-pool.js";
 import type { SampleFilter } from "./sample-filter.js";
 import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "./schema.js";
 
@@ -27,6 +27,12 @@ export class SessionOwnerError extends Error {
 
 export { filterFromQuery, type SampleFilter } from "./sample-filter.js";
 export { QueryTooLargeError } from "./chart-queries.js";
+export { QueryAbortedError } from "./read-pool.js";
+
+export interface QueryOptions {
+  /** Abort to stop the query at its next slice; it then rejects with QueryAbortedError. */
+  signal?: AbortSignal | undefined;
+}
 
 /**
  * Every query is answered asynchronously: it reads on a read-only connection
@@ -37,14 +43,14 @@ export { QueryTooLargeError } from "./chart-queries.js";
 export interface Store {
   /** Stores a batch in one transaction; returns after the commit. */
   insertBatch(batch: SampleBatch, meta: IngestMeta): IngestResult;
-  stats(filter: SampleFilter): Promise<StatsRow[]>;
-  histogram(filter: SampleFilter, options: { binsPerDecade?: number | undefined }): Promise<HistogramResponse>;
-  cdf(filter: SampleFilter): Promise<CdfResponse>;
+  stats(filter: SampleFilter, options?: QueryOptions): Promise<StatsRow[]>;
+  histogram(filter: SampleFilter, options: QueryOptions & { binsPerDecade?: number | undefined }): Promise<HistogramResponse>;
+  cdf(filter: SampleFilter, options?: QueryOptions): Promise<CdfResponse>;
   /** bucketMs undefined: chosen from the range (chooseBucketMs). */
-  timeseries(filter: SampleFilter, options: { bucketMs?: number | undefined }): Promise<TimeseriesResponse>;
+  timeseries(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined }): Promise<TimeseriesResponse>;
   heatmap(
     filter: SampleFilter,
-    options: { bucketMs?: number | undefined; binsPerDecade?: number | undefined },
+    options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined },
   ): Promise<HeatmapResponse>;
   clients(): Promise<ClientInfo[]>;
   /** Raw access for integrity checks and tests. */
@@ -129,15 +135,17 @@ export function openStore(dbPath: string): Store {
   });
 
   const readers = openReadPool(dbPath, db);
+  const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
 
   return {
     db,
     insertBatch: (batch, meta) => insertBatchTx.immediate(batch, meta),
-    stats: (filter) => statsQuery(readers, filter),
-    histogram: (filter, o) => histogramQuery(readers, filter, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE),
-    cdf: (filter) => cdfQuery(readers, filter),
-    timeseries: (filter, o) => timeseriesQuery(readers, filter, o.bucketMs),
-    heatmap: (filter, o) => heatmapQuery(readers, filter, o.bucketMs, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE),
+    stats: (filter, o) => statsQuery(readers, filter, pace(o)),
+    histogram: (filter, o) => histogramQuery(readers, filter, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
+    cdf: (filter, o) => cdfQuery(readers, filter, pace(o)),
+    timeseries: (filter, o) => timeseriesQuery(readers, filter, o.bucketMs, pace(o)),
+    heatmap: (filter, o) =>
+      heatmapQuery(readers, filter, o.bucketMs, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
     clients: () => clientsQuery(readers),
     close: () => {
       readers.close();

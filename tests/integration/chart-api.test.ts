@@ -260,4 +260,17 @@ describe("a long query", () => {
     // A query run in one go would hold the echoes until it finished.
     expect(order).toEqual(["echo", "echo", "echo", "echo", "echo", "query"]);
   });
+
+  it("survives askers that hang up mid-query", async () => {
+    const from = T0 + 700_000;
+    const controllers = [0, 1, 2, 3, 4].map(() => new AbortController());
+    const pending = controllers.map((c) =>
+      fetch(`${server.url}/api/cdf?from=${from}&client=client_bulk`, { signal: c.signal }).catch((e: unknown) => e),
+    );
+    await (await fetch(`${server.url}/echo`)).text();
+    for (const c of controllers) c.abort();
+    await Promise.all(pending);
+    const c = await get<CdfResponse>(`/api/cdf?from=${from}&client=client_bulk`);
+    expect(c.series[0]!.count).toBe(100_000);
+  });
 });

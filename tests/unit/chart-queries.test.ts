@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, QueryTooLargeError, type SampleFilter, type Store } from "../../server/store/store.js";
+import { openStore, QueryAbortedError, QueryTooLargeError, type SampleFilter, type Store } from "../../server/store/store.js";
 import { binEdge, CDF_MARKER_PERCENTILES, MAX_HEATMAP_CELLS, MAX_TIME_BUCKETS } from "../../shared/charts.js";
 import type { Sample } from "../../shared/protocol.js";
 import { tempDir } from "../helpers/server-process.js";
@@ -464,6 +464,21 @@ describe("the store while it queries", () => {
     expect(others).toBe(all.filter((s) => s.outcome === "ok").length);
     const after = await store.stats({ fromMs: 0, toMs: T0 + SPAN * 2, targets: ["Z"] });
     expect(after[0]?.count).toBe(500);
+  });
+
+  it("stops a query whose signal aborts, and frees its reader for the next", async () => {
+    const before = new AbortController();
+    before.abort();
+    await expect(store.cdf(everything, { signal: before.signal })).rejects.toBeInstanceOf(QueryAbortedError);
+    // Abort mid-way: more queries than readers, all abandoned after they started.
+    const controllers = [0, 1, 2, 3].map(() => new AbortController());
+    const running = controllers.map((c) => store.heatmap(everything, { signal: c.signal, bucketMs: 60_000 }));
+    await new Promise((res) => setImmediate(res));
+    for (const c of controllers) c.abort();
+    const settled = await Promise.allSettled(running);
+    expect(settled.some((r) => r.status === "rejected" && r.reason instanceof QueryAbortedError)).toBe(true);
+    const rows = await store.stats(everything);
+    expect(rows.length).toBeGreaterThan(0);
   });
 
   it("answers concurrent queries", async () => {
