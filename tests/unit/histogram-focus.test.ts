@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { clipWindow, heatmapQuery, populations, timeseriesQuery, windowFromDrag } from "../../client/src/histogram/queries.js";
 import { DEFAULT_VIEW, type ViewState } from "../../client/src/histogram/url-state.js";
-import { listFilter } from "../../client/src/histogram/picker.js";
+import { clientLabel, listFilter, PICKER_METHODS } from "../../client/src/histogram/picker.js";
 import { describeBucket } from "../../client/src/histogram/range-controls.js";
 import { timeseriesQuerySchema, heatmapQuerySchema, histogramQuerySchema } from "../../shared/charts.js";
 
@@ -87,6 +87,13 @@ describe("focus window and invert", () => {
 
   it("bucket widths read as words under the time charts", () => {
     expect([5_000, 30_000, 120_000, 900_000, 21_600_000, 86_400_000].map(describeBucket)).toEqual(["5 s", "30 s", "2 min", "15 min", "6 h", "1 day"]);
+  });
+
+  it("the client picker names a client by label, browser and OS, and offers every series the API filters on", () => {
+    const base = { clientId: "abcdef0123456789", userAgent: null, firstSeen: 0, lastSeen: 0, sessions: 1 };
+    expect(clientLabel({ ...base, label: "office-laptop", browser: "Firefox 128", os: "macOS" })).toBe("office-laptop — Firefox 128 on macOS");
+    expect(clientLabel({ ...base, label: null, browser: null, os: null })).toBe("abcdef01");
+    expect(PICKER_METHODS).toEqual(["xhr", "jsonp", "ws", "best2", "ping", "wsping", "tcprtt", "tcpminrtt"]);
   });
 
   it("ticking every box in the picker means no filter, so new series still appear", () => {
