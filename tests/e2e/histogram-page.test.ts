@@ -173,7 +173,7 @@ describe("histogram page", () => {
     const heat = page.locator("#heatmap-chart .u-over");
     await heat.scrollIntoViewIfNeeded();
     const hm = (await heat.boundingBox())!;
-    await page.mouse.move(hm.x + ((spike.fromMs + 15_000 - range.fromMs) / (range.toMs - range.fromMs)) * hm.width, hm.y + 4);
+    await page.mouse.move(hm.x + ((spike.fromMs + 15_000 - range.fromMs) / (range.toMs - range.fromMs)) * hm.width, hm.y + hm.height * 0.08);
     await expect.poll(() => page.locator("#heatmap-scale .heat-readout").innerText()).toMatch(/\d+:\d+:\d+.* · .*: \d+ samples?$/);
 
     // Zoom the histogram into its body, then let a live refresh (every 5 s) pass:
@@ -233,7 +233,8 @@ describe("histogram page", () => {
     await page.route("**/api/timeseries?**", async (route) => {
       if (slow) {
         slow = false;
-        await new Promise((r) => setTimeout(r, 3000));
+        // Long enough that the view change below always lands while it is pending, even on a loaded machine.
+        await new Promise((r) => setTimeout(r, 8000));
       }
       await route.continue().catch(() => undefined); // already aborted by the page
     });

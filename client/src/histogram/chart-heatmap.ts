@@ -20,6 +20,7 @@ export class HeatmapChart {
   private latency: [number, number] = [1, 1000];
   private range: TimeWindow = { fromMs: 0, toMs: 1 };
   private themeKey = "";
+  private readonly readout = Object.assign(document.createElement("span"), { className: "heat-readout" });
 
   constructor(
     private readonly host: HTMLElement,
@@ -48,6 +49,7 @@ export class HeatmapChart {
     this.u?.destroy();
     this.themeKey = theme;
     this.u = this.create(data);
+    this.u.over.addEventListener("mouseleave", () => void (this.readout.textContent = ""));
   }
 
   redraw(): void {
@@ -88,12 +90,9 @@ export class HeatmapChart {
   /** The cell under the pointer, in words: the heatmap has no legend to read values from. */
   private showCell(u: uPlot): void {
     const { left, top } = u.cursor;
-    const readout = this.scaleHost.querySelector<HTMLElement>(".heat-readout");
-    if (readout === null) return;
-    if (left === undefined || top === undefined || left < 0 || top < 0) {
-      readout.textContent = "";
-      return;
-    }
+    const readout = this.readout;
+    // uPlot also hides the cursor when new data arrives; only a real mouseleave clears the readout.
+    if (left === undefined || top === undefined || left < 0 || top < 0) return;
     const t = u.posToVal(left, "x");
     const ms = u.posToVal(top, "y");
     const c = this.cells.find((x) => t >= x.t0 && t < x.t1 && ms >= x.ms0 && ms < x.ms1);
@@ -132,7 +131,8 @@ export class HeatmapChart {
       document.createTextNode("samples per cell: 1 "),
       bar,
       document.createTextNode(` ${formatCount(top)} (log colour scale)`),
-      Object.assign(document.createElement("span"), { className: "heat-readout" }),
+      // The same element across refreshes: a live refresh must not blank what the pointer reads.
+      this.readout,
     );
   }
 }
