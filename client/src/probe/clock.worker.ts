@@ -2,9 +2,14 @@
 // main-thread timers are throttled to one wake-up a minute in Chrome, while a
 // worker's are not, and the page's message events are never throttled.
 // Due times are t0 + k * interval on wall-clock boundaries: the schedule never drifts.
-import type { ClockMessage, ClockTick } from "./clock-protocol.js";
+import type { ClockMessage, ClockTick, MissReason } from "./clock-protocol.js";
 
-/** Wall-clock jumps larger than this between two wake-ups count as missed time (ms). */
+/**
+ * A gap counts as sleep when the wall clock ran this much further than the
+ * monotonic clock (ms); smaller differences are clock adjustments (NTP slews).
+ */
+export const SLEEP_SKEW_MS = 1000;
+
 let intervalMs = 1000;
 let slots = 1;
 let t0 = 0;
@@ -12,6 +17,9 @@ let t0 = 0;
 let nextK = 0;
 let nextSlot = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
+/** Both clocks at the previous wake-up, to tell a sleeping machine from a frozen page. */
+let lastWall = 0;
+let lastMono = 0;
 
 const dueOf = (k: number, slot: number) => t0 + k * intervalMs + Math.floor((slot * intervalMs) / slots);
 
@@ -21,13 +29,18 @@ function post(tick: ClockTick): void {
 
 function run(): void {
   const now = Date.now();
+  const mono = performance.now();
+  const skew = now - lastWall - (mono - lastMono);
+  const reason: MissReason = skew > SLEEP_SKEW_MS ? "asleep" : "frozen";
+  lastWall = now;
+  lastMono = mono;
   // Emit every slot that is due by now, in order, each exactly once.
   for (;;) {
     const due = dueOf(nextK, nextSlot);
     if (due > now) break;
     // Missed if the same slot of the following tick is already due as well.
-    const missed = dueOf(nextK + 1, nextSlot) <= now;
-    post({ type: "tick", k: nextK, slot: nextSlot, dueMs: due, missed });
+    const missed = dueOf(nextK + 1, nextSlot) <= now ? reason : null;
+    post({ type: "tick", k: nextK, slot: nextSlot, dueMs: due, intervalMs, missed });
     nextSlot++;
     if (nextSlot === slots) {
       nextSlot = 0;
@@ -46,6 +59,8 @@ self.onmessage = (ev: MessageEvent<ClockMessage>) => {
   t0 = Math.ceil(Date.now() / intervalMs) * intervalMs;
   nextK = 0;
   nextSlot = 0;
+  lastWall = Date.now();
+  lastMono = performance.now();
   if (timer !== undefined) clearTimeout(timer);
   timer = setTimeout(run, Math.max(0, t0 - Date.now()));
 };

@@ -50,20 +50,33 @@ export class Prober {
     const slot = this.o.slots[tick.slot];
     if (slot === undefined) return;
     const base = { method: slot.method, target: slot.target, scheduledT: tick.dueMs };
-    if (tick.missed) {
-      this.o.emit({ ...base, seq: this.nextSeq(), t: tick.dueMs, ms: null, outcome: "skipped", reason: this.o.context.missedReason(tick.dueMs) });
+    const now = Date.now();
+    // The worker ran but this page did not (main thread frozen or blocked) when
+    // a tick reaches it after the slot's next due time: sending it now would
+    // measure nothing the user saw, so it is a gap like any other.
+    const missed = tick.missed ?? (now - tick.dueMs >= tick.intervalMs ? "frozen" : null);
+    if (missed !== null) {
+      this.o.context.noteMissed(tick.dueMs, tick.intervalMs);
+      this.skip(base, tick.dueMs, missed);
       return;
     }
     if (this.outstanding[tick.slot]! >= OUTSTANDING_PER_SLOT_MAX) {
-      this.o.emit({ ...base, seq: this.nextSeq(), t: Date.now(), ms: null, outcome: "skipped", reason: "outstanding-cap" });
+      this.skip(base, now, "outstanding-cap");
       return;
     }
+    const [first] = slot.servers;
     const blocked = slot.servers.find((s) => s.blockedReason !== null);
-    if (blocked !== undefined && slot.method !== "best2") {
-      this.o.emit({ ...base, seq: this.nextSeq(), t: Date.now(), ms: null, outcome: "error", reason: "mixed-content" });
+    if ((blocked !== undefined && slot.method !== "best2") || first === undefined || !this.o.channels.has(first.name)) {
+      // No channel is opened to a server the page may not reach; its ticks
+      // still yield a record each, never a silent hole.
+      this.o.emit({ ...base, seq: this.nextSeq(), t: now, ms: null, outcome: "error", reason: "mixed-content" });
       return;
     }
     this.run(tick, slot);
+  }
+
+  private skip(base: Pick<Sample, "method" | "target" | "scheduledT">, t: number, reason: string): void {
+    this.o.emit({ ...base, seq: this.nextSeq(), t, ms: null, outcome: "skipped", reason });
   }
 
   private run(tick: ClockTick, slot: Slot): void {
@@ -101,7 +114,7 @@ export class Prober {
 
     const [first, second] = slot.servers;
     const ch = first === undefined ? undefined : this.o.channels.get(first.name);
-    if (first === undefined || ch === undefined) return;
+    if (first === undefined || ch === undefined) return; // ruled out in onTick
     this.outstanding[tick.slot]!++;
     switch (slot.method) {
       case "xhr":
