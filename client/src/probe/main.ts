@@ -77,12 +77,16 @@ async function start(): Promise<void> {
   });
   window.addEventListener("pagehide", () => outbox.beaconOnPageHide());
   let sent = 0;
+  let ticks = 0;
   // Exposed for tests and for the curious: read-only facts about this session.
   (window as unknown as { tailprobe: object }).tailprobe = {
     clientId,
     sessionId,
     get sent() {
       return sent;
+    },
+    get ticks() {
+      return ticks;
     },
     get outbox() {
       return { ...outbox.counters };
@@ -147,6 +151,7 @@ async function start(): Promise<void> {
     context,
     emit,
     onTick: () => {
+      ticks++;
       outbox.pump();
       $("count").textContent = `${sent} samples`;
     },
