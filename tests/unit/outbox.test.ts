@@ -79,6 +79,9 @@ describe("outbox", () => {
     });
     outbox.add(sample(0));
     await outbox.start();
+    await settle(outbox, (c) => c.delivered === 2);
+    // Its own sample waits for a full batch or the flush interval; hiding the page sends it now.
+    outbox.flushOnHide();
     await settle(outbox, (c) => c.delivered === 3);
     expect(calls.map((c) => c.sessionId)).toEqual(["oldsession", "session1"]);
     // Another open tab's rows are left to that tab.

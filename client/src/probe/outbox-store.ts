@@ -25,10 +25,16 @@ export interface OutboxStore {
   put(rows: OutboxRow[]): Promise<void>;
   /** Distinct sessions that have rows waiting. */
   sessions(): Promise<string[]>;
-  /** The oldest rows of one session. */
-  take(sessionId: string, limit: number): Promise<StoredRow[]>;
+  /**
+   * One session's rows with seq above afterSeq, in seq order. Callers pass the
+   * last seq they delivered: IndexedDB (LevelDB underneath) keeps deleted rows
+   * as tombstones for a while, and a read that starts at the front of a queue
+   * drained for hours wades through all of them.
+   */
+  take(sessionId: string, afterSeq: number, limit: number): Promise<StoredRow[]>;
   remove(keys: number[]): Promise<void>;
-  count(): Promise<number>;
+  /** Rows in the store, or of one session. */
+  count(sessionId?: string): Promise<number>;
   /** Deletes the n oldest rows of any session; returns how many went. */
   dropOldest(n: number): Promise<number>;
 }
@@ -38,7 +44,10 @@ const DB_NAME = "tailprobe-outbox";
 const OPEN_TIMEOUT_MS = 5000;
 const DB_VERSION = 1;
 const STORE = "rows";
-const BY_SESSION = "session";
+/** Index on [sessionId, seq]: a session's rows in the order they were measured. */
+const BY_SESSION = "session_seq";
+const sessionRange = (sessionId: string, afterSeq = Number.NEGATIVE_INFINITY) =>
+  IDBKeyRange.bound([sessionId, afterSeq], [sessionId, Number.POSITIVE_INFINITY], true, true);
 
 function promised<T>(req: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -71,22 +80,24 @@ class IdbStore implements OutboxStore {
     const index = tx.objectStore(STORE).index(BY_SESSION);
     const out: string[] = [];
     await new Promise<void>((resolve, reject) => {
-      const req = index.openKeyCursor(null, "nextunique");
+      const req = index.openKeyCursor();
       req.onerror = () => reject(req.error ?? new Error("IndexedDB cursor failed"));
       req.onsuccess = () => {
         const c = req.result;
         if (c === null) return resolve();
-        out.push(String(c.key));
-        c.continue();
+        const session = String((c.key as IDBValidKey[])[0]);
+        out.push(session);
+        // Seek past this session's rows: one step per session, not per row.
+        c.continue([session, Number.POSITIVE_INFINITY]);
       };
     });
     return out;
   }
 
-  async take(sessionId: string, limit: number): Promise<StoredRow[]> {
+  async take(sessionId: string, afterSeq: number, limit: number): Promise<StoredRow[]> {
     const tx = this.db.transaction(STORE, "readonly");
     const index = tx.objectStore(STORE).index(BY_SESSION);
-    const range = IDBKeyRange.only(sessionId);
+    const range = sessionRange(sessionId, afterSeq);
     const [keys, rows] = await Promise.all([
       promised(index.getAllKeys(range, limit)),
       promised(index.getAll(range, limit) as IDBRequest<OutboxRow[]>),
@@ -102,8 +113,9 @@ class IdbStore implements OutboxStore {
     await committed(tx);
   }
 
-  count(): Promise<number> {
-    return promised(this.db.transaction(STORE, "readonly").objectStore(STORE).count());
+  count(sessionId?: string): Promise<number> {
+    const store = this.db.transaction(STORE, "readonly").objectStore(STORE);
+    return promised(sessionId === undefined ? store.count() : store.index(BY_SESSION).count(sessionRange(sessionId)));
   }
 
   async dropOldest(n: number): Promise<number> {
@@ -135,11 +147,11 @@ export class MemoryStore implements OutboxStore {
     return Promise.resolve([...new Set(Array.from(this.rows.values(), (r) => r.sessionId))]);
   }
 
-  take(sessionId: string, limit: number): Promise<StoredRow[]> {
+  take(sessionId: string, afterSeq: number, limit: number): Promise<StoredRow[]> {
     const out: StoredRow[] = [];
     for (const [key, row] of this.rows) {
       if (out.length >= limit) break;
-      if (row.sessionId === sessionId) out.push({ key, row });
+      if (row.sessionId === sessionId && row.sample.seq > afterSeq) out.push({ key, row });
     }
     return Promise.resolve(out);
   }
@@ -149,8 +161,11 @@ export class MemoryStore implements OutboxStore {
     return Promise.resolve();
   }
 
-  count(): Promise<number> {
-    return Promise.resolve(this.rows.size);
+  count(sessionId?: string): Promise<number> {
+    if (sessionId === undefined) return Promise.resolve(this.rows.size);
+    let n = 0;
+    for (const r of this.rows.values()) if (r.sessionId === sessionId) n++;
+    return Promise.resolve(n);
   }
 
   dropOldest(n: number): Promise<number> {
@@ -171,7 +186,7 @@ export async function openOutboxStore(): Promise<OutboxStore> {
     const req = indexedDB.open(DB_NAME, DB_VERSION);
     req.onupgradeneeded = () => {
       const store = req.result.createObjectStore(STORE, { autoIncrement: true });
-      store.createIndex(BY_SESSION, "sessionId");
+      store.createIndex(BY_SESSION, ["sessionId", "sample.seq"]);
     };
     const db = await Promise.race([
       promised(req),

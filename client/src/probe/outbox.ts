@@ -20,6 +20,8 @@ export const BATCH_SAMPLES = Math.min(500, BATCH_SAMPLES_MAX);
 export const STORED_ROWS_MAX = 500_000;
 /** Chrome allows 64 KiB in flight across all keepalive requests and beacons; stay under it. */
 export const UNLOAD_BODY_BYTES_MAX = 60_000;
+/** How often to look for rows that closed sessions left behind (ms). */
+export const ORPHAN_SCAN_MS = 60_000;
 /** This session's unacknowledged samples kept in memory too, for the beacon at pagehide. */
 export const RECENT_MAX = 2000;
 
@@ -60,13 +62,20 @@ export class Outbox {
   private saving = false;
   /** This session's unacknowledged samples by seq, newest last. */
   private readonly recent = new Map<number, Sample>();
-  /** Rows in the store, kept in step with our writes and deletes, re-read before each delivery. */
-  private stored = 0;
+  /**
+   * This session's rows in the store, kept in step with our own writes and
+   * deletes: counting an IndexedDB store walks every row, too slow to do per batch.
+   */
+  private own = 0;
+  /** Closed sessions with rows left, found by the last scan; delivered before our own. */
+  private orphanSessions: string[] = [];
+  private orphanRows = 0;
+  private lastScanMs = Number.NEGATIVE_INFINITY;
+  /** Per session, the last seq delivered (or refused): the next read starts after it. */
+  private readonly doneSeq = new Map<string, number>();
   private inFlight = false;
   private nextAttemptMs = 0;
   private lastSendMs = Number.NEGATIVE_INFINITY;
-  /** Rows of other (closed) sessions are waiting: deliver them without waiting for a full batch. */
-  private orphans = true;
   private readonly c: OutboxCounters;
 
   constructor(
@@ -87,13 +96,13 @@ export class Outbox {
   }
 
   get counters(): Readonly<OutboxCounters> {
-    this.c.pending = this.stored + this.unsaved.length;
+    this.c.pending = this.own + this.unsaved.length + this.orphanRows;
     return this.c;
   }
 
   /** Learns what earlier sessions left behind and starts delivering it. */
   async start(): Promise<void> {
-    this.stored = await this.store.count().catch(() => 0);
+    await this.scan().catch(() => undefined);
     this.changed();
     this.pump();
   }
@@ -111,14 +120,18 @@ export class Outbox {
   /** Called on every clock tick: delivers a batch when one is due. */
   pump(): void {
     const now = performance.now();
-    if (this.inFlight || this.stored === 0 || now < this.nextAttemptMs) return;
-    if (!this.orphans && this.stored < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
+    if (this.inFlight || now < this.nextAttemptMs) return;
+    const scanDue = now - this.lastScanMs >= ORPHAN_SCAN_MS;
+    if (this.orphanSessions.length === 0 && !scanDue) {
+      if (this.own === 0) return;
+      if (this.own < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
+    }
     void this.deliver(false);
   }
 
   /** The page was hidden: it may never run again, so send what fits in a keepalive request now. */
   flushOnHide(): void {
-    if (this.inFlight || this.stored === 0) return;
+    if (this.inFlight || this.own + this.orphanRows === 0) return;
     void this.deliver(true);
   }
 
@@ -151,48 +164,62 @@ export class Outbox {
           this.store = new MemoryStore(reason);
           this.c.storage = "memory";
           this.c.fallbackReason = reason;
-          this.stored = 0;
+          this.own = 0;
+          this.orphanSessions = [];
+          this.orphanRows = 0;
           await this.store.put(batch);
         }
-        this.stored += batch.length;
+        this.own += batch.length;
       }
-      if (this.stored > STORED_ROWS_MAX) {
-        const n = await this.store.dropOldest(this.stored - STORED_ROWS_MAX);
-        this.stored -= n;
-        this.c.dropped += n;
-      }
+      if (this.own > STORED_ROWS_MAX) await this.bound(this.own);
     } finally {
       this.saving = false;
       this.changed();
     }
   }
 
-  private async pick(): Promise<StoredRow[]> {
+  /** Keeps the store within STORED_ROWS_MAX rows, dropping (and counting) the oldest. */
+  private async bound(total: number): Promise<void> {
+    if (total <= STORED_ROWS_MAX) return;
+    const n = await this.store.dropOldest(total - STORED_ROWS_MAX);
+    this.c.dropped += n;
+    // The oldest rows are the orphans' if there are any, else ours; the next scan recounts.
+    const fromOrphans = Math.min(n, this.orphanRows);
+    this.orphanRows -= fromOrphans;
+    this.own = Math.max(0, this.own - (n - fromOrphans));
+  }
+
+  /** Finds closed sessions' rows (another tab that went away leaves some) and enforces the bound. */
+  private async scan(): Promise<void> {
+    this.lastScanMs = performance.now();
     const own = this.options.sessionId;
-    const sessions = await this.store.sessions();
-    const others = sessions.filter((s) => s !== own);
-    if (others.length > 0) {
-      const live = (await this.options.liveSessions?.().catch(() => undefined)) ?? new Set<string>();
-      const orphan = others.find((s) => !live.has(s));
-      this.orphans = orphan !== undefined;
-      if (orphan !== undefined) return this.store.take(orphan, BATCH_SAMPLES);
-    } else {
-      this.orphans = false;
-    }
-    return sessions.includes(own) ? this.store.take(own, BATCH_SAMPLES) : [];
+    const others = (await this.store.sessions()).filter((s) => s !== own);
+    const live = others.length === 0 ? new Set<string>() : ((await this.options.liveSessions?.().catch(() => undefined)) ?? new Set<string>());
+    this.orphanSessions = others.filter((s) => !live.has(s));
+    let rows = 0;
+    for (const s of this.orphanSessions) rows += await this.store.count(s);
+    this.orphanRows = rows;
+    await this.bound(await this.store.count());
   }
 
   private async deliver(keepalive: boolean): Promise<void> {
     this.inFlight = true;
     this.lastSendMs = performance.now();
     try {
+      if (!keepalive && performance.now() - this.lastScanMs >= ORPHAN_SCAN_MS) await this.scan();
       // Keep going while there is a backlog, one batch at a time, until an attempt fails.
       for (;;) {
-        this.stored = await this.store.count();
-        let rows = await this.pick();
-        if (rows.length === 0) return;
-        const first = rows[0]!.row;
+        const orphan = this.orphanSessions[0];
+        const session = orphan ?? this.options.sessionId;
+        let rows = await this.store.take(session, this.doneSeq.get(session) ?? Number.NEGATIVE_INFINITY, BATCH_SAMPLES);
+        if (rows.length === 0) {
+          if (orphan === undefined) return;
+          this.orphanSessions.shift();
+          this.doneSeq.delete(orphan);
+          continue;
+        }
         if (keepalive) rows = rows.slice(0, fitToBytes(rows.map((r) => r.row.sample), UNLOAD_BODY_BYTES_MAX).length);
+        const first = rows[0]!.row;
         const samples = rows.map((r) => r.row.sample);
         const res = await fetch(this.options.endpoint, {
           method: "POST",
@@ -205,19 +232,23 @@ export class Outbox {
           await this.forget(rows, first.sessionId);
           this.c.rejected += rows.length;
           this.c.lastError = `rejected (${res.status}): ${(await res.text()).slice(0, 200)}`;
-          continue;
+        } else {
+          if (!res.ok) throw new Error(`http-${res.status}`);
+          const result = (await res.json()) as IngestResult;
+          // Only now are the samples safe at home.
+          await this.forget(rows, first.sessionId);
+          this.c.delivered += result.accepted;
+          this.c.duplicates += result.duplicates;
+          this.c.failures = 0;
+          this.c.lastError = undefined;
+          this.nextAttemptMs = 0;
         }
-        if (!res.ok) throw new Error(`http-${res.status}`);
-        const result = (await res.json()) as IngestResult;
-        // Only now are the samples safe at home.
-        await this.forget(rows, first.sessionId);
-        this.c.delivered += result.accepted;
-        this.c.duplicates += result.duplicates;
-        this.c.failures = 0;
-        this.c.lastError = undefined;
-        this.nextAttemptMs = 0;
         this.changed();
-        if (keepalive || (!this.orphans && this.stored < BATCH_SAMPLES)) return;
+        if (orphan !== undefined && rows.length < BATCH_SAMPLES && !keepalive) {
+          this.orphanSessions.shift();
+          this.doneSeq.delete(orphan);
+        }
+        if (keepalive || (this.orphanSessions.length === 0 && this.own < BATCH_SAMPLES)) return;
       }
     } catch (err) {
       this.c.failures++;
@@ -233,8 +264,13 @@ export class Outbox {
 
   private async forget(rows: StoredRow[], sessionId: string): Promise<void> {
     await this.store.remove(rows.map((r) => r.key));
-    this.stored = Math.max(0, this.stored - rows.length);
-    if (sessionId === this.options.sessionId) for (const r of rows) this.recent.delete(r.row.sample.seq);
+    this.doneSeq.set(sessionId, rows[rows.length - 1]!.row.sample.seq);
+    if (sessionId === this.options.sessionId) {
+      this.own = Math.max(0, this.own - rows.length);
+      for (const r of rows) this.recent.delete(r.row.sample.seq);
+    } else {
+      this.orphanRows = Math.max(0, this.orphanRows - rows.length);
+    }
   }
 
   private body(who: Pick<OutboxRow, "clientId" | "sessionId" | "label">, samples: Sample[]): string {
