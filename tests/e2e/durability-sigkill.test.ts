@@ -3,6 +3,7 @@
 // the page measured may be lost or counted twice, and the outage itself must
 // be in the data as failed probes, not as a hole.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { accountTicks, debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
@@ -67,9 +68,19 @@ describe("SIGKILL of the home server while the page probes", () => {
       expect(mine.length, `${method} records during the outage`).toBeGreaterThanOrEqual(DOWN_MS / INTERVAL_MS - 4);
       expect(mine.every((r) => r.outcome === "timeout" || r.outcome === "error"), `${method}: ${JSON.stringify(mine.map((r) => r.outcome + ":" + r.reason))}`).toBe(true);
     }
-    // And probing is healthy again after the restart.
+    // And probing is healthy again after the restart, and the first WebSocket
+    // answer on the reconnected socket says it was fresh. (Not asserted for
+    // XHR: the outbox's POST to the same origin may open the new TCP
+    // connection first, and then the XHR rightly reports reusing it.)
     const back = rows.filter((r) => r.scheduledT! > restartedAt + 3000);
     expect(back.filter((r) => r.outcome === "ok").length).toBeGreaterThan(0);
+    const fresh = (flags: number) => ((flags >> FLAG_KNOWN_SHIFT) & FLAG.fresh ? (flags & FLAG.fresh) !== 0 : undefined);
+    for (const method of ["ws"]) {
+      const oks = rows.filter((r) => r.method === method && r.outcome === "ok" && r.t > restartedAt);
+      expect(oks.length, `${method} ok after the restart`).toBeGreaterThan(2);
+      expect(fresh(oks[0]!.flags), `${method}: first ok after the restart is fresh`).toBe(true);
+      expect(fresh(oks[oks.length - 1]!.flags), `${method}: later ones reuse the connection`).toBe(false);
+    }
 
     // Done when: samples = methods × ticks. Count from the first whole tick to
     // one whose every probe has certainly settled: samples are stored in the
