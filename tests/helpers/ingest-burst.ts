@@ -3,10 +3,11 @@
 // ("ACK sessionId firstSeq lastSeq") the moment the 200 arrives. It stops
 // after the server has been unreachable a few times in a row, or after a
 // bounded number of batches.
-//   node --import tsx tests/helpers/ingest-burst.ts URL [batches] [concurrency]
+//   node --import tsx tests/helpers/ingest-burst.ts URL [batches] [concurrency] [batches-per-second]
+// Without a rate it sends as fast as the server answers.
 import { randomBytes } from "node:crypto";
 
-const [url, batchesArg, concurrencyArg] = process.argv.slice(2);
+const [url, batchesArg, concurrencyArg, rateArg] = process.argv.slice(2);
 if (url === undefined) {
   process.stderr.write("usage: ingest-burst.ts URL [batches] [concurrency]\n");
   process.exit(2);
@@ -15,6 +16,9 @@ const BATCHES_MAX = Number(batchesArg ?? 5000);
 const CONCURRENCY = Number(concurrencyArg ?? 4);
 const SAMPLES_PER_BATCH = 200;
 const FAILURES_TO_STOP = 3;
+/** Minimum spacing of batch starts across all workers (ms); 0 = unpaced. */
+const SPACING_MS = rateArg === undefined ? 0 : 1000 / Number(rateArg);
+let nextStartMs = performance.now();
 
 const clientId = randomBytes(8).toString("hex");
 let next = 0;
@@ -45,6 +49,11 @@ function batch(n: number): { sessionId: string; body: string; first: number; las
 
 async function worker(): Promise<void> {
   while (next < BATCHES_MAX && failuresInARow < FAILURES_TO_STOP) {
+    if (SPACING_MS > 0) {
+      const at = nextStartMs;
+      nextStartMs += SPACING_MS;
+      await new Promise((r) => setTimeout(r, Math.max(0, at - performance.now())));
+    }
     const b = batch(next++);
     try {
       const res = await fetch(`${url}/api/samples`, { method: "POST", headers: { "Content-Type": "application/json" }, body: b.body });
