@@ -75,7 +75,12 @@ async function start(): Promise<void> {
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") outbox.flushOnHide();
   });
-  window.addEventListener("pagehide", () => outbox.beaconOnPageHide());
+  // pagehide: first record the probes that will never answer (once probing runs), then beacon it all.
+  let abandonProbes: () => void = () => undefined;
+  window.addEventListener("pagehide", () => {
+    abandonProbes();
+    outbox.beaconOnPageHide();
+  });
   let sent = 0;
   let ticks = 0;
   // Exposed for tests and for the curious: read-only facts about this session.
@@ -156,6 +161,8 @@ async function start(): Promise<void> {
       $("count").textContent = `${sent} samples`;
     },
   });
+
+  abandonProbes = () => prober.abandonInFlight();
 
   const worker = new Worker(new URL("./clock.worker.ts", import.meta.url), { type: "module" });
   worker.onmessage = (ev: MessageEvent<ClockTick>) => prober.onTick(ev.data);

@@ -31,6 +31,8 @@ export interface ProberOptions {
 export class Prober {
   private seq = 0;
   private readonly outstanding: number[];
+  /** How to settle each probe still in flight, should the page go away first. */
+  private readonly inFlight = new Set<() => void>();
 
   constructor(private readonly o: ProberOptions) {
     this.outstanding = o.slots.map(() => 0);
@@ -93,7 +95,12 @@ export class Prober {
     };
     const freezesAtSend = ctx.freezeCount;
     const timeoutMs = this.o.timeoutMs;
+    let settled = false;
     const settle = (fields: Partial<Sample> & Pick<Sample, "ms" | "outcome">) => {
+      // A probe abandoned at pagehide may still answer if the page comes back from the back/forward cache.
+      if (settled) return;
+      settled = true;
+      this.inFlight.delete(abandon);
       this.outstanding[tick.slot]!--;
       const sample: Sample = {
         ...common,
@@ -111,11 +118,13 @@ export class Prober {
       if (r.serverLagMs !== undefined) fields.serverLagMs = r.serverLagMs;
       settle(fields);
     };
+    const abandon = () => settle({ ms: null, outcome: "error", reason: "page-closed" });
 
     const [first, second] = slot.servers;
     const ch = first === undefined ? undefined : this.o.channels.get(first.name);
     if (first === undefined || ch === undefined) return; // ruled out in onTick
     this.outstanding[tick.slot]!++;
+    this.inFlight.add(abandon);
     switch (slot.method) {
       case "xhr":
         void probeXhr(first.baseUrl, timeoutMs).then(settleProbe);
@@ -143,6 +152,15 @@ export class Prober {
         break;
       }
     }
+  }
+
+  /**
+   * The page is going away: probes in flight will never answer, so their
+   * ticks are recorded now as errors (and ride the pagehide beacon) rather
+   * than left without a record.
+   */
+  abandonInFlight(): void {
+    for (const abandon of [...this.inFlight]) abandon();
   }
 
   /** A baseline a server measured towards this page, carried home with our samples. */
