@@ -9,9 +9,11 @@ interface Row {
   last: HTMLTableCellElement;
   ok: HTMLTableCellElement;
   failed: HTMLTableCellElement;
+  skipped: HTMLTableCellElement;
   spark: Sparkline;
   okCount: number;
   failedCount: number;
+  skippedCount: number;
 }
 
 export class LiveView {
@@ -28,10 +30,11 @@ export class LiveView {
       row.last.className = "num";
       row.ok.textContent = formatCount(row.okCount);
     } else {
-      row.failedCount++;
       row.last.textContent = s.reason ? `${s.outcome} (${s.reason})` : s.outcome;
       row.last.className = "num bad";
-      row.failed.textContent = formatCount(row.failedCount);
+      // A skipped tick (frozen page, sleeping machine) is a gap, not a failure of the path.
+      if (s.outcome === "skipped") row.skipped.textContent = formatCount(++row.skippedCount);
+      else row.failed.textContent = formatCount(++row.failedCount);
     }
   }
 
@@ -62,8 +65,10 @@ export class LiveView {
       spark: new Sparkline(canvas),
       ok: cell("0", "num"),
       failed: cell("0", "num"),
+      skipped: cell("0", "num"),
       okCount: 0,
       failedCount: 0,
+      skippedCount: 0,
     };
     this.rows.set(key, row);
     // Keep the seed's order: per target, probes then baselines.
