@@ -1,6 +1,7 @@
 // The histogram page: the seed's table for the chosen range, refreshed live.
 import "../common/page.css";
 import type { StatsResponse } from "../../../shared/protocol.js";
+import { mountNotices } from "./notices.js";
 import { readRange, resolveRange, writeRange, type Preset, type RangeState } from "./range.js";
 import { renderStatsTable } from "./stats-table.js";
 
@@ -70,6 +71,7 @@ for (const input of [fromInput, toInput]) {
   });
 }
 
+mountNotices($("notices"));
 syncControls();
 void refresh();
 setInterval(() => {
