@@ -38,8 +38,16 @@ export class PingSequence {
     private readonly timeoutMs: number,
   ) {}
 
-  /** Feeds one line; returns the results it settles (zero or one). */
+  /**
+   * Feeds one line; returns the results it settles: first the requests that
+   * were already overdue at `nowMs`, so a late line cannot beat their timeout.
+   */
   onLine(line: PingLine, nowMs: number): PingResult[] {
+    const overdue = this.expire(nowMs);
+    return overdue.length === 0 ? this.apply(line, nowMs) : [...overdue, ...this.apply(line, nowMs)];
+  }
+
+  private apply(line: PingLine, nowMs: number): PingResult[] {
     switch (line.kind) {
       case "reply": {
         if (line.dup) {

@@ -48,6 +48,8 @@ export function parseSs(text: string): SsConnection[] {
       current.rttMs = msField(line, /(?:^|\s)rtt:(\d+(?:\.\d+)?)\//);
       current.rttVarMs = msField(line, /(?:^|\s)rtt:\d+(?:\.\d+)?\/(\d+(?:\.\d+)?)/);
       current.minRttMs = msField(line, /(?:^|\s)minrtt:(\d+(?:\.\d+)?)/);
+      // One info line per connection; anything indented after it belongs to nobody.
+      current = undefined;
       continue;
     }
     // Header-less (-H) line: [State] Recv-Q Send-Q Local:Port Peer:Port [Process]
