@@ -132,6 +132,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
 
   async function tick(): Promise<void> {
     pingPool?.tick();
+    for (const st of clients.values()) st.wsPinger.expire();
     await measureTcp();
     flush();
   }
