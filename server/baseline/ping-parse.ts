@@ -69,7 +69,7 @@ export interface PingFailure {
   reason: string;
 }
 
-export const PING_FIX_INSTALL = "install iputils-ping (apt-get install iputils-ping)";
+export const PING_FIX_INSTALL = "apt-get install iputils-ping";
 export const PING_FIX_PERMISSION =
   'allow unprivileged ICMP with sysctl -w net.ipv4.ping_group_range="0 2147483647" (or setcap cap_net_raw+p "$(command -v ping)")';
 
