@@ -33,6 +33,8 @@ export interface BaselineOptions {
   /** How long a pinger outlives its last tab (ms). */
   pingLingerMs?: number;
   tcpInfo?: TcpInfoReader;
+  /** Where in the interval ping frames go, as a fraction after the ss run (0..1). Default 0.5. */
+  wsPingPhase?: number;
 }
 
 export interface Baselines extends WsEchoHooks {
@@ -148,7 +150,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
         for (const st of clients.values()) st.wsPinger.send();
       }, intervalMs);
       timers.push(frames);
-    }, intervalMs / 2);
+    }, intervalMs * (options.wsPingPhase ?? 0.5));
     timers = [main, half];
   }
 
