@@ -80,6 +80,8 @@ export const PING_FIX_PERMISSION =
  */
 export function classifyPingFailure(diagnostics: string[]): PingFailure {
   const text = diagnostics.join("; ");
+  const missing = diagnostics.find((d) => / not found: /.test(d));
+  if (missing !== undefined) return { scope: "host", reason: missing };
   if (/Operation not permitted|Permission denied|missing cap_net_raw/i.test(text))
     return { scope: "host", reason: `not permitted to send ICMP: ${PING_FIX_PERMISSION}` };
   if (/invalid option|unknown option|usage:/i.test(text))

@@ -16,6 +16,8 @@ export const PINGER_RESTART_MS_FIRST = 5000;
 export const PINGER_RESTART_MS_MAX = 60_000;
 /** The start-up check may take this long (ms) before ping is declared unusable. */
 const CHECK_TIMEOUT_MS = 5000;
+/** While ping is unusable, a new client address re-checks at most this often (ms): the fix needs no restart. */
+export const PING_RECHECK_MS = 60_000;
 
 export interface PingerPoolOptions {
   /** The ping binary: a name looked up in PATH, or a path. */
@@ -55,6 +57,7 @@ export class PingerPool {
   private availability: PingAvailability = { state: "checking" };
   private readonly logged = new Set<string>();
   private stopped = false;
+  private lastCheckMs = 0;
 
   constructor(private readonly o: PingerPoolOptions) {
     void this.check();
@@ -96,6 +99,7 @@ export class PingerPool {
     clearTimeout(p.stopTimer);
     p.stopTimer = undefined;
     if (this.availability.state === "ready") this.start(p);
+    else if (this.availability.state === "unavailable" && this.o.nowMs() - this.lastCheckMs >= PING_RECHECK_MS) void this.check();
   }
 
   release(address: string): void {
@@ -126,6 +130,7 @@ export class PingerPool {
 
   /** Runs ping once towards loopback with the real flags, so a broken set-up is reported at start-up. */
   private async check(): Promise<void> {
+    this.lastCheckMs = this.o.nowMs();
     const verdict = await new Promise<PingFailure | undefined>((resolve) => {
       execFile(
         this.o.command,
@@ -149,9 +154,10 @@ export class PingerPool {
     if (this.stopped) return;
     if (verdict !== undefined) {
       this.availability = { state: "unavailable", reason: verdict.reason };
-      this.o.log(`tailprobe: ping baseline unavailable: ${verdict.reason}; every other method keeps working`);
+      this.logOnce(`host ${verdict.reason}`, `tailprobe: ping baseline unavailable: ${verdict.reason}; every other method keeps working`);
       return;
     }
+    if (this.availability.state === "unavailable") this.o.log("tailprobe: ping baseline available again");
     this.availability = { state: "ready" };
     for (const p of this.pingers.values()) if (p.users > 0) this.start(p);
   }

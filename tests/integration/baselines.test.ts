@@ -195,4 +195,23 @@ describe("when ping cannot run", () => {
     expect(config.baselines.ping!.reason).toContain('sysctl -w net.ipv4.ping_group_range="0 2147483647"');
     expect(server.output()).toMatch(/ping baseline unavailable: not permitted to send ICMP/);
   });
+
+  it("an unreachable address: its ticks become errors with the reason, and the page is told", { timeout: 30_000 }, async () => {
+    // A stand-in ping that passes the start-up check (-c 1) but, like the real
+    // one in a namespace with no route (fixture), cannot reach any client.
+    const dir = tempDir();
+    const fake = path.join(dir, "ping");
+    const said = path.resolve("tests/fixtures/baseline/ping-network-unreachable.txt");
+    fs.writeFileSync(fake, `#!/bin/sh\ncase " $* " in *" -c 1 "*) exit 0;; esac\ncat '${said}' >&2\nexit 2\n`, { mode: 0o755 });
+    const server = await serve(["--ping-command", fake]);
+    const page = await connect(server);
+    await sleep(4000);
+    const pings = of(page, "ping");
+    expect(pings.length).toBeGreaterThanOrEqual(2);
+    expect(pings.every((s) => s.outcome === "error" && s.ms === null && s.reason === "ping: Network is unreachable")).toBe(true);
+    const config = await getJson<Config>(`${server.url}/api/config`);
+    expect(config.body.baselines.ping).toEqual({ available: true, reason: "127.0.0.1: Network is unreachable" });
+    expect(server.output().split("\n").filter((l) => l.includes("cannot ping 127.0.0.1"))).toHaveLength(1);
+    expect(of(page, "wsping").length).toBeGreaterThanOrEqual(2);
+  });
 });

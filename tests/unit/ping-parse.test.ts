@@ -87,6 +87,13 @@ describe("classifyPingFailure", () => {
     }
   });
 
+  it("a missing binary concerns the whole host", () => {
+    expect(classifyPingFailure(["/opt/ping not found: apt-get install iputils-ping"])).toEqual({
+      scope: "host",
+      reason: "/opt/ping not found: apt-get install iputils-ping",
+    });
+  });
+
   it("no route concerns one address", () => {
     expect(classifyPingFailure(diags("ping-network-unreachable.txt"))).toEqual({ scope: "address", reason: "Network is unreachable" });
     expect(classifyPingFailure(diags("ping-ipv6-network-unreachable.txt")).scope).toBe("address");
