@@ -101,8 +101,10 @@ describe("baselines towards a connected page", () => {
     await sleep(2500);
     expect(pingChildren(server.child.pid!)).toEqual([{ pid: expect.any(Number), address: "127.0.0.1" }]);
     // Both tabs get every ping result: the address's results are attributed to each client from it.
-    expect(of(tab1, "ping").length).toBeGreaterThanOrEqual(1);
-    expect(of(tab2, "ping").map((s) => s.t)).toEqual(of(tab1, "ping").map((s) => s.t).slice(-of(tab2, "ping").length));
+    const times1 = new Set(of(tab1, "ping").map((s) => s.t));
+    const times2 = of(tab2, "ping").map((s) => s.t);
+    expect(times2.length).toBeGreaterThanOrEqual(1);
+    expect(times2.filter((t) => !times1.has(t)).length).toBeLessThanOrEqual(1); // the last may still be on its way to tab1
 
     tab1.socket.close();
     await tab1.closed;
