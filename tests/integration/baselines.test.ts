@@ -93,6 +93,17 @@ describe("baselines towards a connected page", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it("pings an IPv6 client at its IPv6 address", { timeout: 30_000 }, async () => {
+    const server = await serve(["--host", "::1"]);
+    expect(server.url).toContain("[::1]");
+    const page = await connect(server);
+    await sleep(3500);
+    expect(pingChildren(server.child.pid!).map((c) => c.address)).toEqual(["::1"]);
+    for (const method of ["ping", "wsping", "tcprtt"]) {
+      expect(of(page, method).filter((s) => s.outcome === "ok").length, method).toBeGreaterThanOrEqual(2);
+    }
+  });
+
   it("shares one pinger between tabs from one address and stops it after the last one leaves", { timeout: 40_000 }, async () => {
     const server = await serve([]);
     const tab1 = await connect(server);
