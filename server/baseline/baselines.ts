@@ -144,7 +144,9 @@ export function createBaselines(options: BaselineOptions): Baselines {
     // ss and ping frames half an interval apart: an ss run (a fork and a
     // netlink dump) stalled the event loop enough to inflate pong times that
     // coincided with it.
-    const main = setInterval(() => void tick(), intervalMs);
+    const main = setInterval(() => {
+      tick().catch((err: unknown) => log(`tailprobe: baseline tick failed: ${(err as Error).message}`));
+    }, intervalMs);
     const half = setTimeout(() => {
       const frames = setInterval(() => {
         for (const st of clients.values()) st.wsPinger.send();
