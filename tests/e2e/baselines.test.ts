@@ -54,7 +54,8 @@ describe("baselines beside the probes, servers A and B", () => {
       expect(r.count + r.failures, label).toBeLessThanOrEqual(PROBE_SECONDS + 8);
       expect(r.failures, label).toBeLessThanOrEqual(1);
       expect(r.min!, label).toBeGreaterThan(0);
-      expect(r.max!, label).toBeLessThan(r.method === "ping" ? 50 : 500);
+      // Loopback; generous bounds because two cores are shared with other work.
+      expect(r.max!, label).toBeLessThan(r.method === "ping" ? 100 : 1000);
     }
     for (const t of ["A", "B"]) {
       const minrtt = rows.all.find((r) => r.method === "tcpminrtt" && r.target === t);

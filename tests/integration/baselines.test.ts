@@ -81,7 +81,7 @@ describe("baselines towards a connected page", () => {
     }
     // Loopback ICMP takes microseconds; a WebSocket round trip at most a few ms on an idle machine.
     expect(Math.max(...of(page, "ping").map((s) => s.ms!))).toBeLessThan(50);
-    expect(Math.max(...of(page, "wsping").map((s) => s.ms!))).toBeLessThan(500);
+    expect(Math.max(...of(page, "wsping").map((s) => s.ms!))).toBeLessThan(1000); // stalls of a shared machine included
     for (const s of of(page, "tcprtt")) {
       expect(s.minrtt, "tcprtt carries the kernel's min RTT").toBeDefined();
       expect(s.minrtt!).toBeLessThanOrEqual(s.ms! + 0.001);
