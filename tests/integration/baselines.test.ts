@@ -121,10 +121,16 @@ describe("baselines towards a connected page", () => {
     await tab1.closed;
     await sleep(1500);
     expect(pingChildren(server.child.pid!)).toHaveLength(1); // tab2 still there
+    const [before] = pingChildren(server.child.pid!);
     tab2.socket.close();
     await tab2.closed;
-    // It lingers a few seconds (a reload must not restart it), then goes.
-    expect(pingChildren(server.child.pid!)).toHaveLength(1);
+    // It lingers a few seconds, so a reload finds the same ping still running…
+    await sleep(1000);
+    const reloaded = await connect(server);
+    expect(pingChildren(server.child.pid!)).toEqual([before]);
+    reloaded.socket.close();
+    await reloaded.closed;
+    // …and goes once nobody came back.
     await waitFor(() => (pingChildren(server.child.pid!).length === 0 ? true : undefined), 10_000, "the pinger to stop");
   });
 
