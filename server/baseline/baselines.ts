@@ -11,6 +11,12 @@ import { endpointKey } from "./ss-parse.js";
 import { ssReader, type TcpInfoAvailability, type TcpInfoReader } from "./tcp-info.js";
 import { WsPinger } from "./wsping.js";
 
+/**
+ * Baselines never run faster than this (ms), whatever the probe interval: an
+ * ss process and a ping frame per page 100 times a second (a 10 ms soak run)
+ * would measure their own load. iputils' own floor for ping is the same.
+ */
+export const BASELINE_INTERVAL_MS_MIN = 200;
 /** The wire message's limit on samples per baseline message. */
 const SAMPLES_PER_MESSAGE_MAX = 100;
 /** Samples a page that stopped reading may queue before the oldest are dropped. */
@@ -54,7 +60,7 @@ interface ClientState {
 }
 
 export function createBaselines(options: BaselineOptions): Baselines {
-  const intervalMs = options.intervalMs ?? 1000;
+  const intervalMs = Math.max(options.intervalMs ?? 1000, BASELINE_INTERVAL_MS_MIN);
   const timeoutMs = options.timeoutMs ?? 5000;
   const { nowMs, log, serverName } = options;
   const clients = new Map<WsClient, ClientState>();
