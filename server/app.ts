@@ -54,7 +54,16 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const store = openStore(options.dbPath);
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
-  const baselines = createBaselines({ serverName: options.name, ping: options.ping, nowMs, log });
+  const baselines = createBaselines({
+    serverName: options.name,
+    ping: options.ping,
+    nowMs,
+    log,
+    intervalMs: options.intervalMs,
+    timeoutMs: options.timeoutMs,
+    pingCommand: options.pingCommand,
+    trustProxy: options.trustProxy,
+  });
 
   const app = express();
   app.disable("x-powered-by");

@@ -1,27 +1,227 @@
-// Server-side baselines towards each connected page. (Filled in by the baselines work.)
-import type { BaselineStatus } from "../../shared/protocol.js";
+// Server-side baselines towards each connected page: ICMP ping, WebSocket
+// ping frames and the kernel's TCP RTT. They are pushed to the page over its
+// WebSocket once per interval; the page reports them home with its own
+// samples, so a peer's baselines reach the home database with no set-up.
+import type { WebSocket } from "ws";
+import type { BaselineSample, BaselineStatus, ServerWsMessage } from "../../shared/protocol.js";
 import type { WsClient, WsEchoHooks } from "../echo/ws-echo.js";
+import { PingerPool } from "./pinger.js";
+import type { PingResult } from "./ping-sequence.js";
+import { endpointKey } from "./ss-parse.js";
+import { ssReader, type TcpInfoAvailability, type TcpInfoReader } from "./tcp-info.js";
+import { WsPinger } from "./wsping.js";
+
+/**
+ * Baselines never run faster than this (ms), whatever the probe interval: an
+ * ss process and a ping frame per page 100 times a second (a 10 ms soak run)
+ * would measure their own load. iputils' own floor for ping is the same.
+ */
+export const BASELINE_INTERVAL_MS_MIN = 200;
+/** The wire message's limit on samples per baseline message. */
+const SAMPLES_PER_MESSAGE_MAX = 100;
+/** Samples a page that stopped reading may queue before the oldest are dropped. */
+const QUEUE_MAX = 600;
 
 export interface BaselineOptions {
   serverName: string;
+  /** false: --no-ping. */
   ping: boolean;
   nowMs: () => number;
   log: (line: string) => void;
+  /** Baseline interval (ms), the pages' probe interval. Default 1000. */
+  intervalMs?: number;
+  /** A baseline unanswered for this long (ms) is a timeout. Default 5000. */
+  timeoutMs?: number;
+  /** The ping binary (default "ping" from PATH). */
+  pingCommand?: string | undefined;
+  /** Client addresses come from X-Forwarded-For: TCP then ends at the proxy, not at the page. */
+  trustProxy?: boolean;
+  /** How long a pinger outlives its last tab (ms). */
+  pingLingerMs?: number;
+  tcpInfo?: TcpInfoReader;
+  /** Where in the interval ping frames go, as a fraction after the ss run (0..1). Default 0.5. */
+  wsPingPhase?: number;
 }
 
 export interface Baselines extends WsEchoHooks {
   status(): Record<string, BaselineStatus>;
   setLocalPort(port: number): void;
+  /** Addresses with a running ping process (read-only view for tests and diagnostics). */
+  pingAddresses(): string[];
   stop(): void;
 }
 
-export function createBaselines(_options: BaselineOptions): Baselines {
-  const clients = new Set<WsClient>();
+interface ClientState {
+  client: WsClient;
+  /** Per-connection sample id, so the page never reports one sample twice. */
+  nextId: number;
+  queue: BaselineSample[];
+  wsPinger: WsPinger;
+}
+
+export function createBaselines(options: BaselineOptions): Baselines {
+  const intervalMs = Math.max(options.intervalMs ?? 1000, BASELINE_INTERVAL_MS_MIN);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const { nowMs, log, serverName } = options;
+  const clients = new Map<WsClient, ClientState>();
+  const byAddress = new Map<string, Set<ClientState>>();
+  const tcpInfo = options.tcpInfo ?? ssReader();
+  let localPort: number | undefined;
+  let tcpAvailability: TcpInfoAvailability | undefined;
+  let ssRunning = false;
+  let timers: ReturnType<typeof setTimeout>[] = [];
+
+  const push = (st: ClientState, s: Omit<BaselineSample, "id" | "target">) => {
+    const sample: BaselineSample = { id: st.nextId++, target: serverName, ...s };
+    if (sample.reason === undefined) delete sample.reason;
+    st.queue.push(sample);
+    if (st.queue.length > QUEUE_MAX) st.queue.splice(0, st.queue.length - QUEUE_MAX);
+  };
+
+  const pingPool = options.ping
+    ? new PingerPool({
+        command: options.pingCommand ?? "ping",
+        intervalMs,
+        timeoutMs,
+        lingerMs: options.pingLingerMs,
+        nowMs,
+        log,
+        onResult(address: string, r: PingResult) {
+          // Attributed to every page connected from that address.
+          for (const st of byAddress.get(address) ?? []) push(st, { method: "ping", t: r.t, ms: r.ms, outcome: r.outcome, reason: r.reason });
+        },
+      })
+    : undefined;
+
+  if (options.trustProxy) {
+    tcpAvailability = { available: false, reason: "with --trust-proxy the TCP connection ends at the proxy, not at the page" };
+  } else {
+    void tcpInfo.check().then((a) => {
+      tcpAvailability = a;
+      if (!a.available) log(`tailprobe: kernel TCP RTT baseline unavailable: ${a.reason}; every other method keeps working`);
+    });
+  }
+
+  async function measureTcp(): Promise<void> {
+    if (tcpAvailability?.available !== true || localPort === undefined || clients.size === 0) return;
+    const t = nowMs();
+    if (ssRunning) {
+      for (const st of clients.values()) push(st, { method: "tcprtt", t, ms: null, outcome: "error", reason: "ss-busy" });
+      return;
+    }
+    ssRunning = true;
+    const conns = await tcpInfo.read(localPort).finally(() => (ssRunning = false));
+    for (const st of clients.values()) {
+      if (!conns.ok) {
+        push(st, { method: "tcprtt", t, ms: null, outcome: "error", reason: conns.error.slice(0, 120) });
+        continue;
+      }
+      const c = conns.value.get(endpointKey(st.client.socketAddress, st.client.remotePort));
+      if (c === undefined || c.rttMs === undefined) {
+        push(st, { method: "tcprtt", t, ms: null, outcome: "error", reason: "no-tcp-info" });
+        continue;
+      }
+      const s: Omit<BaselineSample, "id" | "target"> = { method: "tcprtt", t, ms: c.rttMs, outcome: "ok" };
+      if (c.minRttMs !== undefined) s.minrtt = c.minRttMs;
+      push(st, s);
+    }
+  }
+
+  function flush(): void {
+    for (const st of clients.values()) {
+      const socket: WebSocket = st.client.socket;
+      if (st.queue.length === 0 || socket.readyState !== socket.OPEN) continue;
+      while (st.queue.length > 0) {
+        const msg: ServerWsMessage = { type: "baseline", samples: st.queue.splice(0, SAMPLES_PER_MESSAGE_MAX) };
+        socket.send(JSON.stringify(msg));
+      }
+    }
+  }
+
+  async function tick(): Promise<void> {
+    pingPool?.tick();
+    for (const st of clients.values()) st.wsPinger.expire();
+    await measureTcp();
+    flush();
+  }
+
+  function startTimers(): void {
+    if (timers.length > 0) return;
+    // ss and ping frames half an interval apart: an ss run (a fork and a
+    // netlink dump) stalled the event loop enough to inflate pong times that
+    // coincided with it.
+    const main = setInterval(() => {
+      tick().catch((err: unknown) => log(`tailprobe: baseline tick failed: ${(err as Error).message}`));
+    }, intervalMs);
+    const half = setTimeout(() => {
+      const frames = setInterval(() => {
+        for (const st of clients.values()) st.wsPinger.send();
+      }, intervalMs);
+      timers.push(frames);
+    }, intervalMs * (options.wsPingPhase ?? 0.5));
+    timers = [main, half];
+  }
+
+  function stopTimers(): void {
+    for (const t of timers) {
+      clearTimeout(t);
+      clearInterval(t);
+    }
+    timers = [];
+  }
+
   return {
-    onClient: (c) => void clients.add(c),
-    onClientGone: (c) => void clients.delete(c),
-    status: () => ({}),
-    setLocalPort: () => undefined,
-    stop: () => clients.clear(),
+    onClient(client) {
+      const st: ClientState = {
+        client,
+        nextId: 0,
+        queue: [],
+        wsPinger: new WsPinger(client.socket, timeoutMs, nowMs, (r) =>
+          push(st, { method: "wsping", t: r.t, ms: r.ms, outcome: r.outcome, reason: r.reason }),
+        ),
+      };
+      clients.set(client, st);
+      let set = byAddress.get(client.address);
+      if (set === undefined) byAddress.set(client.address, (set = new Set()));
+      set.add(st);
+      pingPool?.acquire(client.address);
+      startTimers();
+    },
+    onClientGone(client) {
+      const st = clients.get(client);
+      if (st === undefined) return;
+      st.wsPinger.stop();
+      clients.delete(client);
+      const set = byAddress.get(client.address);
+      set?.delete(st);
+      if (set?.size === 0) byAddress.delete(client.address);
+      pingPool?.release(client.address);
+      if (clients.size === 0) stopTimers();
+    },
+    status() {
+      const ping: BaselineStatus = (() => {
+        if (pingPool === undefined) return { available: false, reason: "turned off with --no-ping" };
+        const s = pingPool.status;
+        if (s.state === "unavailable") return { available: false, reason: s.reason };
+        const failing = pingPool.failures();
+        if (failing.length > 0)
+          return { available: true, reason: failing.map((f) => `${f.address}: ${f.reason}`).join("; ").slice(0, 200) };
+        return { available: true };
+      })();
+      const tcprtt: BaselineStatus =
+        tcpAvailability === undefined || tcpAvailability.available ? { available: true } : { available: false, reason: tcpAvailability.reason };
+      return { ping, wsping: { available: true }, tcprtt };
+    },
+    setLocalPort(port) {
+      localPort = port;
+    },
+    pingAddresses: () => pingPool?.activeAddresses() ?? [],
+    stop() {
+      stopTimers();
+      for (const st of clients.values()) st.wsPinger.stop();
+      clients.clear();
+      byAddress.clear();
+      pingPool?.stop();
+    },
   };
 }

@@ -40,6 +40,8 @@ export interface ServeOptions {
   trustProxy: boolean;
   /** Send ICMP pings to connected pages. */
   ping: boolean;
+  /** The ping binary for the ping baseline (default "ping" from PATH). */
+  pingCommand?: string | undefined;
 }
 
 export const SERVE_FLAGS = {
@@ -61,6 +63,7 @@ export const SERVE_FLAGS = {
     help: "take client addresses from X-Forwarded-For (only behind your own reverse proxy)",
   },
   "no-ping": { type: "boolean", help: "do not send ICMP pings to connected pages" },
+  "ping-command": { type: "string", help: "the iputils ping binary for the ping baseline (default: ping from PATH)" },
   help: { type: "boolean", short: "h", help: "show this help" },
 } as const;
 
@@ -139,6 +142,9 @@ export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
   }
   if (peers.length > PEERS_MAX) return fail(`--peer may be given at most ${PEERS_MAX} times`);
 
+  const pingCommand = values["ping-command"] as string | undefined;
+  if (pingCommand !== undefined && pingCommand.trim() === "") return fail("--ping-command must name a program");
+
   const tlsCertPath = values["tls-cert"] as string | undefined;
   const tlsKeyPath = values["tls-key"] as string | undefined;
   if ((tlsCertPath === undefined) !== (tlsKeyPath === undefined))
@@ -156,5 +162,6 @@ export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
     tlsKeyPath,
     trustProxy: values["trust-proxy"] === true,
     ping: values["no-ping"] !== true,
+    pingCommand,
   });
 }

@@ -4,6 +4,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { clientWsMessageSchema, parseWith } from "../../shared/protocol.js";
+import { normalizeAddress } from "../client-address.js";
 
 /** Probe messages are tiny; anything bigger is not ours. */
 export const WS_PAYLOAD_BYTES_MAX = 4096;
@@ -24,6 +25,8 @@ export interface WsClient {
   /** The TCP peer's address as the kernel sees it, never one taken from a message. */
   address: string;
   remotePort: number;
+  /** The socket's own remote address, even behind --trust-proxy: matches the kernel's TCP_INFO. */
+  socketAddress: string;
 }
 
 export interface WsEchoHooks {
@@ -45,6 +48,7 @@ export function createWsEcho(serverName: string, hooks: WsEchoHooks, peerAddress
   wss.on("connection", (socket: WebSocket, req: IncomingMessage) => {
     const address = peerAddress(req);
     const remotePort = req.socket.remotePort ?? 0;
+    const socketAddress = normalizeAddress(req.socket.remoteAddress ?? "");
     let client: WsClient | undefined;
     socket.send(welcome);
     socket.on("message", (data: RawData, isBinary: boolean) => {
@@ -67,7 +71,7 @@ export function createWsEcho(serverName: string, hooks: WsEchoHooks, peerAddress
       if (msg.value.type === "echo") {
         socket.send(data, { binary: false });
       } else if (client === undefined) {
-        client = { socket, clientId: msg.value.clientId, sessionId: msg.value.sessionId, address, remotePort };
+        client = { socket, clientId: msg.value.clientId, sessionId: msg.value.sessionId, address, remotePort, socketAddress };
         hooks.onClient(client);
       }
     });

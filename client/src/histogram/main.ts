@@ -5,7 +5,9 @@
 import "uplot/dist/uPlot.min.css";
 import "../common/page.css";
 import "./histogram.css";
+import { mountNotices } from "./notices.js";
 import { Workbench } from "./workbench.js";
 
 const workbench = new Workbench();
 workbench.start();
+mountNotices(document.getElementById("notices")!);

@@ -1,0 +1,49 @@
+// The kernel's TCP round-trip figures for every connection to one local port,
+// read with ONE `ss` run per interval for all of a server's pages (not one
+// process per page). Linux only: elsewhere the baseline says so and stays off.
+import { execFile } from "node:child_process";
+import { fail, ok, type Result } from "../../shared/result.js";
+import { endpointKey, parseSs, type SsConnection } from "./ss-parse.js";
+
+/** An ss run slower than this (ms) is abandoned: its figures would be stale. */
+export const SS_TIMEOUT_MS = 2000;
+const SS_OUTPUT_BYTES_MAX = 16 * 1024 * 1024;
+
+export type TcpInfoAvailability = { available: true } | { available: false; reason: string };
+
+export const TCP_INFO_FIX = "install iproute2 (apt-get install iproute2), which provides ss";
+
+export interface TcpInfoReader {
+  /** Connections to `localPort`, keyed by endpointKey(peer address, peer port). */
+  read(localPort: number): Promise<Result<Map<string, SsConnection>>>;
+  check(): Promise<TcpInfoAvailability>;
+}
+
+export function ssReader(command = "ss"): TcpInfoReader {
+  const run = (args: string[]) =>
+    new Promise<Result<string>>((resolve) => {
+      execFile(command, args, { timeout: SS_TIMEOUT_MS, maxBuffer: SS_OUTPUT_BYTES_MAX }, (err, stdout, stderr) => {
+        if (err === null) return resolve(ok(stdout));
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ENOENT") return resolve(fail(`${command} not found: ${TCP_INFO_FIX}`));
+        if ((err as { killed?: boolean }).killed) return resolve(fail(`ss-timeout`));
+        resolve(fail(`${command}: ${(stderr || err.message).trim().split("\n")[0]!.slice(0, 160)}`));
+      });
+    });
+  return {
+    async read(localPort) {
+      // -H no header, -t TCP, -i TCP_INFO, -n numeric; the filter keeps only this server's accepted connections.
+      const out = await run(["-Htin", "state", "established", `( sport = :${localPort} )`]);
+      if (!out.ok) return out;
+      const byPeer = new Map<string, SsConnection>();
+      for (const c of parseSs(out.value)) if (c.localPort === localPort) byPeer.set(endpointKey(c.peerAddress, c.peerPort), c);
+      return ok(byPeer);
+    },
+    async check() {
+      if (process.platform !== "linux")
+        return { available: false, reason: `needs Linux's ss (iproute2) to read TCP_INFO; this is ${process.platform}` };
+      const out = await run(["-V"]);
+      return out.ok ? { available: true } : { available: false, reason: out.error };
+    },
+  };
+}
