@@ -6,6 +6,8 @@ import type { IngestResult, SampleBatch, StatsQuery, StatsRow } from "../../shar
 import { methodOrder } from "../../shared/methods.js";
 import { summarize } from "../../shared/stats.js";
 import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "./schema.js";
+import type { RacesResponse } from "../../shared/races.js";
+import { queryRaces } from "./race-queries.js";
 
 export interface IngestMeta {
   userAgent: string | null;
@@ -26,6 +28,8 @@ export interface Store {
   /** Stores a batch in one transaction; returns after the commit. */
   insertBatch(batch: SampleBatch, meta: IngestMeta): IngestResult;
   stats(filter: SampleFilter): StatsRow[];
+  /** Availability per server and best-of-two's wins and savings (GET /api/races). */
+  races(filter: SampleFilter): Promise<RacesResponse>;
   /** Raw access for integrity checks and tests. */
   readonly db: Database.Database;
   close(): void;
@@ -151,6 +155,7 @@ export function openStore(dbPath: string): Store {
     db,
     insertBatch: (batch, meta) => insertBatchTx.immediate(batch, meta),
     stats,
+    races: (filter) => Promise.resolve().then(() => queryRaces(db, filter)),
     close: () => db.close(),
   };
 }

@@ -3,6 +3,7 @@ import "../common/page.css";
 import type { StatsResponse } from "../../../shared/protocol.js";
 import { readRange, resolveRange, writeRange, type Preset, type RangeState } from "./range.js";
 import { renderStatsTable } from "./stats-table.js";
+import { mountRacesPanel } from "./races-panel.js";
 
 /** How often the table refreshes while the page is open (ms). */
 const REFRESH_MS = 5000;
@@ -75,3 +76,4 @@ void refresh();
 setInterval(() => {
   if (document.visibilityState === "visible") void refresh();
 }, REFRESH_MS);
+mountRacesPanel($("races"), () => resolveRange(range, Date.now()));
