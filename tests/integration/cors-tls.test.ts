@@ -1,15 +1,13 @@
 // Two real servers on two ports are two origins: a page from A must be able to
 // probe and time B's echo paths, while nothing but A's own pages may write to A.
 // Then TLS: a self-signed certificate made here serves /echo over HTTPS and /ws over WSS.
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { StatsResponse } from "../../shared/protocol.js";
-import { startServerProcess, tempDir, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { makeSelfSignedCert } from "../helpers/tls.js";
 
 interface RawResponse {
   status: number;
@@ -116,16 +114,9 @@ describe("TLS: --tls-cert and --tls-key", () => {
   let server: ServerProcess;
   let ca: Buffer;
   beforeAll(async () => {
-    const dir = tempDir("tailprobe-tls-");
-    const cert = path.join(dir, "cert.pem");
-    const key = path.join(dir, "key.pem");
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      "-keyout", key, "-out", cert,
-    ], { stdio: "ignore" });
-    ca = fs.readFileSync(cert);
-    server = await startServerProcess(["--name", "T", "--no-ping", "--tls-cert", cert, "--tls-key", key]);
+    const cert = makeSelfSignedCert();
+    ca = cert.pem;
+    server = await startServerProcess(["--name", "T", "--no-ping", "--tls-cert", cert.certPath, "--tls-key", cert.keyPath]);
   });
   afterAll(async () => {
     await server?.stop();
