@@ -4,6 +4,7 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { waitForDelivered } from "../helpers/delivered.js";
 import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 
@@ -46,7 +47,7 @@ describe("HTTPS page, plain-HTTP peer", () => {
     // The live view shows B's probes failing for that reason, not hanging.
     const bWs = page.locator('#live-rows tr[data-method="ws"][data-target="B"]');
     await expect.poll(() => bWs.innerText()).toContain("mixed-content");
-    await page.waitForFunction(() => (window as unknown as { tailprobe: { pending: number } }).tailprobe.pending === 0, undefined, { timeout: 15_000 });
+    await waitForDelivered(page, a.dbPath);
     await page.close();
 
     const db = new Database(a.dbPath, { readonly: true });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RacesResponse } from "../../shared/races.js";
 import { FLAG } from "../../server/store/schema.js";
 import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { waitForDelivered } from "../helpers/delivered.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 const BEFORE_MS = 10_000;
@@ -72,8 +73,10 @@ describe("B's outage", () => {
     const backMs = Date.now();
     await page.waitForTimeout(AFTER_MS);
     const endMs = Date.now();
-    // Everything sent so far reaches A's database before we look.
-    await page.waitForFunction(() => (window as unknown as { tailprobe: { pending: number } }).tailprobe.pending === 0, undefined, { timeout: 15_000 });
+    // Everything sent before endMs reaches A's database before we look; the
+    // pause lets probes sent just before endMs settle (both servers are up now).
+    await page.waitForTimeout(2000);
+    await waitForDelivered(page, a.dbPath);
 
     const db = new Database(a.dbPath, { readonly: true });
     const rows = db
