@@ -99,9 +99,14 @@ describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
 
     const aDuring = ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", from, to));
     expect(aDuring.filter((r) => r.outcome !== "ok"), "A failures while B hung").toEqual([]);
-    const sorted = aDuring.map((r) => r.ms!).sort((x, y) => x - y);
-    summary.aMaxMs = sorted.at(-1);
-    expect(sorted[Math.ceil(sorted.length * 0.9) - 1]!).toBeLessThan(100);
+    // Against A's own figure before the hang, with room for a shared, loaded machine.
+    const p90 = (rs: Row[]) => {
+      const sorted = rs.map((r) => r.ms!).sort((x, y) => x - y);
+      return sorted[Math.ceil(sorted.length * 0.9) - 1]!;
+    };
+    const aBefore = ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", startMs + 1000, hangMs)).filter((r) => r.outcome === "ok");
+    summary.aP90Ms = { before: p90(aBefore), during: p90(aDuring) };
+    expect(p90(aDuring)).toBeLessThan(Math.max(150, 5 * p90(aBefore)));
 
     // B answers again within a few seconds of SIGCONT.
     for (const method of ["xhr", "jsonp", "ws"]) {
