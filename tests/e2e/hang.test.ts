@@ -23,6 +23,12 @@ interface Row {
   reason: string | null;
 }
 
+/**
+ * A failure is a timeout or an error; a tick skipped because the whole page
+ * stalled (an overloaded machine) is not, but a probe cap hit is.
+ */
+const failed = (r: Row) => r.outcome === "timeout" || r.outcome === "error" || r.reason === "outstanding-cap";
+
 let a: ServerProcess;
 let b: ServerProcess;
 let browser: LaunchedBrowser;
@@ -93,15 +99,15 @@ describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
 
     const races = of("best2", "A+B", startMs, endMs);
     expect(races.length).toBeGreaterThanOrEqual((endMs - startMs) / 1000 - 3);
-    expect(races.filter((r) => r.outcome !== "ok"), "failed races").toEqual([]);
+    expect(races.filter((r) => failed(r)), "failed races").toEqual([]);
     // Decided by A's WebSocket, not by waiting for B's timeout.
     expect(Math.max(...of("best2", "A+B", from, to).map((r) => r.ms!))).toBeLessThan(1000);
 
     const aDuring = ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", from, to));
-    expect(aDuring.filter((r) => r.outcome !== "ok"), "A failures while B hung").toEqual([]);
+    expect(aDuring.filter((r) => failed(r)), "A failures while B hung").toEqual([]);
     // Against A's own figure before the hang, with room for a shared, loaded machine.
     const p90 = (rs: Row[]) => {
-      const sorted = rs.map((r) => r.ms!).sort((x, y) => x - y);
+      const sorted = rs.filter((r) => r.outcome === "ok").map((r) => r.ms!).sort((x, y) => x - y);
       return sorted[Math.ceil(sorted.length * 0.9) - 1]!;
     };
     const aBefore = ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", startMs + 1000, hangMs)).filter((r) => r.outcome === "ok");
