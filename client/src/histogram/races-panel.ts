@@ -77,8 +77,9 @@ function best2Rows(tbody: HTMLTableSectionElement, rows: Best2Row[]): void {
 export function mountRacesPanel(section: HTMLElement, range: () => { fromMs: number; toMs: number }): RacesPanel {
   const avail = table(["Server", "OK", "Failures", "Availability"], 1);
   avail.table.id = "availability-table";
+  avail.table.style.minWidth = "0"; // four short columns need not span the page
   const best2 = table(
-    ["Race", "Races", "Failures", "WS wins", "JSONP wins", "Best of two p50 / p99", "WS alone p50 / p99", "JSONP alone p50 / p99", "Saved p50 / p99", "Lead over loser p50 / p99"],
+    ["Race", "Races", "Failures", "WS wins", "JSONP wins", "Best of two", "WS alone", "JSONP alone", "Saved", "Loser behind by"],
     1,
   );
   best2.table.id = "best2-table";
@@ -95,7 +96,7 @@ export function mountRacesPanel(section: HTMLElement, range: () => { fromMs: num
     el("h2", "Best of two"),
     el(
       "p",
-      "How often each leg won the race, and what racing saved against the faster of its legs run alone (that leg's percentile minus the race's). On loopback racing costs a few ms, so the saving is negative; it pays off when one server or path has a tail of its own.",
+      "How often each leg won the race, and what racing saved against the faster of its legs run alone (that leg's percentile minus the race's). Latency cells read p50 / p99. On loopback racing costs a few ms, so the saving is negative; it pays off when one server or path has a tail of its own, or is down.",
       "hint",
     ),
     wrap(best2.table),
