@@ -2,6 +2,7 @@
 // and an unreachable peer reported once. Races: GET /api/races against a
 // brute-force computation over random samples sent through the real ingest path.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parsePeer } from "../../server/cli/options.js";
 import type { Config, Sample } from "../../shared/protocol.js";
 import type { RacesResponse } from "../../shared/races.js";
 import { startInProcess } from "../helpers/in-process.js";
@@ -19,6 +20,28 @@ afterAll(async () => {
 });
 
 const serverNames = async (s: Server) => ((await (await fetch(`${s.url}/api/config`)).json()) as Config).servers.map((x) => x.name);
+
+describe("--peer values", () => {
+  it.each([
+    ["http://b.example:8080", { url: "http://b.example:8080", name: undefined }],
+    ["https://b.example:8443/", { url: "https://b.example:8443", name: undefined }],
+    ["B=https://b.example", { url: "https://b.example", name: "B" }],
+    ["b_2.eu=http://[::1]:8081", { url: "http://[::1]:8081", name: "b_2.eu" }],
+    // Behind a proxy that serves tailprobe under a path prefix.
+    ["B=https://proxy.example/tailprobe/", { url: "https://proxy.example/tailprobe", name: "B" }],
+  ])("accepts %s", (raw, want) => {
+    expect(parsePeer(raw)).toEqual({ ok: true, value: want });
+  });
+
+  it.each(["b.example:8080", "ws://b.example", "B+C=http://b.example", "=http://b.example", "http://b.example/?x=1", "http://user@b.example", "B="])(
+    "refuses %s, naming the flag",
+    (raw) => {
+      const r = parsePeer(raw);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.error).toMatch(/--peer/);
+    },
+  );
+});
 
 describe("peers", () => {
   it("learns a peer's name from its /api/config", async () => {
