@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import type { ServeOptions } from "./cli/options.js";
+import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
 import { jsonErrorHandler, sendError } from "./api/http-error.js";
 import { ingestRouter } from "./api/ingest.js";
@@ -71,6 +72,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   );
   app.use(ingestRouter(store, nowMs));
   app.use(queryRouter(store, nowMs));
+  app.use(chartsRouter(store, nowMs));
   app.use(racesRouter(store, nowMs));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));

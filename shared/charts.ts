@@ -20,6 +20,14 @@ function queryList(item: z.ZodType<string, string>, maxItems: number) {
     .pipe(z.array(item).max(maxItems));
 }
 
+/**
+ * Series that are not stored methods but derived from one: `tcpminrtt` is the
+ * kernel's min RTT that `tcprtt` samples carry. A method filter may name it
+ * to get that series alone; naming `tcprtt` brings both.
+ */
+export const DERIVED_SERIES = { tcpminrtt: "tcprtt" } as const;
+const SERIES_METHODS = [...METHODS, ...(Object.keys(DERIVED_SERIES) as (keyof typeof DERIVED_SERIES)[])] as const;
+
 /** "FROM-TO" epoch-ms windows, comma-separated: the spikes a user chose to leave out. */
 const excludeWindows = z
   .string()
@@ -46,7 +54,7 @@ const excludeWindows = z
  * Filters shared by /api/stats and every chart endpoint. All optional:
  * - from, to: epoch ms (default: everything up to now)
  * - client: one clientId
- * - method, target: comma lists (default: all)
+ * - method, target: comma lists (default: all); method may name tcpminrtt (see DERIVED_SERIES)
  * - visible=1: only samples sent and answered while the tab was visible
  * - maxLateMs=N: only samples whose tick fired at most N ms late
  * - exclude=FROM-TO,...: leave these windows out (the focus window's "invert")
@@ -55,12 +63,15 @@ export const sampleFilterQueryShape = {
   from: queryInt.optional(),
   to: queryInt.optional(),
   client: z.string().regex(CLIENT_TOKEN_PATTERN).optional(),
-  method: queryList(z.enum(METHODS), 16).optional(),
+  method: queryList(z.enum(SERIES_METHODS), 16).optional(),
   target: queryList(z.string().regex(TARGET_PATTERN), 16).optional(),
   visible: z.enum(["0", "1"]).transform((v) => v === "1").optional(),
   maxLateMs: queryInt.pipe(z.number().min(0)).optional(),
   exclude: excludeWindows.optional(),
 };
+
+/** Log-spaced bins per decade when a query does not say. */
+export const DEFAULT_BINS_PER_DECADE = 20;
 
 export const histogramQuerySchema = z
   .object({
@@ -101,7 +112,9 @@ export interface SeriesKey {
 /**
  * GET /api/histogram. `edges` are shared by all series: bin i holds
  * latencies in [edges[i], edges[i+1]); the last edge is exclusive too, and
- * edges cover every ok sample in the result.
+ * edges cover every ok sample in the result
+ * (latencies under 1 µs, e.g. a loopback ping rounded to 0 ms, count in the
+ * bin that starts at 1 µs; see logBin).
  */
 export interface HistogramResponse {
   from: number;
@@ -120,8 +133,23 @@ export interface HistogramResponse {
 export interface CdfResponse {
   from: number;
   to: number;
-  series: (SeriesKey & { count: number; points: [number, number][] })[];
+  series: (SeriesKey & {
+    count: number;
+    points: [number, number][];
+    /**
+     * Nearest-rank percentiles of this series (CDF_MARKER_PERCENTILES, the
+     * table's plus p99.99) to mark on the curve; absent when count is 0.
+     */
+    markers?: CdfMarker[];
+  })[];
 }
+
+/** One percentile marked on a CDF: `ms` is the nearest-rank pN of the series. */
+export interface CdfMarker {
+  p: number;
+  ms: number;
+}
+export const CDF_MARKER_PERCENTILES = [10, 50, 90, 99, 99.9, 99.99] as const;
 
 /**
  * GET /api/timeseries. `t[i]` is the start of bucket i (epoch ms, aligned to
@@ -153,6 +181,17 @@ export interface HeatmapResponse {
   edges: number[];
   series: (SeriesKey & { counts: number[][] })[];
 }
+
+/** GET /api/clients takes no parameters. */
+export const clientsQuerySchema = z.object({}).strict();
+
+/**
+ * Limits a query must respect, else 400 {"code": "QUERY_TOO_LARGE"}: time
+ * buckets per timeseries/heatmap request, and heatmap cells per series
+ * (time buckets × latency bins). A client picks bucketMs to stay below them.
+ */
+export const MAX_TIME_BUCKETS = 2000;
+export const MAX_HEATMAP_CELLS = 200_000;
 
 /** GET /api/clients: who has reported, for the series picker. */
 export interface ClientInfo {

@@ -1,6 +1,7 @@
 // The wire protocol, version 1: every message that crosses a process
 // boundary is declared here and parsed from `unknown` on arrival.
 import { z } from "zod";
+import { sampleFilterQueryShape } from "./charts.js";
 import { BEST2_LEGS, METHODS, OUTCOMES } from "./methods.js";
 import { CLIENT_TOKEN_PATTERN, SERVER_NAME_PATTERN, TARGET_PATTERN } from "./names.js";
 import { fail, ok, type Result } from "./result.js";
@@ -171,8 +172,13 @@ const queryInt = z
   .regex(/^-?\d{1,16}$/, "must be an integer")
   .transform(Number);
 
+/**
+ * GET /api/stats: from, to, client as before, plus the chart endpoints'
+ * filters (method, target, visible, maxLateMs, exclude; see shared/charts.ts).
+ */
 export const statsQuerySchema = z
   .object({
+    ...sampleFilterQueryShape,
     from: queryInt.optional(),
     to: queryInt.optional(),
     client: token.optional(),

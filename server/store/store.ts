@@ -2,12 +2,21 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import type { IngestResult, SampleBatch, StatsQuery, StatsRow } from "../../shared/protocol.js";
-import { methodOrder } from "../../shared/methods.js";
-import { summarize } from "../../shared/stats.js";
+import {
+  DEFAULT_BINS_PER_DECADE,
+  type CdfResponse,
+  type ClientInfo,
+  type HeatmapResponse,
+  type HistogramResponse,
+  type TimeseriesResponse,
+} from "../../shared/charts.js";
+import type { IngestResult, SampleBatch, StatsRow } from "../../shared/protocol.js";
+import { cdfQuery, clientsQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "./chart-queries.js";
+import { openReadPool, Pace, SLICE_MS } from "./read-pool.js";
+import type { SampleFilter } from "./sample-filter.js";
 import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "./schema.js";
 import type { RacesResponse } from "../../shared/races.js";
-import { queryRaces } from "./race-queries.js";
+import { racesQuery } from "./race-queries.js";
 
 export interface IngestMeta {
   userAgent: string | null;
@@ -18,25 +27,39 @@ export class SessionOwnerError extends Error {
   readonly code = "SESSION_CLIENT_MISMATCH";
 }
 
-export interface SampleFilter {
-  fromMs: number;
-  toMs: number;
-  clientId?: string | undefined;
+export { filterFromQuery, type SampleFilter } from "./sample-filter.js";
+export { QueryTooLargeError } from "./chart-queries.js";
+export { QueryAbortedError } from "./read-pool.js";
+
+export interface QueryOptions {
+  /** Abort to stop the query at its next slice; it then rejects with QueryAbortedError. */
+  signal?: AbortSignal | undefined;
 }
 
+/**
+ * Every query is answered asynchronously: it reads on a read-only connection
+ * in short slices so the echo endpoints keep answering meanwhile, and may
+ * later be answered from pre-aggregated histograms instead of raw samples.
+ * Queries reject with QueryTooLargeError past the caps in shared/charts.ts.
+ */
 export interface Store {
   /** Stores a batch in one transaction; returns after the commit. */
   insertBatch(batch: SampleBatch, meta: IngestMeta): IngestResult;
-  stats(filter: SampleFilter): StatsRow[];
+  stats(filter: SampleFilter, options?: QueryOptions): Promise<StatsRow[]>;
+  histogram(filter: SampleFilter, options: QueryOptions & { binsPerDecade?: number | undefined }): Promise<HistogramResponse>;
+  cdf(filter: SampleFilter, options?: QueryOptions): Promise<CdfResponse>;
+  /** bucketMs undefined: chosen from the range (chooseBucketMs). */
+  timeseries(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined }): Promise<TimeseriesResponse>;
+  heatmap(
+    filter: SampleFilter,
+    options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined },
+  ): Promise<HeatmapResponse>;
+  clients(): Promise<ClientInfo[]>;
   /** Availability per server and best-of-two's wins and savings (GET /api/races). */
-  races(filter: SampleFilter): Promise<RacesResponse>;
+  races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
   /** Raw access for integrity checks and tests. */
   readonly db: Database.Database;
   close(): void;
-}
-
-export function filterFromQuery(q: StatsQuery, nowMs: number): SampleFilter {
-  return { fromMs: q.from ?? 0, toMs: q.to ?? nowMs, clientId: q.client };
 }
 
 function packFlags(s: SampleBatch["samples"][number]): number {
@@ -115,47 +138,23 @@ export function openStore(dbPath: string): Store {
     return { accepted, duplicates: batch.samples.length - accepted };
   });
 
-  const statsAll = db.prepare<[number, number]>(
-    "SELECT method, target, outcome, ms, minrtt FROM samples WHERE t >= ? AND t <= ?",
-  );
-  const statsClient = db.prepare<[number, number, string]>(`
-    SELECT method, target, outcome, ms, minrtt FROM samples
-    WHERE t >= ? AND t <= ? AND session IN (SELECT id FROM sessions WHERE client_id = ?)`);
-
-  function stats(filter: SampleFilter): StatsRow[] {
-    const groups = new Map<string, { method: string; target: string; values: number[]; failures: number; skipped: number }>();
-    const group = (method: string, target: string) => {
-      const key = `${method}\u0000${target}`;
-      let g = groups.get(key);
-      if (g === undefined) {
-        g = { method, target, values: [], failures: 0, skipped: 0 };
-        groups.set(key, g);
-      }
-      return g;
-    };
-    const rows =
-      filter.clientId === undefined
-        ? statsAll.raw().iterate(filter.fromMs, filter.toMs)
-        : statsClient.raw().iterate(filter.fromMs, filter.toMs, filter.clientId);
-    for (const r of rows as Iterable<[string, string, string, number | null, number | null]>) {
-      const [method, target, outcome, ms, minrtt] = r;
-      const g = group(method, target);
-      if (outcome === "ok" && ms !== null) g.values.push(ms);
-      else if (outcome === "skipped") g.skipped++;
-      else g.failures++;
-      // The kernel's min RTT is a series of its own beside the smoothed RTT.
-      if (minrtt !== null) group("tcpminrtt", target).values.push(minrtt);
-    }
-    return [...groups.values()]
-      .map((g) => ({ method: g.method, target: g.target, failures: g.failures, skipped: g.skipped, ...summarize(g.values) }))
-      .sort((a, b) => a.target.localeCompare(b.target) || methodOrder(a.method) - methodOrder(b.method));
-  }
+  const readers = openReadPool(dbPath, db);
+  const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
 
   return {
     db,
     insertBatch: (batch, meta) => insertBatchTx.immediate(batch, meta),
-    stats,
-    races: (filter) => Promise.resolve().then(() => queryRaces(db, filter)),
-    close: () => db.close(),
+    stats: (filter, o) => statsQuery(readers, filter, pace(o)),
+    histogram: (filter, o) => histogramQuery(readers, filter, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
+    cdf: (filter, o) => cdfQuery(readers, filter, pace(o)),
+    timeseries: (filter, o) => timeseriesQuery(readers, filter, o.bucketMs, pace(o)),
+    heatmap: (filter, o) =>
+      heatmapQuery(readers, filter, o.bucketMs, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
+    clients: () => clientsQuery(readers),
+    races: (filter, o) => racesQuery(readers, filter, pace(o)),
+    close: () => {
+      readers.close();
+      db.close();
+    },
   };
 }

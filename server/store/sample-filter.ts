@@ -1,0 +1,106 @@
+// The filters every query shares (/api/stats and the chart endpoints), turned
+// into one SQL WHERE clause so each query reads only the rows it needs.
+import { z } from "zod";
+import { DERIVED_SERIES, sampleFilterQueryShape } from "../../shared/charts.js";
+import { fail, ok, type Result } from "../../shared/result.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
+
+export interface TimeWindow {
+  fromMs: number;
+  toMs: number;
+}
+
+export interface SampleFilter {
+  /** Inclusive bounds on the sample's send time (epoch ms). */
+  fromMs: number;
+  toMs: number;
+  clientId?: string | undefined;
+  /** Only these methods / targets; undefined or empty = all. */
+  methods?: readonly string[] | undefined;
+  targets?: readonly string[] | undefined;
+  /** Leave out samples known to have been sent or answered while the tab was hidden. */
+  visibleOnly?: boolean | undefined;
+  /** Leave out samples whose tick fired more than this many ms late. */
+  maxLateMs?: number | undefined;
+  /** Inclusive windows to leave out (the focus window's "everything except this"). */
+  exclude?: readonly TimeWindow[] | undefined;
+}
+
+const filterQuerySchema = z.object(sampleFilterQueryShape);
+export type SampleFilterQuery = z.infer<typeof filterQuerySchema>;
+
+/** Query-string filters → store filter; `to` defaults to now, `from` to the beginning. */
+export function filterFromQuery(q: SampleFilterQuery, nowMs: number): Result<SampleFilter> {
+  const fromMs = q.from ?? 0;
+  const toMs = q.to ?? nowMs;
+  if (fromMs > toMs) return fail(q.to === undefined ? "from must not be in the future" : "from must not be after to");
+  return ok({
+    fromMs,
+    toMs,
+    clientId: q.client,
+    methods: q.method,
+    targets: q.target,
+    visibleOnly: q.visible,
+    maxLateMs: q.maxLateMs,
+    exclude: q.exclude,
+  });
+}
+
+export interface SqlWhere {
+  /** Conditions on table `samples`, joined with AND; never empty. */
+  sql: string;
+  params: (string | number)[];
+}
+
+const VISIBLE_BITS = FLAG.visibleAtSend | FLAG.visibleAtReply;
+
+export function sampleWhere(f: SampleFilter): SqlWhere {
+  const conds = ["t >= ?", "t <= ?"];
+  const params: (string | number)[] = [f.fromMs, f.toMs];
+  if (f.clientId !== undefined) {
+    conds.push("session IN (SELECT id FROM sessions WHERE client_id = ?)");
+    params.push(f.clientId);
+  }
+  if (f.methods !== undefined && f.methods.length > 0) {
+    // A derived series (tcpminrtt) is read from the rows of its stored method.
+    const stored = [...new Set(f.methods.map((m) => storedMethodOf(m)))];
+    conds.push(`method IN (${stored.map(() => "?").join(", ")})`);
+    params.push(...stored);
+  }
+  if (f.targets !== undefined && f.targets.length > 0) {
+    conds.push(`target IN (${f.targets.map(() => "?").join(", ")})`);
+    params.push(...f.targets);
+  }
+  if (f.visibleOnly === true) {
+    // A bit that is recorded (its "known" bit set) but false means hidden.
+    // Samples that record no visibility (server-measured baselines) stay:
+    // the page's visibility cannot have delayed them.
+    conds.push(`((flags >> ${FLAG_KNOWN_SHIFT}) & ${VISIBLE_BITS} & ~flags) = 0`);
+  }
+  if (f.maxLateMs !== undefined) {
+    // Baselines have no tick, hence no lateness; they stay for comparison.
+    conds.push("(late_ms IS NULL OR late_ms <= ?)");
+    params.push(f.maxLateMs);
+  }
+  for (const w of f.exclude ?? []) {
+    conds.push("NOT (t >= ? AND t <= ?)");
+    params.push(w.fromMs, w.toMs);
+  }
+  return { sql: conds.join(" AND "), params };
+}
+
+/** The stored method a series is read from: itself, or tcprtt for tcpminrtt. */
+export function storedMethodOf(series: string): string {
+  return Object.hasOwn(DERIVED_SERIES, series) ? DERIVED_SERIES[series as keyof typeof DERIVED_SERIES] : series;
+}
+
+/**
+ * Which series of the rows a filter asks for: a stored method's own series
+ * unless only its derived series was named; a derived series when it or its
+ * stored method was named (or no method filter at all).
+ */
+export function seriesWanted(f: SampleFilter): (series: string) => boolean {
+  const methods = f.methods;
+  if (methods === undefined || methods.length === 0) return () => true;
+  return (series) => methods.includes(series) || (storedMethodOf(series) !== series && methods.includes(storedMethodOf(series)));
+}

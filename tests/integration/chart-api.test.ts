@@ -1,0 +1,276 @@
+// The chart endpoints on a real server: samples in through POST /api/samples,
+// each endpoint's JSON shape and numbers out, and a 400 for every kind of bad query.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "../../server/app.js";
+import type {
+  CdfResponse,
+  ClientsResponse,
+  HeatmapResponse,
+  HistogramResponse,
+  TimeseriesResponse,
+} from "../../shared/charts.js";
+import type { StatsResponse } from "../../shared/protocol.js";
+import { startInProcess } from "../helpers/in-process.js";
+
+let server: RunningServer;
+// Aligned to 10 minutes so every bucket width used below starts at T0.
+const T0 = Math.floor((Date.now() - 3_600_000) / 600_000) * 600_000;
+const FIREFOX = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:121.0) Gecko/20100101 Firefox/121.0";
+const RANGE = `from=${T0}&to=${T0 + 600_000 - 1}`;
+
+async function post(body: unknown, userAgent = FIREFOX) {
+  const res = await fetch(`${server.url}/api/samples`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "User-Agent": userAgent },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+}
+
+async function get<T>(pathAndQuery: string, status = 200): Promise<T> {
+  const res = await fetch(`${server.url}${pathAndQuery}`);
+  const body = (await res.json()) as T;
+  expect(res.status, `${pathAndQuery} → ${JSON.stringify(body).slice(0, 200)}`).toBe(status);
+  if (status === 200) expect(res.headers.get("cache-control")).toBe("no-store");
+  return body;
+}
+
+beforeAll(async () => {
+  server = await startInProcess();
+  // xhr A: 1..100 ms, one a second from T0, plus 5 errors.
+  // ws A: 2 ms, then a spike of 500 ms during minute 5, tab hidden for the last 10.
+  // tcprtt A: 0.5 ms smoothed, 0.25 ms min RTT.
+  const seq = { n: 0 };
+  const s = (o: Record<string, unknown>) => ({ seq: seq.n++, target: "A", outcome: "ok", ...o });
+  const samples = [
+    ...Array.from({ length: 100 }, (_, i) => s({ t: T0 + i * 1000, method: "xhr", ms: i + 1, lateMs: i % 20 })),
+    ...Array.from({ length: 5 }, (_, i) => s({ t: T0 + 200_000 + i, method: "xhr", ms: null, outcome: "error" })),
+    ...Array.from({ length: 600 }, (_, i) =>
+      s({
+        t: T0 + i * 1000,
+        method: "ws",
+        ms: i >= 300 && i < 360 ? 500 : 2,
+        visibleAtSend: i < 590,
+        visibleAtReply: i < 590,
+      }),
+    ),
+    ...Array.from({ length: 10 }, (_, i) => s({ t: T0 + i * 1000, method: "tcprtt", ms: 0.5, minrtt: 0.25 })),
+  ];
+  await post({ clientId: "client_charts", sessionId: "session_charts", label: "mac", samples });
+  await post(
+    {
+      clientId: "client_other",
+      sessionId: "session_other",
+      samples: [{ seq: 0, t: T0 + 1000, method: "jsonp", target: "B", ms: 7, outcome: "ok" }],
+    },
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/120.0.2210.91",
+  );
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("GET /api/stats with the chart filters", () => {
+  it("keeps its shape and takes method, target, visible, maxLateMs and exclude", async () => {
+    const all = await get<StatsResponse>(`/api/stats?${RANGE}`);
+    expect(Object.keys(all).sort()).toEqual(["from", "rows", "to"]);
+    expect(all.rows.map((r) => `${r.method}/${r.target}`)).toEqual(["xhr/A", "ws/A", "tcprtt/A", "tcpminrtt/A", "jsonp/B"]);
+    const ws = await get<StatsResponse>(`/api/stats?${RANGE}&method=ws&target=A`);
+    expect(ws.rows).toHaveLength(1);
+    expect(ws.rows[0]).toMatchObject({ count: 600, max: 500 });
+    const noSpike = await get<StatsResponse>(`/api/stats?${RANGE}&method=ws&exclude=${T0 + 300_000}-${T0 + 359_999}`);
+    expect(noSpike.rows[0]).toMatchObject({ count: 540, max: 2, p99: 2 });
+    const visible = await get<StatsResponse>(`/api/stats?${RANGE}&method=ws&visible=1`);
+    expect(visible.rows[0]!.count).toBe(590);
+    const punctual = await get<StatsResponse>(`/api/stats?${RANGE}&method=xhr&maxLateMs=4`);
+    expect(punctual.rows[0]).toMatchObject({ count: 25, failures: 5 }); // errors record no lateness
+    const other = await get<StatsResponse>(`/api/stats?${RANGE}&client=client_other`);
+    expect(other.rows).toEqual([expect.objectContaining({ method: "jsonp", target: "B", count: 1, p50: 7 })]);
+  });
+});
+
+describe("GET /api/histogram", () => {
+  it("answers log bins shared by all series, counts per series", async () => {
+    const h = await get<HistogramResponse>(`/api/histogram?${RANGE}&target=A&binsPerDecade=1`);
+    expect(Object.keys(h).sort()).toEqual(["binsPerDecade", "edges", "from", "series", "to"]);
+    expect(h).toMatchObject({ from: T0, to: T0 + 599_999, binsPerDecade: 1 });
+    // 0.25 ms … 500 ms: decades [0.1, 1), [1, 10), [10, 100), [100, 1000).
+    expect(h.edges.map((e) => Number(e.toPrecision(6)))).toEqual([0.1, 1, 10, 100, 1000]);
+    const by = Object.fromEntries(h.series.map((s) => [s.method, s]));
+    expect(by.xhr).toMatchObject({ target: "A", count: 100, failures: 5, counts: [0, 9, 90, 1] });
+    expect(by.ws!.counts).toEqual([0, 540, 0, 60]);
+    expect(by.tcprtt!.counts).toEqual([10, 0, 0, 0]);
+    expect(by.tcpminrtt!.counts).toEqual([10, 0, 0, 0]);
+  });
+
+  it("names the kernel's min RTT as a series of its own", async () => {
+    const h = await get<HistogramResponse>(`/api/histogram?${RANGE}&method=tcpminrtt&binsPerDecade=1`);
+    expect(h.series.map((s) => [s.method, s.target, s.count])).toEqual([["tcpminrtt", "A", 10]]);
+    expect(h.edges.map((e) => Number(e.toPrecision(6)))).toEqual([0.1, 1]);
+  });
+});
+
+describe("GET /api/cdf", () => {
+  it("answers exact points and percentile markers", async () => {
+    const c = await get<CdfResponse>(`/api/cdf?${RANGE}&method=xhr`);
+    expect(Object.keys(c).sort()).toEqual(["from", "series", "to"]);
+    const s = c.series[0]!;
+    expect(s).toMatchObject({ method: "xhr", target: "A", count: 100 });
+    expect(s.points).toHaveLength(100);
+    expect(s.points[0]).toEqual([1, 0.01]);
+    expect(s.points[98]).toEqual([99, 0.99]);
+    expect(s.points[99]).toEqual([100, 1]);
+    expect(s.markers).toEqual([
+      { p: 10, ms: 10 },
+      { p: 50, ms: 50 },
+      { p: 90, ms: 90 },
+      { p: 99, ms: 99 },
+      { p: 99.9, ms: 100 },
+      { p: 99.99, ms: 100 },
+    ]);
+  });
+});
+
+describe("GET /api/timeseries", () => {
+  it("answers p50/p90/p99/max and failures per aligned bucket", async () => {
+    const ts = await get<TimeseriesResponse>(`/api/timeseries?${RANGE}&bucketMs=60000&target=A`);
+    expect(Object.keys(ts).sort()).toEqual(["bucketMs", "from", "series", "t", "to"]);
+    expect(ts.bucketMs).toBe(60_000);
+    expect(ts.t).toEqual(Array.from({ length: 10 }, (_, i) => T0 + i * 60_000));
+    const ws = ts.series.find((s) => s.method === "ws")!;
+    expect(Object.keys(ws).sort()).toEqual(["count", "failures", "max", "method", "p50", "p90", "p99", "target"]);
+    expect(ws.count).toEqual(new Array(10).fill(60));
+    expect(ws.p50).toEqual([2, 2, 2, 2, 2, 500, 2, 2, 2, 2]);
+    const xhr = ts.series.find((s) => s.method === "xhr")!;
+    expect(xhr.count).toEqual([60, 40, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(xhr.failures).toEqual([0, 0, 0, 5, 0, 0, 0, 0, 0, 0]);
+    expect(xhr.p50.slice(0, 3)).toEqual([30, 80, null]);
+    expect(xhr.p99.slice(0, 2)).toEqual([60, 100]);
+    expect(xhr.max.slice(0, 3)).toEqual([60, 100, null]);
+  });
+
+  it("chooses the bucket width from the range when not given", async () => {
+    const ts = await get<TimeseriesResponse>(`/api/timeseries?${RANGE}`);
+    expect(ts.bucketMs).toBe(2000); // 10 min / 300 buckets
+    expect(ts.t).toHaveLength(300);
+  });
+});
+
+describe("GET /api/heatmap", () => {
+  it("answers counts per time bucket × log bin", async () => {
+    const hm = await get<HeatmapResponse>(`/api/heatmap?${RANGE}&bucketMs=300000&binsPerDecade=1&method=ws`);
+    expect(Object.keys(hm).sort()).toEqual(["binsPerDecade", "bucketMs", "edges", "from", "series", "t", "to"]);
+    expect(hm.t).toEqual([T0, T0 + 300_000]);
+    expect(hm.edges.map((e) => Number(e.toPrecision(6)))).toEqual([1, 10, 100, 1000]);
+    expect(hm.series).toEqual([{ method: "ws", target: "A", counts: [[300, 0, 0], [240, 0, 60]] }]);
+  });
+});
+
+describe("GET /api/clients", () => {
+  it("lists the clients with label, browser and OS", async () => {
+    const { clients } = await get<ClientsResponse>("/api/clients");
+    const mac = clients.find((c) => c.clientId === "client_charts")!;
+    expect(mac).toMatchObject({ label: "mac", browser: "Firefox 121", os: "macOS 10.15", sessions: 1, userAgent: FIREFOX });
+    expect(mac.lastSeen).toBeGreaterThanOrEqual(mac.firstSeen);
+    const other = clients.find((c) => c.clientId === "client_other")!;
+    expect(other).toMatchObject({ label: null, browser: "Edge 120", os: "Windows 10/11" });
+  });
+});
+
+describe("bad queries", () => {
+  const BAD: [string, string][] = [
+    ["unknown parameter", "/api/histogram?bins=3"],
+    ["from not an integer", "/api/cdf?from=yesterday"],
+    ["from after to", `/api/timeseries?from=${T0 + 10}&to=${T0}`],
+    ["from in the future with no to", `/api/heatmap?from=${Date.now() + 3_600_000}`],
+    ["unknown method", "/api/histogram?method=xhr,carrier-pigeon"],
+    ["bad target", "/api/cdf?target=A%20B"],
+    ["bad client", "/api/stats?client=x"],
+    ["visible not 0/1", "/api/timeseries?visible=yes"],
+    ["negative maxLateMs", "/api/heatmap?maxLateMs=-5"],
+    ["exclude window backwards", "/api/stats?exclude=20-10"],
+    ["exclude not a window", "/api/histogram?exclude=spike"],
+    ["too many exclude windows", `/api/cdf?exclude=${Array.from({ length: 21 }, (_, i) => `${i}-${i}`).join(",")}`],
+    ["binsPerDecade 0", "/api/histogram?binsPerDecade=0"],
+    ["binsPerDecade 101", "/api/heatmap?binsPerDecade=101"],
+    ["bucketMs under a second", "/api/timeseries?bucketMs=10"],
+    ["a parameter twice", `/api/histogram?from=${T0}&from=${T0}`],
+    ["clients takes no parameters", "/api/clients?from=1"],
+  ];
+  it.each(BAD)("%s → 400 INVALID_QUERY", async (_name, url) => {
+    const body = await get<{ error: string; code: string }>(url, 400);
+    expect(body.code).toBe("INVALID_QUERY");
+    expect(body.error.length).toBeGreaterThan(3);
+  });
+
+  it("too many time buckets → 400 QUERY_TOO_LARGE", async () => {
+    for (const ep of ["timeseries", "heatmap"]) {
+      const body = await get<{ error: string; code: string }>(`/api/${ep}?from=${T0}&to=${T0 + 3_600_000}&bucketMs=1000`, 400);
+      expect(body.code).toBe("QUERY_TOO_LARGE");
+      expect(body.error).toMatch(/3601 time buckets/);
+    }
+  });
+
+  it("too many heatmap cells → 400 QUERY_TOO_LARGE", async () => {
+    const body = await get<{ code: string }>(`/api/heatmap?from=${T0}&to=${T0 + 1999 * 1000}&bucketMs=1000&binsPerDecade=100`, 400);
+    expect(body.code).toBe("QUERY_TOO_LARGE");
+  });
+
+  it("leaves the server answering", async () => {
+    const res = await fetch(`${server.url}/echo`);
+    expect(res.status).toBe(200);
+    await get<StatsResponse>(`/api/stats?${RANGE}`);
+  });
+});
+
+describe("a long query", () => {
+  it("leaves /echo answering while it runs", async () => {
+    // 100k samples after the other tests' range, straight through the store.
+    const from = T0 + 700_000;
+    for (let b = 0; b < 100; b++) {
+      server.store.insertBatch(
+        {
+          clientId: "client_bulk",
+          sessionId: "session_bulk",
+          samples: Array.from({ length: 1000 }, (_, i) => ({
+            seq: b * 1000 + i,
+            t: from + b * 1000 + i,
+            method: "xhr" as const,
+            target: "A",
+            ms: 1 + ((b * 1000 + i) % 50),
+            outcome: "ok" as const,
+          })),
+        },
+        { userAgent: null, receivedAtMs: Date.now() },
+      );
+    }
+    const order: string[] = [];
+    const query = fetch(`${server.url}/api/histogram?from=${from}&client=client_bulk`).then(async (r) => {
+      order.push("query");
+      return (await r.json()) as HistogramResponse;
+    });
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${server.url}/echo`);
+      expect(res.status).toBe(200);
+      await res.text();
+      order.push("echo");
+    }
+    const h = await query;
+    expect(h.series[0]!.count).toBe(100_000);
+    // A query run in one go would hold the echoes until it finished.
+    expect(order).toEqual(["echo", "echo", "echo", "echo", "echo", "query"]);
+  });
+
+  it("survives askers that hang up mid-query", async () => {
+    const from = T0 + 700_000;
+    const controllers = [0, 1, 2, 3, 4].map(() => new AbortController());
+    const pending = controllers.map((c) =>
+      fetch(`${server.url}/api/cdf?from=${from}&client=client_bulk`, { signal: c.signal }).catch((e: unknown) => e),
+    );
+    await (await fetch(`${server.url}/echo`)).text();
+    for (const c of controllers) c.abort();
+    await Promise.all(pending);
+    const c = await get<CdfResponse>(`/api/cdf?from=${from}&client=client_bulk`);
+    expect(c.series[0]!.count).toBe(100_000);
+  });
+});
