@@ -7,6 +7,14 @@ export interface ClockStart {
   slots: number;
 }
 
+/**
+ * Why a due slot could not be sent. `asleep`: the wall clock ran on while the
+ * monotonic clock stood still (Linux and macOS stop it during suspend), so the
+ * machine slept. `frozen`: both clocks ran but nothing of the page did (the
+ * browser froze or stopped the tab, or its main thread was blocked).
+ */
+export type MissReason = "frozen" | "asleep";
+
 export interface ClockTick {
   type: "tick";
   /** Tick number since t0; with `slot` it names a due time exactly once. */
@@ -14,11 +22,12 @@ export interface ClockTick {
   slot: number;
   /** When this slot was due (epoch ms). */
   dueMs: number;
+  intervalMs: number;
   /**
-   * The worker woke up after this slot's next due time had already passed
-   * (page frozen, machine asleep): the probe was not sent and is recorded as skipped.
+   * Non-null when the worker woke up after this slot's next due time had
+   * already passed: the probe was not sent and is recorded as skipped.
    */
-  missed: boolean;
+  missed: MissReason | null;
 }
 
 export type ClockMessage = ClockStart;

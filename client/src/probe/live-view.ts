@@ -8,8 +8,10 @@ interface Row {
   last: HTMLTableCellElement;
   ok: HTMLTableCellElement;
   failed: HTMLTableCellElement;
+  skipped: HTMLTableCellElement;
   okCount: number;
   failedCount: number;
+  skippedCount: number;
 }
 
 export class LiveView {
@@ -25,10 +27,11 @@ export class LiveView {
       row.last.className = "num";
       row.ok.textContent = formatCount(row.okCount);
     } else {
-      row.failedCount++;
       row.last.textContent = s.reason ? `${s.outcome} (${s.reason})` : s.outcome;
       row.last.className = "num bad";
-      row.failed.textContent = formatCount(row.failedCount);
+      // A skipped tick (frozen page, sleeping machine) is a gap, not a failure of the path.
+      if (s.outcome === "skipped") row.skipped.textContent = formatCount(++row.skippedCount);
+      else row.failed.textContent = formatCount(++row.failedCount);
     }
   }
 
@@ -48,7 +51,15 @@ export class LiveView {
     };
     cell(METHOD_LABELS[method]);
     cell(target);
-    const row: Row = { last: cell("–", "num"), ok: cell("0", "num"), failed: cell("0", "num"), okCount: 0, failedCount: 0 };
+    const row: Row = {
+      last: cell("–", "num"),
+      ok: cell("0", "num"),
+      failed: cell("0", "num"),
+      skipped: cell("0", "num"),
+      okCount: 0,
+      failedCount: 0,
+      skippedCount: 0,
+    };
     this.rows.set(key, row);
     // Keep the seed's order: per target, probes then baselines.
     const order = (m: string, t: string) => `${t}\u0000${String(methodOrder(m)).padStart(2, "0")}`;

@@ -5,13 +5,18 @@ import { configSchema, parseWith, type Config, type Sample } from "../../../shar
 import type { ClockStart, ClockTick } from "./clock-protocol.js";
 import { loadClientId, loadLabel, randomToken } from "./identity.js";
 import { LiveView } from "./live-view.js";
-import { Outbox } from "./outbox.js";
+import { Outbox, type OutboxCounters } from "./outbox.js";
+import { openOutboxStore } from "./outbox-store.js";
 import { PageContext } from "./page-context.js";
 import { buildPlan, resolveServers } from "./plan.js";
 import { Prober } from "./prober.js";
 import { WsChannel } from "./ws-channel.js";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** Retry backoff while the home server cannot give the page its configuration (ms). */
+const CONFIG_RETRY_MS_FIRST = 1000;
+const CONFIG_RETRY_MS_MAX = 30_000;
 
 async function loadConfig(): Promise<Config> {
   const res = await fetch("/api/config", { cache: "no-store" });
@@ -27,17 +32,92 @@ function showStatus(text: string, bad = false): void {
   el.classList.toggle("bad", bad);
 }
 
+/** Held for the page's lifetime, so other tabs leave this session's outbox rows to it. */
+function holdSessionLock(sessionId: string): void {
+  void navigator.locks?.request(`tailprobe-session:${sessionId}`, () => new Promise<never>(() => undefined));
+}
+
+async function liveSessions(): Promise<Set<string>> {
+  const held = (await navigator.locks?.query())?.held ?? [];
+  const prefix = "tailprobe-session:";
+  return new Set(held.flatMap((l) => (l.name?.startsWith(prefix) ? [l.name.slice(prefix.length)] : [])));
+}
+
+function showOutbox(c: OutboxCounters): void {
+  const parts = [`${c.delivered} reported`, `${c.pending} waiting`];
+  if (c.dropped > 0) parts.push(`${c.dropped} dropped (outbox full)`);
+  if (c.rejected > 0) parts.push(`${c.rejected} refused by the server`);
+  if (c.failures > 0 && c.lastError !== undefined) parts.push(`home server: ${c.lastError}`);
+  $("reported").textContent = parts.join(", ");
+  const warn = $("storage-warning");
+  warn.hidden = c.storage !== "memory";
+  if (c.storage === "memory") {
+    warn.textContent = `Samples are kept in memory only (${c.fallbackReason ?? "IndexedDB unavailable"}): those not yet reported are lost if this tab closes or reloads.`;
+  }
+}
+
 async function start(): Promise<void> {
-  const config = await loadConfig();
   const clientId = loadClientId();
   const sessionId = randomToken();
   const label = loadLabel();
+  holdSessionLock(sessionId);
+  // The outbox starts before anything else: what an earlier session left goes
+  // home even while this one waits for its configuration.
+  const outbox = new Outbox(await openOutboxStore(), {
+    endpoint: "/api/samples",
+    clientId,
+    sessionId,
+    label,
+    liveSessions,
+    onChange: showOutbox,
+  });
+  await outbox.start();
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") outbox.flushOnHide();
+  });
+  // pagehide: first record the probes that will never answer (once probing runs), then beacon it all.
+  let abandonProbes: () => void = () => undefined;
+  window.addEventListener("pagehide", () => {
+    abandonProbes();
+    outbox.beaconOnPageHide();
+  });
+  let sent = 0;
+  let ticks = 0;
+  // Exposed for tests and for the curious: read-only facts about this session.
+  (window as unknown as { tailprobe: object }).tailprobe = {
+    clientId,
+    sessionId,
+    get sent() {
+      return sent;
+    },
+    get ticks() {
+      return ticks;
+    },
+    get outbox() {
+      return { ...outbox.counters };
+    },
+    get pending() {
+      return outbox.counters.pending;
+    },
+  };
+
+  // Until the clock runs (it pumps the outbox on every tick), a page timer does.
+  const prePump = setInterval(() => outbox.pump(), 1000);
+  let config: Config | undefined;
+  for (let attempt = 0; config === undefined; attempt++) {
+    try {
+      config = await loadConfig();
+    } catch (err) {
+      const waitMs = Math.min(CONFIG_RETRY_MS_MAX, CONFIG_RETRY_MS_FIRST * 2 ** attempt);
+      showStatus(`waiting for the home server (${(err as Error).message}); retrying in ${Math.round(waitMs / 1000)} s`, true);
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
+  clearInterval(prePump);
   const servers = resolveServers(config.servers, location.href);
   const slots = buildPlan(servers);
   const context = new PageContext();
   const live = new LiveView($<HTMLTableSectionElement>("live-rows"));
-  let sent = 0;
-  let delivered = 0;
 
   const blocked = servers.filter((s) => s.blockedReason !== null);
   if (blocked.length > 0) {
@@ -46,19 +126,6 @@ async function start(): Promise<void> {
     warn.textContent = blocked.map((s) => `${s.name}: ${s.blockedReason}`).join("\n");
   }
 
-  const outbox = new Outbox({
-    endpoint: "/api/samples",
-    clientId,
-    sessionId,
-    label,
-    onDelivered: (r, pending) => {
-      delivered += r.accepted + r.duplicates;
-      $("reported").textContent = `${delivered} reported, ${pending} waiting`;
-    },
-    onFailed: (reason, pending) => {
-      $("reported").textContent = `${delivered} reported, ${pending} waiting (home server: ${reason})`;
-    },
-  });
   const emit = (s: Sample) => {
     sent++;
     outbox.add(s);
@@ -89,10 +156,13 @@ async function start(): Promise<void> {
     context,
     emit,
     onTick: () => {
+      ticks++;
       outbox.pump();
       $("count").textContent = `${sent} samples`;
     },
   });
+
+  abandonProbes = () => prober.abandonInFlight();
 
   const worker = new Worker(new URL("./clock.worker.ts", import.meta.url), { type: "module" });
   worker.onmessage = (ev: MessageEvent<ClockTick>) => prober.onTick(ev.data);
@@ -101,17 +171,6 @@ async function start(): Promise<void> {
 
   $("servers").textContent = servers.map((s) => `${s.name} ${s.baseUrl}`).join(" · ");
   showStatus(`probing ${servers.length} server${servers.length > 1 ? "s" : ""} every ${config.intervalMs} ms`);
-  // Exposed for tests and for the curious: read-only facts about this session.
-  (window as unknown as { tailprobe: object }).tailprobe = {
-    clientId,
-    sessionId,
-    get sent() {
-      return sent;
-    },
-    get pending() {
-      return outbox.pending;
-    },
-  };
 }
 
 start().catch((err: unknown) => showStatus(`cannot start: ${(err as Error).message}`, true));

@@ -1,85 +1,301 @@
-// Samples wait here until the home server acknowledges them. Delivery is
-// idempotent on (sessionId, seq), so a retried batch is never counted twice.
+// Samples wait here until the home server acknowledges them. Each one is
+// written to the outbox store (IndexedDB) before any attempt to send it, and
+// deleted only after the server's 200, so a reload, a crashed tab or a dead
+// server loses nothing. Delivery is idempotent on (sessionId, seq): a batch
+// sent twice (a lost answer, a beacon and then a retry) is never counted twice.
 import { BATCH_SAMPLES_MAX, type IngestResult, type Sample } from "../../../shared/protocol.js";
+import { MemoryStore, type OutboxRow, type OutboxStore, type StoredRow } from "./outbox-store.js";
 
 /** Send at most this often while samples trickle in (ms). */
 export const FLUSH_INTERVAL_MS = 2000;
-/** Retry backoff after a failed delivery: doubles up to the cap (ms). */
+/** Retry backoff after a failed delivery: doubles up to the cap, with jitter (ms). */
 export const RETRY_MS_FIRST = 1000;
 export const RETRY_MS_MAX = 30_000;
 /** Samples per POST; the server accepts up to BATCH_SAMPLES_MAX. */
 export const BATCH_SAMPLES = Math.min(500, BATCH_SAMPLES_MAX);
+/**
+ * Rows kept at most (~200 MB of IndexedDB at worst, days of probing with the
+ * home server away); beyond it the oldest are dropped and counted.
+ */
+export const STORED_ROWS_MAX = 500_000;
+/** Chrome allows 64 KiB in flight across all keepalive requests and beacons; stay under it. */
+export const UNLOAD_BODY_BYTES_MAX = 60_000;
+/** How often to look for rows that closed sessions left behind (ms). */
+export const ORPHAN_SCAN_MS = 60_000;
+/** This session's unacknowledged samples kept in memory too, for the beacon at pagehide. */
+export const RECENT_MAX = 2000;
+
+/** Answers that will never succeed however often the batch is retried. */
+const HOPELESS_STATUS = new Set([400, 409, 413]);
+
+export interface OutboxCounters {
+  /** Samples not yet acknowledged (stored plus still being written). */
+  pending: number;
+  /** Samples the server stored because of this page's deliveries. */
+  delivered: number;
+  /** Samples the server already had (a retried or beaconed batch). */
+  duplicates: number;
+  /** Oldest samples discarded because the outbox was full. */
+  dropped: number;
+  /** Samples the server refused for good (400/409/413). */
+  rejected: number;
+  /** Consecutive failed deliveries (0 once one succeeds). */
+  failures: number;
+  storage: OutboxStore["kind"];
+  fallbackReason: string | undefined;
+  lastError: string | undefined;
+}
 
 export interface OutboxOptions {
   endpoint: string;
   clientId: string;
   sessionId: string;
   label?: string | undefined;
-  onDelivered?(result: IngestResult, pending: number): void;
-  onFailed?(reason: string, pending: number): void;
+  /** Sessions whose page is still open elsewhere; their own tab delivers their rows. */
+  liveSessions?(): Promise<Set<string>>;
+  onChange?(counters: OutboxCounters): void;
 }
 
 export class Outbox {
-  private queue: Sample[] = [];
+  /** Samples handed over but not yet committed to the store. */
+  private unsaved: OutboxRow[] = [];
+  private saving = false;
+  /** This session's unacknowledged samples by seq, newest last. */
+  private readonly recent = new Map<number, Sample>();
+  /**
+   * This session's rows in the store, kept in step with our own writes and
+   * deletes: counting an IndexedDB store walks every row, too slow to do per batch.
+   */
+  private own = 0;
+  /** Closed sessions with rows left, found by the last scan; delivered before our own. */
+  private orphanSessions: string[] = [];
+  private orphanRows = 0;
+  private lastScanMs = Number.NEGATIVE_INFINITY;
+  /** Per session, the last seq delivered (or refused): the next read starts after it. */
+  private readonly doneSeq = new Map<string, number>();
   private inFlight = false;
-  private failures = 0;
   private nextAttemptMs = 0;
-  private lastSendMs = 0;
+  private lastSendMs = Number.NEGATIVE_INFINITY;
+  private readonly c: OutboxCounters;
 
-  constructor(private readonly options: OutboxOptions) {}
+  constructor(
+    private store: OutboxStore,
+    private readonly options: OutboxOptions,
+  ) {
+    this.c = {
+      pending: 0,
+      delivered: 0,
+      duplicates: 0,
+      dropped: 0,
+      rejected: 0,
+      failures: 0,
+      storage: store.kind,
+      fallbackReason: store.fallbackReason,
+      lastError: undefined,
+    };
+  }
 
-  get pending(): number {
-    return this.queue.length;
+  get counters(): Readonly<OutboxCounters> {
+    this.c.pending = this.own + this.unsaved.length + this.orphanRows;
+    return this.c;
+  }
+
+  /** Learns what earlier sessions left behind and starts delivering it. */
+  async start(): Promise<void> {
+    await this.scan().catch(() => undefined);
+    this.changed();
+    this.pump();
   }
 
   add(sample: Sample): void {
-    this.queue.push(sample);
+    const o = this.options;
+    const row: OutboxRow = { sessionId: o.sessionId, clientId: o.clientId, sample };
+    if (o.label !== undefined) row.label = o.label;
+    this.unsaved.push(row);
+    this.recent.set(sample.seq, sample);
+    if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
+    void this.save();
   }
 
-  /** Called on every clock tick: sends a batch when one is due. */
+  /** Called on every clock tick: delivers a batch when one is due. */
   pump(): void {
     const now = performance.now();
-    if (this.inFlight || this.queue.length === 0 || now < this.nextAttemptMs) return;
-    if (this.queue.length < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
-    void this.send(now);
+    if (this.inFlight || now < this.nextAttemptMs) return;
+    const scanDue = now - this.lastScanMs >= ORPHAN_SCAN_MS;
+    if (this.orphanSessions.length === 0 && !scanDue) {
+      if (this.own === 0) return;
+      if (this.own < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
+    }
+    void this.deliver(false);
   }
 
-  private async send(now: number): Promise<void> {
-    this.inFlight = true;
-    this.lastSendMs = now;
-    const batch = this.queue.slice(0, BATCH_SAMPLES);
-    const body = JSON.stringify({
-      clientId: this.options.clientId,
-      sessionId: this.options.sessionId,
-      ...(this.options.label !== undefined ? { label: this.options.label } : {}),
-      samples: batch,
-    });
+  /** The page was hidden: it may never run again, so send what fits in a keepalive request now. */
+  flushOnHide(): void {
+    if (this.inFlight || this.own + this.orphanRows === 0) return;
+    void this.deliver(true);
+  }
+
+  /**
+   * The page is going away. A beacon carries this session's newest samples
+   * (the ones most likely not yet written to the store); nothing is deleted,
+   * since a beacon has no answer: the next session delivers the rows again
+   * and the server counts them once.
+   */
+  beaconOnPageHide(): void {
+    if (this.recent.size === 0 || typeof navigator.sendBeacon !== "function") return;
+    const newest = [...this.recent.values()].reverse();
+    const samples = fitToBytes(newest, UNLOAD_BODY_BYTES_MAX).reverse();
+    navigator.sendBeacon(this.options.endpoint, this.body(this.options, samples));
+  }
+
+  private async save(): Promise<void> {
+    if (this.saving) return;
+    this.saving = true;
     try {
-      const res = await fetch(this.options.endpoint, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body,
-      });
-      if (res.status === 400) {
-        // The server found the batch invalid: retrying cannot help, and keeping
-        // it would block every sample behind it. Drop it and say so.
-        this.queue.splice(0, batch.length);
-        this.options.onFailed?.(`rejected: ${await res.text()}`, this.queue.length);
-        return;
+      // Writes are batched by arrival: while one transaction commits, the next samples gather.
+      while (this.unsaved.length > 0) {
+        const batch = this.unsaved;
+        this.unsaved = [];
+        try {
+          await this.store.put(batch);
+        } catch (err) {
+          // Quota, a deleted database, a browser bug: keep probing in memory and say so.
+          const reason = `IndexedDB write failed: ${(err as Error)?.message ?? String(err)}`;
+          this.store = new MemoryStore(reason);
+          this.c.storage = "memory";
+          this.c.fallbackReason = reason;
+          this.own = 0;
+          this.orphanSessions = [];
+          this.orphanRows = 0;
+          await this.store.put(batch);
+        }
+        this.own += batch.length;
       }
-      if (!res.ok) throw new Error(`http-${res.status}`);
-      const result = (await res.json()) as IngestResult;
-      // Only now are the samples safe: drop exactly the ones that were sent.
-      this.queue.splice(0, batch.length);
-      this.failures = 0;
-      this.nextAttemptMs = 0;
-      this.options.onDelivered?.(result, this.queue.length);
-    } catch (err) {
-      this.failures++;
-      this.nextAttemptMs = performance.now() + Math.min(RETRY_MS_MAX, RETRY_MS_FIRST * 2 ** (this.failures - 1));
-      this.options.onFailed?.((err as Error).message, this.queue.length);
+      if (this.own > STORED_ROWS_MAX) await this.bound(this.own);
     } finally {
-      this.inFlight = false;
+      this.saving = false;
+      this.changed();
     }
   }
+
+  /** Keeps the store within STORED_ROWS_MAX rows, dropping (and counting) the oldest. */
+  private async bound(total: number): Promise<void> {
+    if (total <= STORED_ROWS_MAX) return;
+    const n = await this.store.dropOldest(total - STORED_ROWS_MAX);
+    this.c.dropped += n;
+    // The oldest rows are the orphans' if there are any, else ours; the next scan recounts.
+    const fromOrphans = Math.min(n, this.orphanRows);
+    this.orphanRows -= fromOrphans;
+    this.own = Math.max(0, this.own - (n - fromOrphans));
+  }
+
+  /** Finds closed sessions' rows (another tab that went away leaves some) and enforces the bound. */
+  private async scan(): Promise<void> {
+    this.lastScanMs = performance.now();
+    const own = this.options.sessionId;
+    const others = (await this.store.sessions()).filter((s) => s !== own);
+    const live = others.length === 0 ? new Set<string>() : ((await this.options.liveSessions?.().catch(() => undefined)) ?? new Set<string>());
+    this.orphanSessions = others.filter((s) => !live.has(s));
+    let rows = 0;
+    for (const s of this.orphanSessions) rows += await this.store.count(s);
+    this.orphanRows = rows;
+    await this.bound(await this.store.count());
+  }
+
+  private async deliver(keepalive: boolean): Promise<void> {
+    this.inFlight = true;
+    this.lastSendMs = performance.now();
+    try {
+      if (!keepalive && performance.now() - this.lastScanMs >= ORPHAN_SCAN_MS) await this.scan();
+      // Keep going while there is a backlog, one batch at a time, until an attempt fails.
+      for (;;) {
+        const orphan = this.orphanSessions[0];
+        const session = orphan ?? this.options.sessionId;
+        let rows = await this.store.take(session, this.doneSeq.get(session) ?? Number.NEGATIVE_INFINITY, BATCH_SAMPLES);
+        if (rows.length === 0) {
+          if (orphan === undefined) return;
+          this.orphanSessions.shift();
+          this.doneSeq.delete(orphan);
+          continue;
+        }
+        if (keepalive) rows = rows.slice(0, fitToBytes(rows.map((r) => r.row.sample), UNLOAD_BODY_BYTES_MAX).length);
+        const first = rows[0]!.row;
+        const samples = rows.map((r) => r.row.sample);
+        const res = await fetch(this.options.endpoint, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: this.body(first, samples),
+          keepalive,
+        });
+        if (HOPELESS_STATUS.has(res.status)) {
+          // Retrying cannot help, and keeping the rows would block every sample behind them.
+          await this.forget(rows, first.sessionId);
+          this.c.rejected += rows.length;
+          this.c.lastError = `rejected (${res.status}): ${(await res.text()).slice(0, 200)}`;
+        } else {
+          if (!res.ok) throw new Error(`http-${res.status}`);
+          const result = (await res.json()) as IngestResult;
+          // Only now are the samples safe at home.
+          await this.forget(rows, first.sessionId);
+          this.c.delivered += result.accepted;
+          this.c.duplicates += result.duplicates;
+          this.c.failures = 0;
+          this.c.lastError = undefined;
+          this.nextAttemptMs = 0;
+        }
+        this.changed();
+        if (orphan !== undefined && rows.length < BATCH_SAMPLES && !keepalive) {
+          this.orphanSessions.shift();
+          this.doneSeq.delete(orphan);
+        }
+        if (keepalive || (this.orphanSessions.length === 0 && this.own < BATCH_SAMPLES)) return;
+      }
+    } catch (err) {
+      this.c.failures++;
+      this.c.lastError = (err as Error)?.message ?? String(err);
+      const backoff = Math.min(RETRY_MS_MAX, RETRY_MS_FIRST * 2 ** (this.c.failures - 1));
+      // Jitter spreads the retries of many tabs after a server restart.
+      this.nextAttemptMs = performance.now() + backoff * (0.5 + Math.random() / 2);
+    } finally {
+      this.inFlight = false;
+      this.changed();
+    }
+  }
+
+  private async forget(rows: StoredRow[], sessionId: string): Promise<void> {
+    await this.store.remove(rows.map((r) => r.key));
+    this.doneSeq.set(sessionId, rows[rows.length - 1]!.row.sample.seq);
+    if (sessionId === this.options.sessionId) {
+      this.own = Math.max(0, this.own - rows.length);
+      for (const r of rows) this.recent.delete(r.row.sample.seq);
+    } else {
+      this.orphanRows = Math.max(0, this.orphanRows - rows.length);
+    }
+  }
+
+  private body(who: Pick<OutboxRow, "clientId" | "sessionId" | "label">, samples: Sample[]): string {
+    return JSON.stringify({
+      clientId: who.clientId,
+      sessionId: who.sessionId,
+      ...(who.label !== undefined ? { label: who.label } : {}),
+      samples,
+    });
+  }
+
+  private changed(): void {
+    this.options.onChange?.(this.counters);
+  }
+}
+
+/** The longest prefix of samples whose batch body stays within maxBytes. */
+function fitToBytes(samples: Sample[], maxBytes: number): Sample[] {
+  // Envelope: ids, label and punctuation.
+  let bytes = 300;
+  let n = 0;
+  for (const s of samples) {
+    bytes += JSON.stringify(s).length + 1;
+    if (bytes > maxBytes || n >= BATCH_SAMPLES_MAX) break;
+    n++;
+  }
+  return samples.slice(0, n);
 }

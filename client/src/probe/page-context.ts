@@ -4,24 +4,23 @@
 
 export class PageContext {
   private hiddenSinceMs: number | null;
-  /** Incremented on every resume from a freeze; a change between send and reply means the probe spanned one. */
+  /**
+   * Incremented on every resume from a freeze (the browser's `resume` event)
+   * and on every gap the clock reports (missed ticks: a freeze the page was
+   * not told about, e.g. a stopped process, or a sleeping machine). A change
+   * between send and reply means the probe spanned one.
+   */
   freezeCount = 0;
-  /** Epoch-ms interval of the last freeze, to tell a frozen tick from an asleep machine. */
-  lastFreeze: { fromMs: number; toMs: number } | null = null;
-  private frozenAtMs: number | null = null;
+  /** Due time of the last missed tick seen, so one gap counts once. */
+  private lastMissedDueMs = Number.NEGATIVE_INFINITY;
 
   constructor() {
     this.hiddenSinceMs = document.visibilityState === "hidden" ? Date.now() : null;
     document.addEventListener("visibilitychange", () => {
       this.hiddenSinceMs = document.visibilityState === "hidden" ? Date.now() : null;
     });
-    document.addEventListener("freeze", () => {
-      this.frozenAtMs = Date.now();
-    });
     document.addEventListener("resume", () => {
       this.freezeCount++;
-      this.lastFreeze = { fromMs: this.frozenAtMs ?? Date.now(), toMs: Date.now() };
-      this.frozenAtMs = null;
     });
   }
 
@@ -34,9 +33,9 @@ export class PageContext {
     return this.hiddenSinceMs === null ? 0 : Math.max(0, nowMs - this.hiddenSinceMs);
   }
 
-  /** Why a due tick could not be sent, judged when the clock catches up. */
-  missedReason(dueMs: number): "frozen" | "asleep" {
-    const f = this.lastFreeze;
-    return f !== null && dueMs >= f.fromMs - 1000 && dueMs <= f.toMs ? "frozen" : "asleep";
+  /** A due tick was missed; consecutive missed ticks are one gap. */
+  noteMissed(dueMs: number, intervalMs: number): void {
+    if (dueMs - this.lastMissedDueMs > intervalMs) this.freezeCount++;
+    this.lastMissedDueMs = dueMs;
   }
 }

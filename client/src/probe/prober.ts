@@ -33,6 +33,8 @@ export interface ProberOptions {
 export class Prober {
   private seq = 0;
   private readonly outstanding: number[];
+  /** How to settle each probe still in flight, should the page go away first. */
+  private readonly inFlight = new Set<() => void>();
 
   constructor(private readonly o: ProberOptions) {
     this.outstanding = o.slots.map(() => 0);
@@ -52,20 +54,33 @@ export class Prober {
     const slot = this.o.slots[tick.slot];
     if (slot === undefined) return;
     const base = { method: slot.method, target: slot.target, scheduledT: tick.dueMs };
-    if (tick.missed) {
-      this.o.emit({ ...base, seq: this.nextSeq(), t: tick.dueMs, ms: null, outcome: "skipped", reason: this.o.context.missedReason(tick.dueMs) });
+    const now = Date.now();
+    // The worker ran but this page did not (main thread frozen or blocked) when
+    // a tick reaches it after the slot's next due time: sending it now would
+    // measure nothing the user saw, so it is a gap like any other.
+    const missed = tick.missed ?? (now - tick.dueMs >= tick.intervalMs ? "frozen" : null);
+    if (missed !== null) {
+      this.o.context.noteMissed(tick.dueMs, tick.intervalMs);
+      this.skip(base, tick.dueMs, missed);
       return;
     }
     if (this.outstanding[tick.slot]! >= OUTSTANDING_PER_SLOT_MAX) {
-      this.o.emit({ ...base, seq: this.nextSeq(), t: Date.now(), ms: null, outcome: "skipped", reason: "outstanding-cap" });
+      this.skip(base, now, "outstanding-cap");
       return;
     }
+    const [first] = slot.servers;
     const blocked = slot.servers.find((s) => s.blockedReason !== null);
-    if (blocked !== undefined && slot.method !== "best2") {
-      this.o.emit({ ...base, seq: this.nextSeq(), t: Date.now(), ms: null, outcome: "error", reason: "mixed-content" });
+    if ((blocked !== undefined && slot.method !== "best2") || first === undefined || !this.o.channels.has(first.name)) {
+      // No channel is opened to a server the page may not reach; its ticks
+      // still yield a record each, never a silent hole.
+      this.o.emit({ ...base, seq: this.nextSeq(), t: now, ms: null, outcome: "error", reason: "mixed-content" });
       return;
     }
     this.run(tick, slot);
+  }
+
+  private skip(base: Pick<Sample, "method" | "target" | "scheduledT">, t: number, reason: string): void {
+    this.o.emit({ ...base, seq: this.nextSeq(), t, ms: null, outcome: "skipped", reason });
   }
 
   private run(tick: ClockTick, slot: Slot): void {
@@ -89,7 +104,12 @@ export class Prober {
       released = true;
       this.outstanding[tick.slot]!--;
     };
+    let settled = false;
     const settle = (fields: Partial<Sample> & Pick<Sample, "ms" | "outcome">) => {
+      // A probe abandoned at pagehide may still answer if the page comes back from the back/forward cache.
+      if (settled) return;
+      settled = true;
+      this.inFlight.delete(abandon);
       release();
       const sample: Sample = {
         ...common,
@@ -107,11 +127,13 @@ export class Prober {
       if (r.serverLagMs !== undefined) fields.serverLagMs = r.serverLagMs;
       settle(fields);
     };
+    const abandon = () => settle({ ms: null, outcome: "error", reason: "page-closed" });
 
     const [first, second] = slot.servers;
     const ch = first === undefined ? undefined : this.o.channels.get(first.name);
-    if (first === undefined || ch === undefined) return;
+    if (first === undefined || ch === undefined) return; // ruled out in onTick
     this.outstanding[tick.slot]!++;
+    this.inFlight.add(abandon);
     switch (slot.method) {
       case "xhr":
         void probeXhr(first.baseUrl, timeoutMs).then(settleProbe);
@@ -141,6 +163,15 @@ export class Prober {
         break;
       }
     }
+  }
+
+  /**
+   * The page is going away: probes in flight will never answer, so their
+   * ticks are recorded now as errors (and ride the pagehide beacon) rather
+   * than left without a record.
+   */
+  abandonInFlight(): void {
+    for (const abandon of [...this.inFlight]) abandon();
   }
 
   /** A baseline a server measured towards this page, carried home with our samples. */

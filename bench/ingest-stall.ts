@@ -1,0 +1,95 @@
+// Does a burst of ingests stall the echo path? A 1 Hz prober's sample is only
+// as good as the echo server's promptness, and SQLite writes run on the same
+// event loop. Paced GET /echo probes (one every 5 ms on a keep-alive
+// connection) against a real `tailprobe serve`, in rounds alternating quiet
+// and "under ingest" (tests/helpers/ingest-burst.ts posting 200-sample batches,
+// 4 at a time, from another process). Prints echo latency and the server's own
+// reported event-loop lag (Server-Timing) for both, and their ratios.
+// Run: npm run build:server && npx tsx bench/ingest-stall.ts [rounds] [seconds-per-phase] [batches-per-second]
+// (no rate: as fast as the server takes them, i.e. saturated).
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { summarize } from "../shared/stats.js";
+
+const ROUNDS = Number(process.argv[2] ?? 3);
+const PHASE_SECONDS = Number(process.argv[3] ?? 5);
+const PACE_MS = 5;
+const RATE = process.argv[4];
+
+function start(cmd: string[], label: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, cmd, { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.once("exit", (code) => reject(new Error(`${label} exited with ${code}`)));
+  });
+}
+
+async function probe(url: string, seconds: number): Promise<{ ms: number[]; lag: number[] }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const ms: number[] = [];
+  const lag: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  while (performance.now() < end) {
+    const s = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      http
+        .get(`${url}/echo`, { agent }, (res) => {
+          const m = /lag;dur=([\d.]+)/.exec(String(res.headers["server-timing"] ?? ""));
+          if (m) lag.push(Number(m[1]));
+          res.resume();
+          res.on("end", () => resolve());
+        })
+        .on("error", reject);
+    });
+    ms.push(performance.now() - s);
+    await new Promise((r) => setTimeout(r, Math.max(0, PACE_MS - (performance.now() - s))));
+  }
+  agent.destroy();
+  return { ms, lag };
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-bench-"));
+const server = await start(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--db", path.join(dir, "bench.db")], "tailprobe");
+const quiet = { ms: [] as number[], lag: [] as number[] };
+const busy = { ms: [] as number[], lag: [] as number[] };
+let ingested = 0;
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    const q = await probe(server.url, PHASE_SECONDS);
+    quiet.ms.push(...q.ms);
+    quiet.lag.push(...q.lag);
+    const burst = spawn(process.execPath, ["--import", "tsx", "tests/helpers/ingest-burst.ts", server.url, "100000", "4", ...(RATE === undefined ? [] : [RATE])], { stdio: ["ignore", "pipe", "inherit"] });
+    let acks = 0;
+    burst.stdout!.on("data", (d: Buffer) => (acks += d.toString().split("\n").filter((l) => l.startsWith("ACK")).length));
+    // Let the burst reach full speed before measuring.
+    await new Promise((r) => setTimeout(r, 1000));
+    const b = await probe(server.url, PHASE_SECONDS);
+    busy.ms.push(...b.ms);
+    busy.lag.push(...b.lag);
+    burst.kill("SIGKILL");
+    await new Promise((r) => burst.once("exit", r));
+    ingested += acks * 200;
+  }
+} finally {
+  server.child.kill("SIGTERM");
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+const q = summarize(quiet.ms);
+const b = summarize(busy.ms);
+const f = (x: number | null) => (x === null ? "–" : x.toFixed(3));
+const ratio = (x: number | null, y: number | null) => (x === null || y === null || x === 0 ? "–" : (y / x).toFixed(2));
+console.log(`ingest-stall: ${RATE === undefined ? "unpaced" : `${RATE} batches/s`}, ${ROUNDS} rounds × ${PHASE_SECONDS} s per phase; ${ingested} samples ingested under load (${(ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0)}/s)`);
+console.log(`| phase | echo n | p50 ms | p99 ms | p99.9 ms | max ms | server lag max ms |`);
+console.log(`|---|---|---|---|---|---|---|`);
+console.log(`| quiet | ${q.count} | ${f(q.p50)} | ${f(q.p99)} | ${f(q.p999)} | ${f(q.max)} | ${Math.max(0, ...quiet.lag).toFixed(1)} |`);
+console.log(`| under ingest | ${b.count} | ${f(b.p50)} | ${f(b.p99)} | ${f(b.p999)} | ${f(b.max)} | ${Math.max(0, ...busy.lag).toFixed(1)} |`);
+console.log(`ratio under ingest / quiet: p50 ${ratio(q.p50, b.p50)}, p99 ${ratio(q.p99, b.p99)}, max ${ratio(q.max, b.max)}`);

@@ -1,0 +1,43 @@
+// Without a usable IndexedDB (some private modes, storage disabled) the page
+// keeps probing and reporting from memory, and says plainly that a reload or
+// a closed tab would lose what is not yet reported.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { debugState, openProbePage, readSession } from "../helpers/durability.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+
+let server: ServerProcess | undefined;
+let browser: LaunchedBrowser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("outbox without IndexedDB", () => {
+  it("falls back to memory, shows it, and still delivers", { timeout: 60_000 }, async () => {
+    server = await startServerProcess(["--no-ping"]);
+    const page = await browser.context.newPage();
+    await page.addInitScript(() => {
+      const broken = {
+        open() {
+          throw new DOMException("storage is disabled", "SecurityError");
+        },
+      };
+      Object.defineProperty(window, "indexedDB", { configurable: true, get: () => broken });
+    });
+    const { sessionId } = await openProbePage(page, `${server.url}/`);
+    const warning = page.locator("#storage-warning");
+    await expect.poll(() => warning.isVisible()).toBe(true);
+    expect(await warning.innerText()).toMatch(/memory only.*storage is disabled/s);
+    expect((await debugState(page)).outbox.storage).toBe("memory");
+
+    await waitFor(() => (readSession(server!.dbPath, sessionId).length >= 12 ? true : undefined), 20_000, "samples delivered from memory");
+    expect((await debugState(page)).outbox.rejected).toBe(0);
+    await page.close();
+  });
+});

@@ -1,0 +1,47 @@
+// Two probe tabs share one IndexedDB outbox. Each open page holds a Web Lock
+// for its session, so neither delivers the other's rows (which would be
+// harmless but doubles the traffic); a closed tab's rows are another matter,
+// see durability-reload.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+
+let server: ServerProcess | undefined;
+let browser: LaunchedBrowser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("two probe tabs", () => {
+  it("each delivers its own session, never the other's", { timeout: 60_000 }, async () => {
+    server = await startServerProcess(["--no-ping"]);
+    const one = await browser.context.newPage();
+    const two = await browser.context.newPage();
+    const a = await openProbePage(one, `${server.url}/`);
+    const b = await openProbePage(two, `${server.url}/`);
+    expect(a.sessionId).not.toBe(b.sessionId);
+    await sleep(8000);
+
+    for (const [page, who] of [[one, a], [two, b]] as const) {
+      const mark = (await debugState(page)).sent;
+      const rows = await waitFor(() => {
+        const r = readSession(server!.dbPath, who.sessionId);
+        return r.length >= mark ? r : undefined;
+      }, 20_000, `${mark} samples of ${who.sessionId}`);
+      expect(seqGaps(rows)).toEqual([]);
+      const state = await debugState(page);
+      // Nothing this tab sent was already there: it never sent the other tab's rows.
+      expect(state.outbox.duplicates).toBe(0);
+      expect(state.outbox.delivered).toBeGreaterThanOrEqual(mark - 10);
+    }
+    await one.close();
+    await two.close();
+  });
+});

@@ -1,0 +1,111 @@
+// Days of probing in minutes: the prober runs at a 10 ms interval (100 ticks
+// a second instead of one) for 20,000+ ticks, and the page's heap (after a
+// forced GC), DOM node and listener counts, global names and Resource Timing
+// buffer must stay within fixed bounds of where they stood after warm-up.
+// 20,000 ticks at 1 Hz are 5.5 hours of a real tab; what does not grow here
+// does not grow over days.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CDPSession, Page } from "playwright-core";
+import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { debugState, openProbePage, readSession, sleep } from "../helpers/durability.js";
+import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+
+const INTERVAL_MS = 10;
+const WARMUP_TICKS = 1000;
+const SOAK_TICKS = 20_000;
+const DEADLINE_MS = 260_000;
+/** Fixed bounds on growth between warm-up and the end. */
+const HEAP_GROWTH_BYTES_MAX = 3 * 1024 * 1024;
+/** Nodes in the document (elements and text): the live view's rows, nothing that piles up. */
+const DOCUMENT_NODES_GROWTH_MAX = 10;
+/**
+ * Nodes alive in the renderer, attached or not (Memory.getDOMCounters). It
+ * swings with the JSONP script elements in flight and with when Blink's GC
+ * last ran, so it gets a fixed ceiling rather than a growth bound.
+ */
+const LIVE_NODES_MAX = 2000;
+const LISTENERS_GROWTH_MAX = 20;
+const GLOBALS_GROWTH_MAX = 5;
+/** Chrome's default Resource Timing buffer; the prober clears it every tick. */
+const RESOURCE_ENTRIES_MAX = 250;
+
+let server: ServerProcess | undefined;
+let browser: LaunchedBrowser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+interface Footprint {
+  ticks: number;
+  heapBytes: number;
+  nodes: number;
+  documentNodes: number;
+  listeners: number;
+  globals: number;
+  resources: number;
+  pending: number;
+}
+
+async function footprint(page: Page, cdp: CDPSession): Promise<Footprint> {
+  await cdp.send("HeapProfiler.collectGarbage");
+  await cdp.send("HeapProfiler.collectGarbage");
+  const heap = await cdp.send("Runtime.getHeapUsage");
+  const dom = await cdp.send("Memory.getDOMCounters");
+  const inPage = await page.evaluate(() => ({
+    globals: Object.getOwnPropertyNames(window).length,
+    documentNodes: (() => {
+      const w = document.createTreeWalker(document, NodeFilter.SHOW_ALL);
+      let n = 0;
+      while (w.nextNode() !== null) n++;
+      return n;
+    })(),
+    resources: performance.getEntriesByType("resource").length,
+  }));
+  const state = await debugState(page);
+  return { ticks: state.ticks, heapBytes: heap.usedSize, nodes: dom.nodes, listeners: dom.jsEventListeners, ...inPage, pending: state.outbox.pending };
+}
+
+describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
+  it("keeps heap, DOM, globals and Resource Timing flat", { timeout: DEADLINE_MS + 60_000 }, async () => {
+    server = await startServerProcess(["--no-ping", "--interval-ms", String(INTERVAL_MS), "--timeout-ms", "1000"]);
+    const page = await browser.context.newPage();
+    const { sessionId } = await openProbePage(page, `${server.url}/`);
+    const cdp = await browser.context.newCDPSession(page);
+    await page.waitForFunction((n) => (window as unknown as { tailprobe: { ticks: number } }).tailprobe.ticks >= n, WARMUP_TICKS, { timeout: 60_000 });
+    const start = await footprint(page, cdp);
+    const startedAt = Date.now();
+    const series: Footprint[] = [start];
+    while (series[series.length - 1]!.ticks < start.ticks + SOAK_TICKS) {
+      if (Date.now() - startedAt > DEADLINE_MS) throw new Error(`only ${series[series.length - 1]!.ticks - start.ticks} ticks in ${DEADLINE_MS} ms`);
+      await sleep(20_000);
+      series.push(await footprint(page, cdp));
+    }
+    const end = series[series.length - 1]!;
+    const seconds = (Date.now() - startedAt) / 1000;
+    const mb = (b: number) => (b / 1024 / 1024).toFixed(2);
+    console.log(
+      `soak: ${end.ticks - start.ticks} ticks in ${seconds.toFixed(0)} s; heap ${mb(start.heapBytes)} → ${mb(end.heapBytes)} MB, ` +
+        `document nodes ${start.documentNodes} → ${end.documentNodes}, live DOM nodes ≤ ${Math.max(...series.map((f) => f.nodes))}, listeners ${start.listeners} → ${end.listeners}, globals ${start.globals} → ${end.globals}, ` +
+        `resource entries ≤ ${Math.max(...series.map((f) => f.resources))}, outbox pending ≤ ${Math.max(...series.map((f) => f.pending))}\n` +
+        series.map((f) => `  ticks ${f.ticks} heap ${mb(f.heapBytes)} MB document nodes ${f.documentNodes} live nodes ${f.nodes} globals ${f.globals} pending ${f.pending}`).join("\n"),
+    );
+
+    expect(end.heapBytes - start.heapBytes).toBeLessThan(HEAP_GROWTH_BYTES_MAX);
+    expect(end.documentNodes - start.documentNodes).toBeLessThanOrEqual(DOCUMENT_NODES_GROWTH_MAX);
+    for (const f of series) expect(f.nodes).toBeLessThanOrEqual(LIVE_NODES_MAX);
+    expect(end.listeners - start.listeners).toBeLessThanOrEqual(LISTENERS_GROWTH_MAX);
+    expect(end.globals - start.globals).toBeLessThanOrEqual(GLOBALS_GROWTH_MAX);
+    for (const f of series) expect(f.resources).toBeLessThanOrEqual(RESOURCE_ENTRIES_MAX);
+    // The outbox kept up: what is waiting is a few batches at most, not a backlog.
+    expect(end.pending).toBeLessThan(5000);
+    // And the samples did go home.
+    expect(readSession(server.dbPath, sessionId).length).toBeGreaterThan(SOAK_TICKS);
+    await page.close();
+  });
+});

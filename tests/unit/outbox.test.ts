@@ -1,0 +1,90 @@
+// The outbox's promises, on its in-memory store with a fake fetch: rows go
+// only after a 200, hopeless answers are dropped and counted, failures back
+// off, and rows an earlier session left go first.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Outbox } from "../../client/src/probe/outbox.js";
+import { MemoryStore } from "../../client/src/probe/outbox-store.js";
+import type { Sample } from "../../shared/protocol.js";
+
+const sample = (seq: number): Sample => ({ seq, t: 1_700_000_000_000 + seq, method: "xhr", target: "A", ms: 1, outcome: "ok" });
+
+interface Call {
+  sessionId: string;
+  seqs: number[];
+  keepalive: boolean;
+}
+
+function fakeFetch(answer: () => { status: number; body?: unknown }): { calls: Call[] } {
+  const calls: Call[] = [];
+  vi.stubGlobal("fetch", (_url: string, init: RequestInit) => {
+    const body = JSON.parse(String(init.body)) as { sessionId: string; samples: Sample[] };
+    calls.push({ sessionId: body.sessionId, seqs: body.samples.map((s) => s.seq), keepalive: init.keepalive === true });
+    const a = answer();
+    return Promise.resolve(new Response(JSON.stringify(a.body ?? { accepted: body.samples.length, duplicates: 0 }), { status: a.status }));
+  });
+  return { calls };
+}
+
+async function settle(outbox: Outbox, check: (c: Outbox["counters"]) => boolean): Promise<void> {
+  await vi.waitFor(() => expect(check(outbox.counters)).toBe(true), { timeout: 2000, interval: 5 });
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe("outbox", () => {
+  it("deletes rows only after the server's 200, and backs off after a failure", async () => {
+    let status = 503;
+    const { calls } = fakeFetch(() => ({ status }));
+    const outbox = new Outbox(new MemoryStore(), { endpoint: "/api/samples", clientId: "client01", sessionId: "session1" });
+    await outbox.start();
+    for (let i = 0; i < 3; i++) outbox.add(sample(i));
+    await settle(outbox, (c) => c.pending === 3);
+    outbox.pump();
+    await settle(outbox, (c) => c.failures === 1);
+    expect(outbox.counters.pending).toBe(3);
+    // Backing off: the next tick does not retry yet.
+    outbox.pump();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls).toHaveLength(1);
+    // Hiding the page sends now, with keepalive, and the 200 clears the rows.
+    status = 200;
+    outbox.flushOnHide();
+    await settle(outbox, (c) => c.pending === 0);
+    expect(calls[1]).toEqual({ sessionId: "session1", seqs: [0, 1, 2], keepalive: true });
+    expect(outbox.counters).toMatchObject({ delivered: 3, failures: 0, rejected: 0, storage: "memory" });
+  });
+
+  it.each([400, 409, 413])("drops and counts a batch answered %i", async (status) => {
+    fakeFetch(() => ({ status, body: { error: "no" } }));
+    const outbox = new Outbox(new MemoryStore(), { endpoint: "/api/samples", clientId: "client01", sessionId: "session1" });
+    await outbox.start();
+    outbox.add(sample(0));
+    outbox.add(sample(1));
+    await settle(outbox, (c) => c.pending === 2);
+    outbox.flushOnHide();
+    await settle(outbox, (c) => c.pending === 0);
+    expect(outbox.counters).toMatchObject({ rejected: 2, delivered: 0, failures: 0 });
+  });
+
+  it("delivers what a closed session left before its own samples, each under its own ids", async () => {
+    const { calls } = fakeFetch(() => ({ status: 200 }));
+    const store = new MemoryStore();
+    await store.put([0, 1].map((seq) => ({ sessionId: "oldsession", clientId: "client00", sample: sample(seq) })));
+    await store.put([0].map((seq) => ({ sessionId: "livesession", clientId: "client09", sample: sample(seq) })));
+    const outbox = new Outbox(store, {
+      endpoint: "/api/samples",
+      clientId: "client01",
+      sessionId: "session1",
+      liveSessions: () => Promise.resolve(new Set(["livesession"])),
+    });
+    outbox.add(sample(0));
+    await outbox.start();
+    await settle(outbox, (c) => c.delivered === 2);
+    // Its own sample waits for a full batch or the flush interval; hiding the page sends it now.
+    outbox.flushOnHide();
+    await settle(outbox, (c) => c.delivered === 3);
+    expect(calls.map((c) => c.sessionId)).toEqual(["oldsession", "session1"]);
+    // Another open tab's rows are left to that tab.
+    expect(await store.sessions()).toEqual(["livesession"]);
+  });
+});
