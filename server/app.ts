@@ -12,6 +12,7 @@ import { configRouter } from "./api/config.js";
 import { jsonErrorHandler, sendError } from "./api/http-error.js";
 import { ingestRouter } from "./api/ingest.js";
 import { queryRouter } from "./api/query.js";
+import { racesRouter } from "./api/races.js";
 import { createBaselines } from "./baseline/baselines.js";
 import { clientAddress } from "./client-address.js";
 import { handleEcho } from "./echo/http-echo.js";
@@ -81,6 +82,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(ingestRouter(store, nowMs));
   app.use(queryRouter(store, nowMs));
   app.use(chartsRouter(store, nowMs));
+  app.use(racesRouter(store, nowMs));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);

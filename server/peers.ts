@@ -34,10 +34,14 @@ export function createPeerDirectory(ownName: string, specs: PeerSpec[], log: (li
   const timers = new Set<NodeJS.Timeout>();
 
   async function learn(entry: (typeof entries)[number]): Promise<void> {
+    // Said once per peer, not on every retry: a peer that is down is news, its staying down is not.
+    let complained = false;
     while (!stopped && !entry.known) {
+      let problem: string;
       try {
         const res = await fetch(`${entry.url}/api/config`, { signal: AbortSignal.timeout(LEARN_TIMEOUT_MS) });
         const cfg = parseWith(configSchema, await res.json());
+        problem = cfg.ok ? "" : `its /api/config is not tailprobe's (${cfg.error})`;
         if (cfg.ok) {
           let name = cfg.value.name;
           if (name !== entry.name && taken.has(name)) {
@@ -48,10 +52,20 @@ export function createPeerDirectory(ownName: string, specs: PeerSpec[], log: (li
             entry.name = name;
           }
           entry.known = true;
+          if (complained) log(`tailprobe: peer ${entry.url} answered; it is '${entry.name}'`);
           return;
         }
-      } catch {
+      } catch (err) {
         // The peer may simply not be up yet: keep its placeholder name and retry.
+        const e = err as Error & { cause?: { code?: string; message?: string } };
+        problem = e.cause?.code ?? e.cause?.message ?? e.message;
+      }
+      if (!complained && !stopped) {
+        complained = true;
+        log(
+          `tailprobe: peer ${entry.url} cannot be reached (${problem}); pages show it as '${entry.name}' ` +
+            `until it answers, retrying every ${LEARN_RETRY_MS / 1000} s (--peer NAME=URL names it without asking)`,
+        );
       }
       await new Promise<void>((resolve) => {
         const t = setTimeout(() => {

@@ -19,11 +19,14 @@ function die(message: string): never {
 
 function announce(server: RunningServer, options: ServeOptions, home: boolean): void {
   const db = path.resolve(options.dbPath);
+  // The printed URL uses 127.0.0.1 for a wildcard bind; say that others can reach it too.
+  const everywhere = options.host === "0.0.0.0" || options.host === "::";
   if (home) {
     console.log(`tailprobe ${options.name} listening on ${server.url}`);
     console.log(`  probe page:     ${server.url}/`);
     console.log(`  histogram page: ${server.url}/histogram`);
     console.log(`  database:       ${db}`);
+    if (everywhere) console.log(`  bound to every interface (--host ${options.host}): use this machine's name instead of 127.0.0.1 elsewhere`);
   } else {
     console.log(`tailprobe ${options.name} (peer) listening on ${server.url}, database ${db}`);
   }

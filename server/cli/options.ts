@@ -52,7 +52,7 @@ export const SERVE_FLAGS = {
   peer: {
     type: "string",
     multiple: true,
-    help: "another tailprobe server the pages also probe: URL or NAME=URL (repeatable)",
+    help: "another tailprobe server the pages also probe (repeatable); named by its /api/config unless NAME= is given",
   },
   "interval-ms": { type: "string", help: `probe interval in ms (default ${INTERVAL_MS_DEFAULT})` },
   "timeout-ms": { type: "string", help: `probe timeout in ms (default ${TIMEOUT_MS_DEFAULT})` },
@@ -67,12 +67,33 @@ export const SERVE_FLAGS = {
   help: { type: "boolean", short: "h", help: "show this help" },
 } as const;
 
+/** What each value-taking flag's argument is, for --help. */
+const FLAG_ARGS: Record<string, string> = {
+  port: "PORT",
+  host: "ADDR",
+  name: "NAME",
+  db: "FILE",
+  peer: "[NAME=]URL",
+  "interval-ms": "MS",
+  "timeout-ms": "MS",
+  "tls-cert": "FILE",
+  "tls-key": "FILE",
+};
+
+const SERVE_EXAMPLES = [
+  "Examples:",
+  "  tailprobe serve --name B --host 0.0.0.0 --port 8080         on host B: nothing else needed there",
+  "  tailprobe serve --peer http://b.example:8080                on host A: pages probe A and B (name from B's /api/config)",
+  "  tailprobe serve --peer B=https://b.example:8080             the same, naming the peer yourself",
+  "  tailprobe serve --tls-cert cert.pem --tls-key key.pem       HTTPS and WSS; an HTTPS page can only probe HTTPS peers",
+];
+
 export function serveHelp(): string {
   const lines = Object.entries(SERVE_FLAGS).map(([flag, spec]) => {
-    const arg = spec.type === "string" ? (flag === "peer" ? " URL" : " VALUE") : "";
-    return `  --${flag}${arg}`.padEnd(26) + spec.help;
+    const arg = spec.type === "string" ? ` ${FLAG_ARGS[flag] ?? "VALUE"}` : "";
+    return `  --${flag}${arg}`.padEnd(28) + spec.help;
   });
-  return ["Usage: tailprobe serve [flags]", "", "Runs one tailprobe echo server that also serves the pages.", "", ...lines].join("\n");
+  return ["Usage: tailprobe serve [flags]", "", "Runs one tailprobe echo server that also serves the pages.", "", ...lines, "", ...SERVE_EXAMPLES].join("\n");
 }
 
 function intFlag(flag: string, raw: string | undefined, dflt: number, min: number, max: number): Result<number> {

@@ -15,6 +15,8 @@ import { cdfQuery, clientsQuery, heatmapQuery, histogramQuery, statsQuery, times
 import { openReadPool, Pace, SLICE_MS } from "./read-pool.js";
 import type { SampleFilter } from "./sample-filter.js";
 import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "./schema.js";
+import type { RacesResponse } from "../../shared/races.js";
+import { racesQuery } from "./race-queries.js";
 
 export interface IngestMeta {
   userAgent: string | null;
@@ -53,6 +55,8 @@ export interface Store {
     options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined },
   ): Promise<HeatmapResponse>;
   clients(): Promise<ClientInfo[]>;
+  /** Availability per server and best-of-two's wins and savings (GET /api/races). */
+  races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
   /** Raw access for integrity checks and tests. */
   readonly db: Database.Database;
   close(): void;
@@ -147,6 +151,7 @@ export function openStore(dbPath: string): Store {
     heatmap: (filter, o) =>
       heatmapQuery(readers, filter, o.bucketMs, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
     clients: () => clientsQuery(readers),
+    races: (filter, o) => racesQuery(readers, filter, pace(o)),
     close: () => {
       readers.close();
       db.close();

@@ -23,7 +23,14 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(options: { colorScheme?: "light" | "dark"; viewport?: { width: number; height: number } } = {}): Promise<LaunchedBrowser> {
+export async function launchBrowser(
+  options: {
+    colorScheme?: "light" | "dark";
+    viewport?: { width: number; height: number };
+    /** Accept self-signed certificates (TLS tests make their own). */
+    ignoreHTTPSErrors?: boolean;
+  } = {},
+): Promise<LaunchedBrowser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
@@ -31,6 +38,7 @@ export async function launchBrowser(options: { colorScheme?: "light" | "dark"; v
     args: CHROMIUM_ARGS,
     colorScheme: options.colorScheme ?? "light",
     viewport: options.viewport ?? { width: 1280, height: 800 },
+    ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
   });
   return {
     context,

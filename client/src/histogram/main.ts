@@ -6,8 +6,10 @@ import "uplot/dist/uPlot.min.css";
 import "../common/page.css";
 import "./histogram.css";
 import { mountNotices } from "./notices.js";
+import { mountRacesPanel } from "./races-panel.js";
 import { Workbench } from "./workbench.js";
 
 const workbench = new Workbench();
 workbench.start();
 mountNotices(document.getElementById("notices")!);
+mountRacesPanel(document.getElementById("races")!, () => workbench.range());

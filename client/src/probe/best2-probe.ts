@@ -1,6 +1,7 @@
 // Best of two: a WebSocket message to one server and a JSONP request to the
 // other, sent in the same task. Latency runs from the first send to the first
-// good reply; the loser's figure is kept to show how much racing saved.
+// good reply; the other leg is still awaited (up to its timeout) so the sample
+// can say how far behind it was, which is what shows how much racing saved.
 import type { Best2Leg, Outcome } from "../../../shared/methods.js";
 import { probeJsonp } from "./jsonp-probe.js";
 import type { ProbeResult } from "./probe-result.js";
@@ -9,49 +10,71 @@ import type { WsChannel } from "./ws-channel.js";
 export interface Best2Result {
   outcome: "ok" | "timeout" | "error";
   startMs: number;
-  /** Latency from the first send to the first ok reply; null when both legs failed. */
+  /** Latency from the first send to the first ok reply; the timeout value if both timed out; else null. */
   ms: number | null;
   winner?: Best2Leg;
-  /** The losing leg's latency from the race's start, when it answered. */
+  /** The other leg's latency from the race's start, when it answered ok. */
   otherMs: number | null;
+  /** How the other leg ended (for a failed race: the JSONP leg). */
   otherOutcome: Outcome;
   reason?: string;
   fresh?: boolean;
 }
 
+export interface Best2Race {
+  /** Settles at the first ok reply, or once both legs have failed: the race is decided. */
+  decided: Promise<void>;
+  /** Settles when both legs have answered or given up, with the full result. */
+  done: Promise<Best2Result>;
+}
+
 /** jsonpBaseUrl null: the JSONP leg's server cannot be reached from this page (mixed content). */
-export async function probeBest2(ws: WsChannel, jsonpBaseUrl: string | null, timeoutMs: number): Promise<Best2Result> {
+export function raceBest2(ws: WsChannel, jsonpBaseUrl: string | null, timeoutMs: number): Best2Race {
   const startMs = performance.now();
-  const legs: [Promise<ProbeResult>, Promise<ProbeResult>] = [
-    ws.echo(timeoutMs),
+  // Both sends happen synchronously here, in one task, so neither leg has a head start.
+  const wsLeg = ws.echo(timeoutMs);
+  const jsonpLeg: Promise<ProbeResult> =
     jsonpBaseUrl === null
       ? Promise.resolve({ outcome: "error", startMs, endMs: startMs, reason: "mixed-content" })
-      : probeJsonp(jsonpBaseUrl, timeoutMs),
-  ];
-  const [wsLeg, jsonpLeg] = await Promise.all(legs);
-  const wsOk = wsLeg.outcome === "ok";
-  const jsonpOk = jsonpLeg.outcome === "ok";
-  if (!wsOk && !jsonpOk) {
-    const outcome = wsLeg.outcome === "timeout" || jsonpLeg.outcome === "timeout" ? "timeout" : "error";
-    return {
-      outcome,
-      startMs,
-      ms: outcome === "timeout" ? timeoutMs : null,
-      otherMs: null,
-      otherOutcome: jsonpLeg.outcome,
-      reason: `ws:${wsLeg.reason ?? wsLeg.outcome} jsonp:${jsonpLeg.reason ?? jsonpLeg.outcome}`,
-    };
-  }
-  const wsWins = wsOk && (!jsonpOk || wsLeg.endMs <= jsonpLeg.endMs);
-  const [win, lose] = wsWins ? [wsLeg, jsonpLeg] : [jsonpLeg, wsLeg];
-  const r: Best2Result = {
-    outcome: "ok",
-    startMs,
-    ms: Math.max(0, win.endMs - startMs),
-    winner: wsWins ? "ws" : "jsonp",
-    otherMs: lose.outcome === "ok" ? Math.max(0, lose.endMs - startMs) : null,
-    otherOutcome: lose.outcome,
+      : probeJsonp(jsonpBaseUrl, timeoutMs);
+
+  let first: { leg: Best2Leg; r: ProbeResult } | undefined;
+  let decide!: () => void;
+  const decided = new Promise<void>((resolve) => (decide = resolve));
+  const watch = (leg: Best2Leg) => (r: ProbeResult) => {
+    if (r.outcome === "ok" && first === undefined) {
+      first = { leg, r };
+      decide();
+    }
+    return r;
   };
-  if (win.fresh !== undefined) r.fresh = win.fresh;
-  return r;
+  const both = Promise.all([wsLeg.then(watch("ws")), jsonpLeg.then(watch("jsonp"))]);
+  void both.then(() => decide());
+
+  const done = both.then(([wsR, jsonpR]): Best2Result => {
+    if (first === undefined) {
+      const outcome = wsR.outcome === "timeout" || jsonpR.outcome === "timeout" ? "timeout" : "error";
+      return {
+        outcome,
+        startMs,
+        ms: outcome === "timeout" ? timeoutMs : null,
+        otherMs: null,
+        otherOutcome: jsonpR.outcome,
+        reason: `ws:${wsR.reason ?? wsR.outcome} jsonp:${jsonpR.reason ?? jsonpR.outcome}`,
+      };
+    }
+    const other = first.leg === "ws" ? jsonpR : wsR;
+    const r: Best2Result = {
+      outcome: "ok",
+      startMs,
+      ms: Math.max(0, first.r.endMs - startMs),
+      winner: first.leg,
+      otherMs: other.outcome === "ok" ? Math.max(0, other.endMs - startMs) : null,
+      otherOutcome: other.outcome,
+    };
+    if (other.outcome !== "ok" && other.reason !== undefined) r.reason = `other:${other.reason}`;
+    if (first.r.fresh !== undefined) r.fresh = first.r.fresh;
+    return r;
+  });
+  return { decided, done };
 }

@@ -1,7 +1,7 @@
 // Turns clock ticks into samples: every due (tick, slot) yields exactly one
 // sample, ok, timeout, error or skipped, never silence.
 import type { BaselineSample, Sample } from "../../../shared/protocol.js";
-import { probeBest2 } from "./best2-probe.js";
+import { raceBest2 } from "./best2-probe.js";
 import type { ClockTick } from "./clock-protocol.js";
 import { probeJsonp } from "./jsonp-probe.js";
 import type { PageContext } from "./page-context.js";
@@ -13,10 +13,12 @@ import { probeXhr } from "./xhr-probe.js";
 
 /**
  * Most probes of one slot that may be outstanding at once. A dead server then
- * costs a bounded number of sockets and timers, and the browser's per-host
- * connection limit (6) is never exhausted by one method.
+ * costs a bounded number of sockets and timers. A silent (blackholed) server
+ * holds each probe for the whole timeout, so at the default 1 Hz and 5 s
+ * timeout five are outstanding in steady state; one more absorbs clock jitter,
+ * so an outage yields timeouts at the normal rate, not "outstanding-cap" skips.
  */
-export const OUTSTANDING_PER_SLOT_MAX = 4;
+export const OUTSTANDING_PER_SLOT_MAX = 6;
 
 export interface ProberOptions {
   slots: Slot[];
@@ -95,13 +97,20 @@ export class Prober {
     };
     const freezesAtSend = ctx.freezeCount;
     const timeoutMs = this.o.timeoutMs;
+    let released = false;
+    // Frees this probe's place under the cap; best-of-two does so as soon as the race is decided.
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.outstanding[tick.slot]!--;
+    };
     let settled = false;
     const settle = (fields: Partial<Sample> & Pick<Sample, "ms" | "outcome">) => {
       // A probe abandoned at pagehide may still answer if the page comes back from the back/forward cache.
       if (settled) return;
       settled = true;
       this.inFlight.delete(abandon);
-      this.outstanding[tick.slot]!--;
+      release();
       const sample: Sample = {
         ...common,
         ...fields,
@@ -137,7 +146,9 @@ export class Prober {
         break;
       case "best2": {
         const jsonpServer = second ?? first;
-        void probeBest2(ch, jsonpServer.blockedReason === null ? jsonpServer.baseUrl : null, timeoutMs).then((r) => {
+        const race = raceBest2(ch, jsonpServer.blockedReason === null ? jsonpServer.baseUrl : null, timeoutMs);
+        void race.decided.then(release);
+        void race.done.then((r) => {
           const fields: Partial<Sample> & Pick<Sample, "ms" | "outcome"> = {
             ms: r.ms,
             outcome: r.outcome,

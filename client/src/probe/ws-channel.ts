@@ -6,6 +6,18 @@ import type { ProbeResult } from "./probe-result.js";
 /** Reconnect backoff: doubles from the first value up to the cap (ms). */
 export const RECONNECT_MS_FIRST = 250;
 export const RECONNECT_MS_MAX = 2000;
+/**
+ * A connection attempt still not open after this long is abandoned and retried
+ * (ms). A host that drops packets (powered off, firewalled) would otherwise
+ * keep the socket CONNECTING for the OS's whole SYN retry period, minutes.
+ */
+export const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * Echoes timing out in a row on an open socket before it is presumed dead and
+ * replaced: a server that lost power sends no FIN or RST, so without this the
+ * socket looks open until TCP gives up, about fifteen minutes later.
+ */
+export const STALE_TIMEOUTS_MAX = 3;
 
 interface Pending {
   startMs: number;
@@ -27,6 +39,8 @@ export class WsChannel {
   private nextId = 0;
   private failures = 0;
   private retryAtMs = 0;
+  private connectStartedMs = 0;
+  private timeoutsInARow = 0;
   /** The next echo is the first on this connection. */
   private freshConnection = true;
   /** Name the server announced in its welcome. */
@@ -45,7 +59,15 @@ export class WsChannel {
    * chain of its own, because chained page timers are throttled in hidden tabs.
    */
   maintain(): void {
-    if (this.socket === undefined && performance.now() >= this.retryAtMs) this.connect();
+    const now = performance.now();
+    const s = this.socket;
+    if (s === undefined) {
+      if (now >= this.retryAtMs) this.connect();
+    } else if (s.readyState === WebSocket.CONNECTING && now - this.connectStartedMs > CONNECT_TIMEOUT_MS) {
+      this.drop(s, "ws-connect-timeout");
+    } else if (s.readyState === WebSocket.OPEN && this.timeoutsInARow >= STALE_TIMEOUTS_MAX) {
+      this.drop(s, "ws-stale");
+    }
   }
 
   echo(timeoutMs: number): Promise<ProbeResult> {
@@ -61,6 +83,7 @@ export class WsChannel {
       this.freshConnection = false;
       const timer = setTimeout(() => {
         this.pending.delete(id);
+        if (this.socket === socket) this.timeoutsInARow++;
         resolve({ outcome: "timeout", startMs, endMs: performance.now(), fresh });
       }, timeoutMs);
       this.pending.set(id, { startMs, timer, fresh, resolve });
@@ -84,6 +107,8 @@ export class WsChannel {
       return;
     }
     this.socket = socket;
+    this.connectStartedMs = performance.now();
+    this.timeoutsInARow = 0;
     socket.onopen = () => {
       this.failures = 0;
       this.freshConnection = true;
@@ -91,18 +116,23 @@ export class WsChannel {
       this.options.onStateChange?.(true);
     };
     socket.onmessage = (ev: MessageEvent) => this.onMessage(ev.data);
-    socket.onclose = () => {
-      if (this.socket !== socket) return;
-      this.socket = undefined;
-      const endMs = performance.now();
-      for (const [id, p] of this.pending) {
-        clearTimeout(p.timer);
-        p.resolve({ outcome: "error", startMs: p.startMs, endMs, reason: "ws-closed", fresh: p.fresh });
-        this.pending.delete(id);
-      }
-      this.scheduleRetry();
-      this.options.onStateChange?.(false);
-    };
+    socket.onclose = () => this.drop(socket, "ws-closed");
+  }
+
+  /** Forgets a socket (closed, or given up on): its pending echoes fail now, and a retry is scheduled. */
+  private drop(socket: WebSocket, reason: string): void {
+    if (this.socket !== socket) return;
+    this.socket = undefined;
+    socket.onopen = socket.onmessage = socket.onclose = null;
+    if (socket.readyState !== WebSocket.CLOSED) socket.close();
+    const endMs = performance.now();
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.resolve({ outcome: "error", startMs: p.startMs, endMs, reason, fresh: p.fresh });
+      this.pending.delete(id);
+    }
+    this.scheduleRetry();
+    this.options.onStateChange?.(false);
   }
 
   private scheduleRetry(): void {
@@ -128,6 +158,7 @@ export class WsChannel {
       if (p === undefined) return; // answered after its timeout: already recorded
       this.pending.delete(m.id);
       clearTimeout(p.timer);
+      this.timeoutsInARow = 0;
       p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
     } else if (m.type === "welcome") {
       this.serverName = m.name;

@@ -1,0 +1,127 @@
+// The seed's outage was a power cut: packets to B went unanswered rather than
+// refused. SIGSTOP makes B exactly that kind of dead: the kernel still accepts
+// connections, nothing answers. Every B probe must then wait out its timeout,
+// still yielding one sample per second (the outstanding cap must fit a 5 s
+// timeout at 1 Hz), best of two must be decided by A alone, and A must not wait.
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { waitForDelivered } from "../helpers/delivered.js";
+import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+
+const BEFORE_MS = 5000;
+const HANG_MS = 14_000;
+const AFTER_MS = 8000;
+const TIMEOUT_MS = 5000;
+
+interface Row {
+  t: number;
+  method: string;
+  target: string;
+  ms: number | null;
+  outcome: string;
+  reason: string | null;
+}
+
+/**
+ * A failure is a timeout or an error; a tick skipped because the whole page
+ * stalled (an overloaded machine) is not, but a probe cap hit is.
+ */
+const failed = (r: Row) => r.outcome === "timeout" || r.outcome === "error" || r.reason === "outstanding-cap";
+
+let a: ServerProcess;
+let b: ServerProcess;
+let browser: LaunchedBrowser;
+
+beforeAll(async () => {
+  b = await startServerProcess(["--name", "B", "--no-ping"]);
+  a = await startServerProcess(["--name", "A", "--no-ping", "--timeout-ms", String(TIMEOUT_MS), "--peer", `B=${b.url}`]);
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  if (b !== undefined && b.child.exitCode === null) b.child.kill("SIGCONT");
+  await browser?.close();
+  await a?.stop();
+  await b?.stop();
+});
+
+describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
+  it("B's probes time out at 1 Hz without hitting the cap; best of two and A carry on", { timeout: 90_000 }, async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${a.url}/`);
+    await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, { timeout: 10_000 });
+    const startMs = Date.now();
+    await page.waitForTimeout(BEFORE_MS);
+    const hangMs = Date.now();
+    b.child.kill("SIGSTOP");
+    await page.waitForTimeout(HANG_MS);
+    const resumeMs = Date.now();
+    b.child.kill("SIGCONT");
+    await page.waitForTimeout(AFTER_MS);
+    const endMs = Date.now();
+    await page.waitForTimeout(2000);
+    await waitForDelivered(page, a.dbPath);
+
+    const db = new Database(a.dbPath, { readonly: true });
+    const rows = db.prepare("SELECT t, method, target, ms, outcome, reason FROM samples WHERE t >= ? AND t < ? ORDER BY t").all(startMs, endMs) as Row[];
+    db.close();
+    const of = (method: string, target: string, from: number, to: number) =>
+      rows.filter((r) => r.method === method && r.target === target && r.t >= from && r.t < to);
+
+    // Probes sent while B was stopped (leaving a second at each edge).
+    const from = hangMs + 1000;
+    const to = resumeMs - 1000;
+    const seconds = (to - from) / 1000;
+    const summary: Record<string, unknown> = {};
+    // Probes sent within TIMEOUT_MS of the resume may still be answered, late.
+    const silentTo = resumeMs - TIMEOUT_MS - 500;
+    for (const method of ["xhr", "jsonp", "ws"]) {
+      const hung = of(method, "B", from, to);
+      expect(hung.filter((r) => r.reason === "outstanding-cap"), `${method} B capped`).toEqual([]);
+      expect(hung.length, `${method} B ticks`).toBeGreaterThanOrEqual(Math.floor(seconds) - 2);
+      expect(hung.length, `${method} B ticks`).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
+      // An answer to a probe sent during the hang came only after SIGCONT: its latency holds the hang.
+      for (const r of hung.filter((x) => x.outcome === "ok")) expect(r.t + r.ms!, `${method} B answered while stopped`).toBeGreaterThan(resumeMs - 300);
+      summary[method] = { ticks: hung.length, outcomes: Object.fromEntries(["ok", "timeout", "error", "skipped"].map((o) => [o, hung.filter((r) => r.outcome === o).length])) };
+    }
+    // HTTP probes to a silent server can only time out.
+    for (const method of ["xhr", "jsonp"]) {
+      const silent = of(method, "B", from, silentTo);
+      expect(silent.length).toBeGreaterThanOrEqual(Math.floor((silentTo - from) / 1000) - 1);
+      expect(silent.every((r) => r.outcome === "timeout" && r.ms === TIMEOUT_MS), `${method} B timeouts`).toBe(true);
+    }
+    // The WebSocket gives up on the silent socket and on reconnects that never open:
+    // after the first timeouts its failures are immediate errors, not more timeouts.
+    const wsHung = of("ws", "B", from, silentTo);
+    expect(wsHung.filter((r) => r.outcome === "timeout").length).toBeLessThanOrEqual(6);
+    expect(wsHung.some((r) => r.outcome === "error")).toBe(true);
+
+    const races = of("best2", "A+B", startMs, endMs);
+    expect(races.length).toBeGreaterThanOrEqual((endMs - startMs) / 1000 - 3);
+    expect(races.filter((r) => failed(r)), "failed races").toEqual([]);
+    // Decided by A's WebSocket, not by waiting for B's timeout.
+    expect(Math.max(...of("best2", "A+B", from, to).map((r) => r.ms!))).toBeLessThan(1000);
+
+    const aDuring = ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", from, to));
+    expect(aDuring.filter((r) => failed(r)), "A failures while B hung").toEqual([]);
+    // Against A's own figure before the hang, with room for a shared, loaded machine.
+    const p90 = (rs: Row[]) => {
+      const sorted = rs.filter((r) => r.outcome === "ok").map((r) => r.ms!).sort((x, y) => x - y);
+      return sorted[Math.ceil(sorted.length * 0.9) - 1]!;
+    };
+    const aBefore = ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", startMs + 1000, hangMs)).filter((r) => r.outcome === "ok");
+    summary.aP90Ms = { before: p90(aBefore), during: p90(aDuring) };
+    expect(p90(aDuring)).toBeLessThan(Math.max(150, 5 * p90(aBefore)));
+
+    // B answers again within a few seconds of SIGCONT.
+    for (const method of ["xhr", "jsonp", "ws"]) {
+      const firstOk = of(method, "B", resumeMs, endMs).find((r) => r.outcome === "ok");
+      expect(firstOk, `${method} B after SIGCONT`).toBeDefined();
+      summary[`${method} B back after ms`] = firstOk!.t - resumeMs;
+      expect(firstOk!.t - resumeMs).toBeLessThan(7000);
+    }
+    await page.close();
+    console.log(`hang summary: ${JSON.stringify(summary)}`);
+  });
+});

@@ -1,0 +1,183 @@
+// The seed's convenient outage, on purpose: A and B are separate processes,
+// the page probes both for 10 s, B is killed (SIGKILL, no goodbye) for 15 s,
+// then restarted on the same port for 15 s. Best-of-two must not notice; B's
+// probes must fail at the normal rate while it is gone and recover by
+// themselves; A must not be slowed by its dead neighbour.
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RacesResponse } from "../../shared/races.js";
+import { FLAG } from "../../server/store/schema.js";
+import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { waitForDelivered } from "../helpers/delivered.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+
+const BEFORE_MS = 10_000;
+const OUTAGE_MS = 15_000;
+const AFTER_MS = 15_000;
+/** B counts as back once every method has answered within this long of its restart (ms). */
+const RECOVERY_MS_MAX = 6000;
+
+interface Row {
+  t: number;
+  method: string;
+  target: string;
+  ms: number | null;
+  outcome: string;
+  reason: string | null;
+  flags: number;
+}
+
+/**
+ * A failure is a timeout or an error; a tick skipped because the whole page
+ * stalled (an overloaded machine) is not, but a probe cap hit is.
+ */
+const failed = (r: Row) => r.outcome === "timeout" || r.outcome === "error" || r.reason === "outstanding-cap";
+
+let a: ServerProcess;
+let b: ServerProcess;
+let browser: LaunchedBrowser;
+
+beforeAll(async () => {
+  b = await startServerProcess(["--name", "B", "--no-ping"]);
+  a = await startServerProcess(["--name", "A", "--no-ping", "--peer", `B=${b.url}`]);
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await a?.stop();
+  await b?.stop();
+});
+
+function nearestRank(values: number[], p: number): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.max(1, Math.ceil((p * sorted.length) / 100)) - 1] ?? Number.NaN;
+}
+
+/** Gaps between consecutive send times (ms). */
+function gaps(rows: Row[]): number[] {
+  return rows.slice(1).map((r, i) => r.t - rows[i]!.t);
+}
+
+describe("B's outage", () => {
+  it("best-of-two carries on; B fails at 1 Hz and recovers; A is untouched", { timeout: 120_000 }, async () => {
+    const page = await browser.context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(`${a.url}/`);
+    await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, { timeout: 10_000 });
+    const startMs = Date.now();
+
+    await page.waitForTimeout(BEFORE_MS);
+    const killMs = Date.now();
+    await b.kill();
+    await page.waitForTimeout(OUTAGE_MS / 2);
+    await page.screenshot({ path: artifactPath("outage-probe-page.png"), fullPage: true });
+    await page.waitForTimeout(OUTAGE_MS / 2);
+    const restartMs = Date.now();
+    b = await startServerProcess(["--name", "B", "--no-ping", "--port", String(b.port)], { dbPath: b.dbPath });
+    const backMs = Date.now();
+    await page.waitForTimeout(AFTER_MS);
+    const endMs = Date.now();
+    // Everything sent before endMs reaches A's database before we look; the
+    // pause lets probes sent just before endMs settle (both servers are up now).
+    await page.waitForTimeout(2000);
+    await waitForDelivered(page, a.dbPath);
+
+    const db = new Database(a.dbPath, { readonly: true });
+    const rows = db
+      .prepare("SELECT t, method, target, ms, outcome, reason, flags FROM samples WHERE t >= ? AND t < ? ORDER BY t")
+      .all(startMs, endMs) as Row[];
+    db.close();
+    const of = (method: string, target: string, from = startMs, to = endMs) =>
+      rows.filter((r) => r.method === method && r.target === target && r.t >= from && r.t < to);
+    const summary: Record<string, unknown> = { killMs, restartMs, backMs };
+
+    // 1. Best of two: no failures at all, and it kept its 1 Hz rhythm throughout.
+    const best2 = of("best2", "A+B");
+    expect(best2.length).toBeGreaterThanOrEqual((endMs - startMs) / 1000 - 3);
+    expect(best2.filter((r) => failed(r)), "failed races").toEqual([]);
+    expect(Math.max(...gaps(best2))).toBeLessThan(2500);
+    summary.best2 = { races: best2.length, failures: 0 };
+
+    // 2. During the outage every B probe fails, about once a second each: no burst, no gap.
+    // The first second after the kill is left out: a probe already in flight may still land.
+    const outFrom = killMs + 1000;
+    const outTo = restartMs;
+    const outageSeconds = (outTo - outFrom) / 1000;
+    for (const method of ["xhr", "jsonp", "ws"]) {
+      const down = of(method, "B", outFrom, outTo);
+      expect(down.filter((r) => r.outcome === "ok"), `${method} B ok while B was dead`).toEqual([]);
+      // The dead server must not push its probes into the cap. (A page-wide stall on
+      // an overloaded machine may still skip a tick as "asleep"; that is not B's doing.)
+      expect(down.filter((r) => r.reason === "outstanding-cap"), `${method} B capped`).toEqual([]);
+      const failures = down.filter((r) => r.outcome === "timeout" || r.outcome === "error");
+      expect(failures.length, `${method} B failures`).toBeGreaterThanOrEqual(down.length - 1);
+      expect(down.length, `${method} B ticks`).toBeGreaterThanOrEqual(Math.floor(outageSeconds) - 2);
+      expect(down.length, `${method} B ticks`).toBeLessThanOrEqual(Math.ceil(outageSeconds) + 2);
+      const g = gaps(down);
+      expect(Math.min(...g), `${method} B: burst`).toBeGreaterThan(300);
+      expect(Math.max(...g), `${method} B: gap`).toBeLessThan(2500);
+      summary[`${method} B during outage`] = { failures: failures.length, minGapMs: Math.min(...g), maxGapMs: Math.max(...g), seconds: outageSeconds.toFixed(1), reasons: [...new Set(down.map((r) => r.reason))] };
+    }
+
+    // 3. A is neither failing nor slower while B is down (generous bounds: the machine is shared).
+    const aProbes = (from: number, to: number) => ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", from, to));
+    const aBefore = aProbes(startMs + 2000, killMs);
+    const aDuring = aProbes(outFrom, outTo);
+    expect(aDuring.filter((r) => failed(r)), "A failures during the outage").toEqual([]);
+    expect(aDuring.length).toBeGreaterThanOrEqual(3 * (Math.floor(outageSeconds) - 2));
+    const ms = (rs: Row[]) => rs.filter((r) => r.outcome === "ok").map((r) => r.ms!);
+    const before = { p50: nearestRank(ms(aBefore), 50), p90: nearestRank(ms(aBefore), 90), p99: nearestRank(ms(aBefore), 99) };
+    const during = { p50: nearestRank(ms(aDuring), 50), p90: nearestRank(ms(aDuring), 90), p99: nearestRank(ms(aDuring), 99) };
+    expect(during.p50).toBeLessThan(Math.max(20, 3 * before.p50));
+    expect(during.p90).toBeLessThan(Math.max(50, 5 * before.p90));
+    expect(during.p99).toBeLessThan(Math.max(150, 5 * before.p99));
+    summary["A before"] = before;
+    summary["A during"] = during;
+
+    // 4. B comes back by itself within a few seconds, every method, and stays ok.
+    for (const method of ["xhr", "jsonp", "ws"]) {
+      const after = of(method, "B", backMs, endMs);
+      const firstOk = after.find((r) => r.outcome === "ok");
+      expect(firstOk, `${method} B never recovered`).toBeDefined();
+      expect(firstOk!.t - backMs, `${method} B recovery`).toBeLessThan(RECOVERY_MS_MAX);
+      expect(after.filter((r) => r.t > firstOk!.t && failed(r)), `${method} B failures after recovery`).toEqual([]);
+      summary[`${method} B recovered after ms`] = firstOk!.t - backMs;
+      if (method === "ws") {
+        // The first echo on the new connection says so.
+        expect(firstOk!.flags & FLAG.fresh, "first ws sample after the reconnect is flagged fresh").toBe(FLAG.fresh);
+        expect(after.filter((r) => r.outcome === "ok" && r.flags & FLAG.fresh)).toHaveLength(1);
+      }
+    }
+
+    // 5. The histogram page's panel tells the same story.
+    const races = (await (await fetch(`${a.url}/api/races?from=${startMs}&to=${endMs}`)).json()) as RacesResponse;
+    const share = (t: string) => races.availability.find((r) => r.target === t)?.share ?? Number.NaN;
+    expect(share("A")).toBe(1);
+    expect(share("A+B")).toBe(1);
+    expect(share("B")).toBeLessThan(0.8);
+    expect(share("B")).toBeGreaterThan(0.4);
+    const race = races.best2.find((r) => r.target === "A+B")!;
+    expect(race.failures).toBe(0);
+    expect(race.wins.ws + race.wins.jsonp).toBe(race.count);
+    summary.availability = races.availability;
+    summary.best2Row = race;
+
+    const hist = await browser.context.newPage();
+    await hist.goto(`${a.url}/histogram?range=15m`);
+    const bRow = hist.locator('#availability-table tbody tr[data-target="B"]');
+    await bRow.waitFor({ timeout: 15_000 });
+    const bCells = await bRow.locator("td").allInnerTexts();
+    expect(Number(bCells[3]!.replace(/[^\d.]/g, ""))).toBeLessThan(100);
+    const raceRow = hist.locator('#best2-table tbody tr[data-target="A+B"]');
+    await raceRow.waitFor({ timeout: 15_000 });
+    expect((await raceRow.locator("td").allInnerTexts())[2]).toBe("0");
+    await hist.locator("#races").screenshot({ path: artifactPath("outage-races-panel.png") });
+    await hist.close();
+    await page.close();
+
+    expect(pageErrors, pageErrors.join("\n")).toEqual([]);
+    console.log(`outage summary: ${JSON.stringify(summary, null, 1)}`);
+  });
+});

@@ -1,0 +1,23 @@
+// Waits until a probe page's home server has stored every sample the page had
+// emitted by now. The outbox delivers in order, so once the database holds as
+// many rows as the page had emitted, all of those are in. (Waiting for an empty
+// outbox does not work: a live page adds samples every few hundred ms.)
+import Database from "better-sqlite3";
+import type { Page } from "playwright-core";
+import { waitFor } from "./server-process.js";
+
+export async function waitForDelivered(page: Page, dbPath: string, timeoutMs = 20_000): Promise<void> {
+  const { sent, sessionId } = await page.evaluate(() => {
+    const tp = (window as unknown as { tailprobe: { sent: number; sessionId: string } }).tailprobe;
+    return { sent: tp.sent, sessionId: tp.sessionId };
+  });
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const count = db.prepare<[string], { n: number }>(
+      "SELECT count(*) AS n FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = ?)",
+    );
+    await waitFor(() => ((count.get(sessionId)?.n ?? 0) >= sent ? true : undefined), timeoutMs, `${sent} samples stored`);
+  } finally {
+    db.close();
+  }
+}
