@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { accountTicks, debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
+import { accountTicks, debugState, firstDueT, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 const INTERVAL_MS = 1000;
@@ -86,7 +86,7 @@ describe("SIGKILL of the home server while the page probes", () => {
     // Done when: samples = methods × ticks. Count from the first whole tick to
     // one whose every probe has certainly settled: samples are stored in the
     // order they settle, and a probe settles at most the timeout after its send.
-    const firstDue = Math.min(...rows.map((r) => r.scheduledT!));
+    const firstDue = firstDueT(rows);
     const fromT = Math.ceil(firstDue / INTERVAL_MS) * INTERVAL_MS;
     const lastSettled = Math.min(...["xhr", "jsonp", "ws", "best2"].map((m) => Math.max(...rows.filter((r) => r.method === m).map((r) => r.scheduledT!))));
     const toT = Math.floor((lastSettled - TIMEOUT_MS - 2000) / INTERVAL_MS) * INTERVAL_MS;

@@ -10,7 +10,7 @@
 // the path a real freeze without a `resume` event takes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { accountTicks, debugState, openProbePage, readSession, rendererPids, sleep } from "../helpers/durability.js";
+import { accountTicks, debugState, firstDueT, openProbePage, readSession, rendererPids, sleep } from "../helpers/durability.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 const INTERVAL_MS = 1000;
@@ -99,7 +99,7 @@ describe("freezing the page", () => {
     }
 
     // Every tick from the first to a settled one has exactly one record per method.
-    const fromT = Math.ceil(Math.min(...rows.map((r) => r.scheduledT!)) / INTERVAL_MS) * INTERVAL_MS;
+    const fromT = Math.ceil(firstDueT(rows) / INTERVAL_MS) * INTERVAL_MS;
     const toT = Math.floor((resumedAt + 5000) / INTERVAL_MS) * INTERVAL_MS;
     const account = accountTicks(rows, INTERVAL_MS, fromT, toT);
     expect(account.problems, account.problems.slice(0, 10).join("\n")).toEqual([]);

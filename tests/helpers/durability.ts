@@ -62,8 +62,21 @@ export interface TickAccount {
  * error) or skipped with a reason. Slot offsets differ per method, so each
  * method's due times are counted on its own grid.
  */
+/**
+ * The earliest due time among the page's own probes. Baselines the servers
+ * measured (ping, wsping, tcprtt) have no due time: SQLite hands back null,
+ * which Math.min would read as 0.
+ */
+export function firstDueT(rows: StoredSample[]): number {
+  const due = rows.filter((r) => (PROBE_METHODS as readonly string[]).includes(r.method) && r.scheduledT !== null);
+  if (due.length === 0) throw new Error("no probe with a due time among the stored samples");
+  return Math.min(...due.map((r) => r.scheduledT!));
+}
+
 export function accountTicks(rows: StoredSample[], intervalMs: number, fromT: number, toT: number): TickAccount {
   const ticks = Math.floor((toT - fromT) / intervalMs);
+  // A window of a million ticks is a mistaken bound (e.g. fromT 0), not a test run.
+  if (!(ticks >= 0 && ticks <= 1_000_000)) throw new Error(`accountTicks: ${ticks} ticks from ${fromT} to ${toT}`);
   const perMethod: TickAccount["perMethod"] = {};
   const problems: string[] = [];
   for (const method of PROBE_METHODS) {
