@@ -67,8 +67,10 @@ export const SERVE_FLAGS = {
   help: { type: "boolean", short: "h", help: "show this help" },
 } as const;
 
-/** What each value-taking flag's argument is, for --help. */
-const FLAG_ARGS: Record<string, string> = {
+type ValueFlag = { [K in keyof typeof SERVE_FLAGS]: (typeof SERVE_FLAGS)[K]["type"] extends "string" ? K : never }[keyof typeof SERVE_FLAGS];
+
+/** What each value-taking flag's argument is, for --help; typed so a new flag cannot be left without one. */
+const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
   port: "PORT",
   host: "ADDR",
   name: "NAME",
@@ -78,6 +80,7 @@ const FLAG_ARGS: Record<string, string> = {
   "timeout-ms": "MS",
   "tls-cert": "FILE",
   "tls-key": "FILE",
+  "ping-command": "PATH",
 };
 
 const SERVE_EXAMPLES = [
