@@ -58,6 +58,8 @@ const excludeWindows = z
  * - visible=1: only samples sent and answered while the tab was visible
  * - maxLateMs=N: only samples whose tick fired at most N ms late
  * - exclude=FROM-TO,...: leave these windows out (the focus window's "invert")
+ * - timeouts=1: timeouts enter the latency figures at their timeout value
+ *   (they are still counted as failures); default: latency figures are over ok samples only
  */
 export const sampleFilterQueryShape = {
   from: queryInt.optional(),
@@ -68,6 +70,7 @@ export const sampleFilterQueryShape = {
   visible: z.enum(["0", "1"]).transform((v) => v === "1").optional(),
   maxLateMs: queryInt.pipe(z.number().min(0)).optional(),
   exclude: excludeWindows.optional(),
+  timeouts: z.enum(["0", "1"]).transform((v) => v === "1").optional(),
 };
 
 /** Log-spaced bins per decade when a query does not say. */

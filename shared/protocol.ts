@@ -192,7 +192,7 @@ export type StatsQuery = z.infer<typeof statsQuerySchema>;
 export interface StatsRow {
   method: string;
   target: string;
-  /** Number of ok samples, the population of every latency figure below. */
+  /** Samples in the latency figures below: the ok ones (with timeouts=1, the timeouts too, at their timeout value). */
   count: number;
   /** timeout + error samples. */
   failures: number;

@@ -33,7 +33,12 @@ export class QueryTooLargeError extends Error {
 /** Series the kernel's min RTT is reported under, beside the smoothed `tcprtt`. */
 export const TCP_MIN_RTT_SERIES = "tcpminrtt";
 
-type Visit = (t: number, method: string, target: string, outcome: string, ms: number | null) => void;
+/**
+ * One row as a series sees it. `inTail`: the row is part of the latency
+ * distribution: an ok answer, or with `timeoutsInTail` a timeout at the
+ * timeout value it was stored with (the slowest tail a user can have).
+ */
+type Visit = (t: number, method: string, target: string, outcome: string, ms: number | null, inTail: boolean) => void;
 type SampleRow = [number, string, string, string, number | null, number | null];
 
 async function scanSamples(pool: ReadPool, filter: SampleFilter, pace: Pace, visit: Visit): Promise<void> {
@@ -41,15 +46,17 @@ async function scanSamples(pool: ReadPool, filter: SampleFilter, pace: Pace, vis
   const wanted = seriesWanted(filter);
   const wantOwn = wanted("tcprtt");
   const wantMin = wanted(TCP_MIN_RTT_SERIES);
+  const timeoutsInTail = filter.timeoutsInTail === true;
   await pool.scan(
     `SELECT t, method, target, outcome, ms, minrtt FROM samples WHERE ${where.sql}`,
     where.params,
     (row) => {
       const [t, method, target, outcome, ms, minrtt] = row as SampleRow;
       // Only tcprtt rows can be there for their derived series alone.
-      if (method !== "tcprtt" || wantOwn) visit(t, method, target, outcome, ms);
+      const inTail = ms !== null && (outcome === "ok" || (timeoutsInTail && outcome === "timeout"));
+      if (method !== "tcprtt" || wantOwn) visit(t, method, target, outcome, ms, inTail);
       // The kernel's min RTT is a series of its own beside the smoothed RTT.
-      if (minrtt !== null && wantMin) visit(t, TCP_MIN_RTT_SERIES, target, "ok", minrtt);
+      if (minrtt !== null && wantMin) visit(t, TCP_MIN_RTT_SERIES, target, "ok", minrtt, true);
     },
     pace,
   );
@@ -88,11 +95,12 @@ const isFailure = (outcome: string) => outcome === "timeout" || outcome === "err
 
 export async function statsQuery(pool: ReadPool, filter: SampleFilter, pace = new Pace()): Promise<StatsRow[]> {
   const groups = new SeriesMap(() => ({ values: [] as number[], failures: 0, skipped: 0 }));
-  await scanSamples(pool, filter, pace, (_t, method, target, outcome, ms) => {
+  await scanSamples(pool, filter, pace, (_t, method, target, outcome, ms, inTail) => {
     const g = groups.get(method, target);
-    if (outcome === "ok" && ms !== null) g.values.push(ms);
-    else if (outcome === "skipped") g.skipped++;
-    else g.failures++;
+    if (inTail) g.values.push(ms!);
+    // A timeout in the tail is still a failure: the failures column stays the same either way.
+    if (outcome === "skipped") g.skipped++;
+    else if (outcome !== "ok" || ms === null) g.failures++;
   });
   const rows: StatsRow[] = [];
   for (const { method, target, state } of groups.sorted()) {
@@ -134,15 +142,16 @@ export async function histogramQuery(
   const series = new SeriesMap(() => ({ bins: new Map<number, number>(), count: 0, failures: 0 }));
   let lo = Infinity;
   let hi = -Infinity;
-  await scanSamples(pool, filter, pace, (_t, method, target, outcome, ms) => {
+  await scanSamples(pool, filter, pace, (_t, method, target, outcome, ms, inTail) => {
     const s = series.get(method, target);
-    if (outcome === "ok" && ms !== null) {
-      const k = logBin(ms, binsPerDecade);
+    if (isFailure(outcome)) s.failures++;
+    if (inTail) {
+      const k = logBin(ms!, binsPerDecade);
       s.bins.set(k, (s.bins.get(k) ?? 0) + 1);
       s.count++;
       if (k < lo) lo = k;
       if (k > hi) hi = k;
-    } else if (isFailure(outcome)) s.failures++;
+    }
   });
   const edges = binEdges(lo, hi, binsPerDecade);
   return {
@@ -175,9 +184,9 @@ export const CDF_BULK_POINTS = 200;
 
 export async function cdfQuery(pool: ReadPool, filter: SampleFilter, pace = new Pace()): Promise<CdfResponse> {
   const series = new SeriesMap(() => ({ values: [] as number[] }));
-  await scanSamples(pool, filter, pace, (_t, method, target, outcome, ms) => {
+  await scanSamples(pool, filter, pace, (_t, method, target, _outcome, ms, inTail) => {
     const s = series.get(method, target);
-    if (outcome === "ok" && ms !== null) s.values.push(ms);
+    if (inTail) s.values.push(ms!);
   });
   const out: CdfResponse["series"] = [];
   for (const { method, target, state } of series.sorted()) {
@@ -290,12 +299,12 @@ export async function timeseriesQuery(
     failures: new Array<number>(n).fill(0),
   }));
   if (n > 0) {
-    await scanSamples(pool, { ...filter, fromMs: axis.fromMs }, pace, (t, method, target, outcome, ms) => {
+    await scanSamples(pool, { ...filter, fromMs: axis.fromMs }, pace, (t, method, target, outcome, ms, inTail) => {
       const i = Math.floor((t - axis.t0) / axis.bucketMs);
       if (i < 0 || i >= n) return;
       const s = series.get(method, target);
-      if (outcome === "ok" && ms !== null) (s.values[i] ??= []).push(ms);
-      else if (isFailure(outcome)) s.failures[i]!++;
+      if (inTail) (s.values[i] ??= []).push(ms!);
+      if (isFailure(outcome)) s.failures[i]!++;
     });
   }
   const out: TimeseriesResponse["series"] = [];
@@ -345,12 +354,12 @@ export async function heatmapQuery(
   let lo = Infinity;
   let hi = -Infinity;
   if (n > 0) {
-    await scanSamples(pool, { ...filter, fromMs: axis.fromMs }, pace, (t, method, target, outcome, ms) => {
+    await scanSamples(pool, { ...filter, fromMs: axis.fromMs }, pace, (t, method, target, _outcome, ms, inTail) => {
       const i = Math.floor((t - axis.t0) / axis.bucketMs);
       if (i < 0 || i >= n) return;
       const cells = series.get(method, target);
-      if (outcome !== "ok" || ms === null) return;
-      const k = logBin(ms, binsPerDecade);
+      if (!inTail) return;
+      const k = logBin(ms!, binsPerDecade);
       const key = i * BIN_SPAN + k + BIN_OFFSET;
       cells.set(key, (cells.get(key) ?? 0) + 1);
       if (k < lo) lo = k;

@@ -24,6 +24,11 @@ export interface SampleFilter {
   maxLateMs?: number | undefined;
   /** Inclusive windows to leave out (the focus window's "everything except this"). */
   exclude?: readonly TimeWindow[] | undefined;
+  /**
+   * Count timeouts in the latency distribution at their stored timeout value
+   * (they stay failures too). Selects no rows: it changes how they are summarised.
+   */
+  timeoutsInTail?: boolean | undefined;
 }
 
 const filterQuerySchema = z.object(sampleFilterQueryShape);
@@ -43,6 +48,7 @@ export function filterFromQuery(q: SampleFilterQuery, nowMs: number): Result<Sam
     visibleOnly: q.visible,
     maxLateMs: q.maxLateMs,
     exclude: q.exclude,
+    timeoutsInTail: q.timeouts,
   });
 }
 

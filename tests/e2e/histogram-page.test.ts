@@ -40,7 +40,7 @@ async function settled(page: Page, after: number): Promise<void> {
   );
 }
 
-async function cellMs(page: Page, method: string, target: string, col: "p50" | "p99"): Promise<number> {
+async function cellMs(page: Page, method: string, target: string, col: "p50" | "p99" | "p999"): Promise<number> {
   const raw = await page.locator(`#stats-rows tr[data-method="${method}"][data-target="${target}"] td[data-col="${col}"]`).getAttribute("data-ms");
   return Number(raw);
 }
@@ -224,6 +224,36 @@ describe("histogram page", () => {
     expect(errors, errors.join("\n")).toEqual([]);
     await page.close();
   });
+  it("timeouts in the tail move xhr B's p99.9 to the timeout; the races panel follows the focus window", { timeout: 60_000 }, async () => {
+    const page = await browser.context.newPage();
+    const base = `${server.url}/histogram?range=custom&from=${range.fromMs}&to=${range.toMs}`;
+    await page.goto(base);
+    await settled(page, 0);
+    const racesCell = page.locator("#best2-table tbody tr:first-child td:nth-child(2)");
+    await expect.poll(() => racesCell.innerText()).toBe(SECONDS.toLocaleString("en-US"));
+    // The synthetic races are 70 % WebSocket wins.
+    expect(await page.locator("#best2-table tbody tr:first-child td:nth-child(4)").innerText()).toMatch(/^70(\.0)? % WS A$/);
+    const okOnly = await cellMs(page, "xhr", "B", "p999");
+    const timeouts = SECONDS - (await samplesOf(page, "xhr", "B"));
+    expect(timeouts, "xhr B has planted timeouts").toBeGreaterThan(0);
+    expect(okOnly).toBeLessThan(5000);
+
+    const before = await generation(page);
+    await page.check("#flag-timeouts");
+    await settled(page, before);
+    expect(new URL(page.url()).searchParams.get("timeouts")).toBe("1");
+    expect(await cellMs(page, "xhr", "B", "p999"), "each timeout counts at 5 s").toBe(5000);
+    expect(await samplesOf(page, "xhr", "B")).toBe(SECONDS);
+    expect(await page.locator("#population-note").innerText()).toMatch(/timeout/);
+
+    // Focus on the spike through the URL: the races panel counts only its races.
+    await page.goto(`${base}&focus=${spike.fromMs}-${spike.toMs - 1}&timeouts=1`);
+    await settled(page, 0);
+    expect(await page.locator("#flag-timeouts").isChecked()).toBe(true);
+    await expect.poll(() => racesCell.innerText()).toBe(String(SPIKE_LENGTH_S));
+    await page.close();
+  });
+
   it("a slow query shows progress while the rest renders, and a newer view aborts it", { timeout: 30_000 }, async () => {
     const page = await browser.context.newPage();
     const aborted: string[] = [];

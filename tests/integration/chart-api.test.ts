@@ -89,6 +89,34 @@ describe("GET /api/stats with the chart filters", () => {
   });
 });
 
+describe("timeouts=1", () => {
+  it("puts timeouts into the latency figures at their value, on every endpoint, and keeps them failures", async () => {
+    // After RANGE, so the other tests' rows are untouched: 97 ok at 10 ms, 3 timeouts at 5 s.
+    const from = T0 + 700_000;
+    const samples = Array.from({ length: 100 }, (_, i) =>
+      i % 33 === 32
+        ? { seq: i, t: from + i * 1000, method: "xhr", target: "T", ms: 5000, outcome: "timeout" }
+        : { seq: i, t: from + i * 1000, method: "xhr", target: "T", ms: 10, outcome: "ok" },
+    );
+    await post({ clientId: "client_timeouts", sessionId: "session_timeouts", samples });
+    const q = `from=${from}&to=${from + 99_999}&target=T`;
+    const okOnly = await get<StatsResponse>(`/api/stats?${q}`);
+    expect(okOnly.rows[0]).toMatchObject({ count: 97, failures: 3, p99: 10, max: 10 });
+    const tail = await get<StatsResponse>(`/api/stats?${q}&timeouts=1`);
+    expect(tail.rows[0]).toMatchObject({ count: 100, failures: 3, p90: 10, p99: 5000, max: 5000 });
+    const h = await get<HistogramResponse>(`/api/histogram?${q}&timeouts=1&binsPerDecade=1`);
+    expect(h.series[0]).toMatchObject({ count: 100, failures: 3 });
+    expect(h.series[0]!.counts.at(-1)).toBe(3);
+    const c = await get<CdfResponse>(`/api/cdf?${q}&timeouts=1`);
+    expect(c.series[0]!.points.at(-1)).toEqual([5000, 1]);
+    const ts = await get<TimeseriesResponse>(`/api/timeseries?${q}&timeouts=1&bucketMs=100000`);
+    expect(ts.series[0]!.max.filter((m) => m !== null)).toEqual([5000]);
+    const hm = await get<HeatmapResponse>(`/api/heatmap?${q}&timeouts=1&bucketMs=100000&binsPerDecade=1`);
+    expect(hm.series[0]!.counts.flat().reduce((a, b) => a + b, 0)).toBe(100);
+    await get(`/api/stats?${q}&timeouts=yes`, 400);
+  });
+});
+
 describe("GET /api/histogram", () => {
   it("answers log bins shared by all series, counts per series", async () => {
     const h = await get<HistogramResponse>(`/api/histogram?${RANGE}&target=A&binsPerDecade=1`);

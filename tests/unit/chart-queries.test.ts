@@ -104,6 +104,7 @@ function matches(f: SampleFilter, s: Ref): boolean {
 interface RefSeries {
   method: string;
   target: string;
+  /** The latency distribution: ok samples, and timeouts at their value when the filter says so. */
   ok: { t: number; ms: number }[];
   failures: { t: number }[];
   skipped: number;
@@ -121,9 +122,9 @@ function reference(all: Ref[], f: SampleFilter): Map<string, RefSeries> {
   for (const s of all.filter((x) => matches(f, x))) {
     if (named(s.method)) {
       const s1 = g(s.method, s.target);
-      if (s.outcome === "ok") s1.ok.push({ t: s.t, ms: s.ms! });
-      else if (s.outcome === "skipped") s1.skipped++;
-      else s1.failures.push({ t: s.t });
+      if (s.outcome === "ok" || (f.timeoutsInTail === true && s.outcome === "timeout")) s1.ok.push({ t: s.t, ms: s.ms! });
+      if (s.outcome === "skipped") s1.skipped++;
+      else if (s.outcome !== "ok") s1.failures.push({ t: s.t });
     }
     if (s.minrtt !== undefined && (named("tcprtt") || named("tcpminrtt"))) g("tcpminrtt", s.target).ok.push({ t: s.t, ms: s.minrtt });
   }
@@ -218,6 +219,8 @@ const FILTERS: [string, SampleFilter][] = [
   ["spike excluded", { ...everything, exclude: [SPIKE] }],
   ["two windows excluded", { ...everything, exclude: [SPIKE, { fromMs: T0, toMs: T0 + 600_000 }] }],
   ["the spike only", { ...everything, fromMs: SPIKE.fromMs, toMs: SPIKE.toMs }],
+  ["timeouts in the tail", { ...everything, timeoutsInTail: true }],
+  ["timeouts in the tail, one client, spike excluded", { ...everything, clientId: "client_two", timeoutsInTail: true, exclude: [SPIKE] }],
   [
     "all at once",
     { ...everything, clientId: "client_one", methods: ["xhr", "jsonp"], targets: ["A"], visibleOnly: true, maxLateMs: 30, exclude: [SPIKE] },
@@ -341,6 +344,19 @@ describe.each(FILTERS)("filter: %s", (_name, filter) => {
 });
 
 describe("what the charts show", () => {
+  it("timeouts in the tail: 2 % timeouts at 5 s make p99 the timeout, and failures do not change", async () => {
+    const xhrA = { ...everything, methods: ["xhr"], targets: ["A"] };
+    const [okOnly] = await store.stats(xhrA);
+    const [withTimeouts] = await store.stats({ ...xhrA, timeoutsInTail: true });
+    const timeouts = all.filter((x) => x.method === "xhr" && x.target === "A" && x.outcome === "timeout").length;
+    expect(timeouts / (okOnly!.count + okOnly!.failures)).toBeGreaterThan(0.01);
+    expect(withTimeouts!.count).toBe(okOnly!.count + timeouts);
+    expect(withTimeouts!.failures).toBe(okOnly!.failures);
+    expect(okOnly!.p99!).toBeLessThan(5000);
+    expect(withTimeouts!.p99).toBe(5000);
+    expect(withTimeouts!.max).toBe(5000);
+  });
+
   it("leaving out the spike drops xhr A's p99 and the timeseries shows when it was", async () => {
     const xhrA = { ...everything, methods: ["xhr"], targets: ["A"] };
     const [withSpike] = await store.stats(xhrA);

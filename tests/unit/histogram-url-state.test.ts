@@ -19,6 +19,7 @@ describe("histogram URL state", () => {
       client: "client-abc_123",
       visibleOnly: true,
       maxLateMs: 250,
+      timeoutsInTail: true,
       histScale: "share",
       focus: { fromMs: 1_700_000_100_000, toMs: 1_700_000_130_000 },
       invert: true,
@@ -30,6 +31,7 @@ describe("histogram URL state", () => {
     expect(url).toContain("method=xhr,ws,ping");
     expect(url).toContain("focus=1700000100000-1700000130000");
     expect(url).toContain("invert=1");
+    expect(url).toContain("timeouts=1");
   });
 
   it("round-trips random views", () => {
@@ -45,6 +47,7 @@ describe("histogram URL state", () => {
         client: rnd() < 0.3 ? "abcdefgh1234" : null,
         visibleOnly: rnd() < 0.5,
         maxLateMs: rnd() < 0.5 ? Math.floor(rnd() * 60_000) : null,
+        timeoutsInTail: rnd() < 0.5,
         histScale: rnd() < 0.5 ? "count" : "share",
         focus,
         invert: focus !== null && rnd() < 0.5,

@@ -1,7 +1,7 @@
 // The histogram page: composes the workbench (range, picker, focus window,
 // table and charts). Other panels mount into their own <section> of
 // histogram.html (#notices, #races), e.g.
-//   mountRacesPanel(document.getElementById("races")!, () => workbench.range());
+//   mountRacesPanel(document.getElementById("races")!, () => workbench.panelFilters(), (cb) => workbench.onViewChange(cb));
 import "uplot/dist/uPlot.min.css";
 import "../common/page.css";
 import "./histogram.css";
@@ -12,4 +12,8 @@ import { Workbench } from "./workbench.js";
 const workbench = new Workbench();
 workbench.start();
 mountNotices(document.getElementById("notices")!);
-mountRacesPanel(document.getElementById("races")!, () => workbench.range());
+mountRacesPanel(
+  document.getElementById("races")!,
+  () => workbench.panelFilters(),
+  (cb) => workbench.onViewChange(cb),
+);

@@ -73,6 +73,8 @@ export class Picker {
     }
     const vis = this.root.querySelector<HTMLInputElement>("#flag-visible");
     if (vis) vis.checked = v.visibleOnly;
+    const tail = this.root.querySelector<HTMLInputElement>("#flag-timeouts");
+    if (tail) tail.checked = v.timeoutsInTail;
     const late = this.root.querySelector<HTMLInputElement>("#flag-late");
     const lateMs = this.root.querySelector<HTMLInputElement>("#flag-late-ms");
     if (late && lateMs) {
@@ -163,7 +165,13 @@ export class Picker {
     lateMs.addEventListener("change", commit);
     late.append(lateBox, " exclude ticks later than ", lateMs, " ms");
     late.title = "leave out probes whose tick fired late (a busy or frozen page measures itself, not the network)";
-    fs.append(vis, late);
+    const tail = document.createElement("label");
+    const tailBox = Object.assign(document.createElement("input"), { type: "checkbox", id: "flag-timeouts", checked: v.timeoutsInTail });
+    tailBox.addEventListener("change", () => this.cb.onChange({ timeoutsInTail: tailBox.checked }));
+    tail.append(tailBox, " timeouts in the tail");
+    tail.title =
+      "count each timeout at its timeout value in the percentiles, histogram, tail and charts (it still counts as a failure): with 2 % timeouts, p99 is the timeout";
+    fs.append(vis, late, tail);
     return fs;
   }
 }

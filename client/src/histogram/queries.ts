@@ -35,6 +35,7 @@ function baseFilters(v: ViewState, w: TimeWindow): URLSearchParams {
   if (v.client !== null) q.set("client", v.client);
   if (v.visibleOnly) q.set("visible", "1");
   if (v.maxLateMs !== null) q.set("maxLateMs", String(v.maxLateMs));
+  if (v.timeoutsInTail) q.set("timeouts", "1");
   return q;
 }
 

@@ -1,7 +1,8 @@
 // The panel under the stats table: per server, how often it answered (ok /
 // all), and for best-of-two how often each leg won and what racing saved
 // against the faster of its two legs run alone. Fetches GET /api/races itself,
-// so the page only mounts it and tells it the range.
+// with the table's window and sample filters, so it always describes the
+// table above it; the page only mounts it and says when the view changed.
 import { formatCount, formatMs } from "../../../shared/format.js";
 import { parseWith } from "../../../shared/protocol.js";
 import { racesResponseSchema, type AvailabilityRow, type Best2Row } from "../../../shared/races.js";
@@ -73,8 +74,17 @@ function best2Rows(tbody: HTMLTableSectionElement, rows: Best2Row[]): void {
   if (rows.length === 0) cell(tbody.insertRow(), "no best-of-two races in this range", "empty").colSpan = 10;
 }
 
-/** Mounts the panel into `section` and keeps it fresh; `range` tells it the page's current [from, to]. */
-export function mountRacesPanel(section: HTMLElement, range: () => { fromMs: number; toMs: number }): RacesPanel {
+/**
+ * Mounts the panel into `section` and keeps it fresh. `filters` gives the
+ * table's current query (window, client, sample flags; every method and
+ * server, since availability and races need them all); `onViewChange`
+ * registers a callback for when the user changes the view.
+ */
+export function mountRacesPanel(
+  section: HTMLElement,
+  filters: () => URLSearchParams,
+  onViewChange: (cb: () => void) => void,
+): RacesPanel {
   const avail = table(["Server", "OK", "Failures", "Availability"], 1);
   avail.table.id = "availability-table";
   avail.table.style.minWidth = "0"; // four short columns need not span the page
@@ -91,7 +101,7 @@ export function mountRacesPanel(section: HTMLElement, range: () => { fromMs: num
   };
   section.replaceChildren(
     el("h2", "Availability"),
-    el("p", "Share of probes (XHR, JSONP, WebSocket; best-of-two races for A+B) that answered in the selected range.", "hint"),
+    el("p", "Share of probes (XHR, JSONP, WebSocket; best-of-two races for A+B) that answered, over the table's window and sample filters.", "hint"),
     wrap(avail.table),
     el("h2", "Best of two"),
     el(
@@ -108,9 +118,8 @@ export function mountRacesPanel(section: HTMLElement, range: () => { fromMs: num
     inFlight?.abort();
     const ctl = new AbortController();
     inFlight = ctl;
-    const { fromMs, toMs } = range();
     try {
-      const res = await fetch(`/api/races?from=${Math.floor(fromMs)}&to=${Math.ceil(toMs)}`, { signal: ctl.signal, cache: "no-store" });
+      const res = await fetch(`/api/races?${filters().toString()}`, { signal: ctl.signal, cache: "no-store" });
       if (!res.ok) throw new Error(`GET /api/races answered ${res.status}`);
       const parsed = parseWith(racesResponseSchema, await res.json());
       if (!parsed.ok) throw new Error(`GET /api/races: ${parsed.error}`);
@@ -122,8 +131,7 @@ export function mountRacesPanel(section: HTMLElement, range: () => { fromMs: num
       status.textContent = `could not refresh: ${(err as Error).message}`;
     }
   }
-  // Range controls fire "change"; let the page update its range state first.
-  document.addEventListener("change", () => setTimeout(() => void refresh(), 0));
+  onViewChange(() => void refresh());
   setInterval(() => {
     if (document.visibilityState === "visible") void refresh();
   }, REFRESH_MS);

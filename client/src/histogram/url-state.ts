@@ -24,6 +24,8 @@ export interface ViewState {
   visibleOnly: boolean;
   /** Only samples whose tick fired at most this late (ms); null = no limit. */
   maxLateMs: number | null;
+  /** Timeouts enter the latency figures at their timeout value (`timeouts=1`). */
+  timeoutsInTail: boolean;
   /** Histogram y axis: raw counts or share of each series' samples. */
   histScale: HistogramScale;
   /** Window dragged on a time chart; null = none. */
@@ -41,6 +43,7 @@ export const DEFAULT_VIEW: ViewState = {
   client: null,
   visibleOnly: false,
   maxLateMs: null,
+  timeoutsInTail: false,
   histScale: "count",
   focus: null,
   invert: false,
@@ -85,6 +88,7 @@ export function readView(search: string): ViewState {
     client: client !== null && CLIENT.test(client) ? client : null,
     visibleOnly: q.get("visible") === "1",
     maxLateMs: lateMs,
+    timeoutsInTail: q.get("timeouts") === "1",
     histScale: q.get("hist") === "share" ? "share" : "count",
     focus,
     invert: focus !== null && q.get("invert") === "1",
@@ -100,6 +104,7 @@ export function writeView(v: ViewState): string {
   if (v.client !== null) q.set("client", v.client);
   if (v.visibleOnly) q.set("visible", "1");
   if (v.maxLateMs !== null) q.set("maxLateMs", String(v.maxLateMs));
+  if (v.timeoutsInTail) q.set("timeouts", "1");
   if (v.histScale !== "count") q.set("hist", v.histScale);
   if (v.focus !== null) {
     q.set("focus", `${Math.round(v.focus.fromMs)}-${Math.round(v.focus.toMs)}`);

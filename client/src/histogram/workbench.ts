@@ -39,6 +39,7 @@ export class Workbench {
   private completed = 0;
   private lastRange: TimeWindow | null = null;
   private readonly knownTargets = new Set<string>();
+  private readonly viewListeners: (() => void)[] = [];
   private readonly rangeControls = new RangeControls($("range"), (range) => this.apply({ range, focus: null, invert: false }));
   private readonly picker = new Picker($("picker"), { onChange: (patch) => this.apply(patch) });
   private readonly focusBar = new FocusBar($("focus-bar"), {
@@ -71,6 +72,7 @@ export class Workbench {
     this.heatSelect.addEventListener("change", () => this.apply({ heat: this.heatSelect.value || null }));
     window.addEventListener("popstate", () => {
       this.view = readView(location.search);
+      for (const cb of this.viewListeners) cb();
       this.render();
       void this.refresh("view");
     });
@@ -90,10 +92,28 @@ export class Workbench {
     return populations(this.view, Date.now()).range;
   }
 
+  /**
+   * The table's query (its window or "everything except", client, sample
+   * flags) over every method and server: for panels beside the table that
+   * must describe the same samples but need all series, such as the races.
+   */
+  panelFilters(): URLSearchParams {
+    const q = new URLSearchParams(populations(this.view, Date.now()).summary);
+    q.delete("method");
+    q.delete("target");
+    return q;
+  }
+
+  /** Calls back after each change of the view (not on periodic refreshes). */
+  onViewChange(cb: () => void): void {
+    this.viewListeners.push(cb);
+  }
+
   apply(patch: Partial<ViewState>): void {
     this.view = { ...this.view, ...patch };
     if (this.view.focus === null) this.view.invert = false;
     history.replaceState(null, "", writeView(this.view));
+    for (const cb of this.viewListeners) cb();
     this.render();
     // The band moves at once; the numbers follow when the queries answer.
     this.panels.redraw();
@@ -107,6 +127,9 @@ export class Workbench {
     this.picker.render(this.view);
     this.focusBar.render(this.view, p, describeRange(this.view.range));
     $<HTMLSelectElement>("hist-scale").value = this.view.histScale;
+    $("population-note").innerHTML = this.view.timeoutsInTail
+      ? "Percentiles, histogram and tail include each <em>timeout</em> at its timeout value beside the <em>ok</em> samples (Samples counts both); timeouts still count as failures, errors stay apart."
+      : "Percentiles are nearest-rank over the <em>ok</em> samples; failures (timeouts and errors) are counted apart.";
   }
 
   private targetList(): string[] {
