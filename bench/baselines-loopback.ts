@@ -18,7 +18,7 @@ const SECONDS = Number(process.argv[2] ?? 30);
 
 async function phase(wsPingPhase: number): Promise<BaselineSample[]> {
   const baselines = createBaselines({ serverName: "S", ping: true, nowMs: Date.now, log: console.log, wsPingPhase });
-  const echo = createWsEcho("S", baselines, (req) => clientAddress(req, false));
+  const echo = createWsEcho("S", baselines, (req) => clientAddress(req, null));
   const server = http.createServer((_req, res) => res.end());
   server.on("upgrade", (req, socket, head) => echo.handleUpgrade(req, socket, head));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

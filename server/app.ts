@@ -14,7 +14,7 @@ import { ingestRouter } from "./api/ingest.js";
 import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
 import { createBaselines } from "./baseline/baselines.js";
-import { clientAddress } from "./client-address.js";
+import { clientAddress, trustedProxies } from "./client-address.js";
 import { handleEcho } from "./echo/http-echo.js";
 import { startLoopLag } from "./echo/loop-lag.js";
 import { createWsEcho } from "./echo/ws-echo.js";
@@ -100,7 +100,8 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
 
-  const wsEcho = createWsEcho(options.name, baselines, (req) => clientAddress(req, options.trustProxy));
+  const proxies = trustedProxies(options.trustProxy, options.proxyAddresses);
+  const wsEcho = createWsEcho(options.name, baselines, (req) => clientAddress(req, proxies));
   server.on("upgrade", (req, socket, head) => wsEcho.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,6 @@
 // Configuration enters here, once: flags are parsed and range-checked into a
 // typed options object that the rest of the server receives.
+import net from "node:net";
 import { parseArgs } from "node:util";
 import { SERVER_NAME_PATTERN } from "../../shared/names.js";
 import { fail, ok, type Result } from "../../shared/result.js";
@@ -38,6 +39,8 @@ export interface ServeOptions {
   tlsKeyPath?: string | undefined;
   /** Take the client address from X-Forwarded-For (only behind a proxy you run). */
   trustProxy: boolean;
+  /** Proxies on other machines whose X-Forwarded-For is believed (implies trustProxy); loopback always is. */
+  proxyAddresses: string[];
   /** Send ICMP pings to connected pages. */
   ping: boolean;
   /** The ping binary for the ping baseline (default "ping" from PATH). */
@@ -60,7 +63,12 @@ export const SERVE_FLAGS = {
   "tls-key": { type: "string", help: "PEM private key file for --tls-cert" },
   "trust-proxy": {
     type: "boolean",
-    help: "take client addresses from X-Forwarded-For (only behind your own reverse proxy)",
+    help: "take client addresses from X-Forwarded-For, on connections from loopback (your reverse proxy on this host) only",
+  },
+  "proxy-address": {
+    type: "string",
+    multiple: true,
+    help: "address of your reverse proxy when it runs on another machine (repeatable; implies --trust-proxy, which trusts only loopback peers)",
   },
   "no-ping": { type: "boolean", help: "do not send ICMP pings to connected pages" },
   "ping-command": { type: "string", help: "the iputils ping binary for the ping baseline (default: ping from PATH)" },
@@ -81,6 +89,7 @@ const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
   "tls-cert": "FILE",
   "tls-key": "FILE",
   "ping-command": "PATH",
+  "proxy-address": "ADDR",
 };
 
 const SERVE_EXAMPLES = [
@@ -174,6 +183,9 @@ export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
   if ((tlsCertPath === undefined) !== (tlsKeyPath === undefined))
     return fail(tlsCertPath === undefined ? "--tls-key needs --tls-cert" : "--tls-cert needs --tls-key");
 
+  const proxyAddresses = (values["proxy-address"] as string[] | undefined) ?? [];
+  for (const a of proxyAddresses) if (net.isIP(a) === 0) return fail(`--proxy-address must be an IP address (got '${a}')`);
+
   return ok({
     port: port.value,
     host,
@@ -184,7 +196,8 @@ export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
     timeoutMs: timeoutMs.value,
     tlsCertPath,
     tlsKeyPath,
-    trustProxy: values["trust-proxy"] === true,
+    trustProxy: values["trust-proxy"] === true || proxyAddresses.length > 0,
+    proxyAddresses,
     ping: values["no-ping"] !== true,
     pingCommand,
   });

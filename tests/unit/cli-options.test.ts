@@ -20,6 +20,11 @@ describe("tailprobe serve flags", () => {
     expect(r.value.peers).toEqual([{ url: "http://b.example:8080", name: undefined }, { url: "https://c.example", name: "C" }]);
   });
 
+  it("--proxy-address names proxies on other machines and implies --trust-proxy", () => {
+    const r = parseServeArgs(["--proxy-address", "10.0.0.5", "--proxy-address", "fd00::5"]);
+    expect(r).toMatchObject({ ok: true, value: { trustProxy: true, proxyAddresses: ["10.0.0.5", "fd00::5"] } });
+  });
+
   it.each([
     [["--prot", "1"], /--prot/],
     [["--port", "http"], /--port/],
@@ -33,6 +38,7 @@ describe("tailprobe serve flags", () => {
     [["--timeout-ms", "-1"], /--timeout-ms/],
     [["--tls-cert", "c.pem"], /--tls-cert needs --tls-key/],
     [["--tls-key", "k.pem"], /--tls-key needs --tls-cert/],
+    [["--proxy-address", "proxy.example"], /--proxy-address/],
     [["stray"], /stray|positional/i],
   ])("refuses %j naming the flag", (argv, message) => {
     const r = parseServeArgs(argv);
