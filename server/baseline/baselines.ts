@@ -21,6 +21,14 @@ export const BASELINE_INTERVAL_MS_MIN = 200;
 const SAMPLES_PER_MESSAGE_MAX = 100;
 /** Samples a page that stopped reading may queue before the oldest are dropped. */
 const QUEUE_MAX = 600;
+/**
+ * Samples measured for a page whose WebSocket closed before they were pushed
+ * wait this long (ms) for a page of the same client to connect (a reload, a
+ * network blip) and go to it; after that nobody can carry them home.
+ */
+export const ORPHAN_TTL_MS = 120_000;
+/** Clients whose orphaned samples are kept at most; the oldest go first. */
+const ORPHAN_CLIENTS_MAX = 1000;
 
 export interface BaselineOptions {
   serverName: string;
@@ -57,6 +65,8 @@ interface ClientState {
   nextId: number;
   queue: BaselineSample[];
   wsPinger: WsPinger;
+  /** Ping readings numbered from this one on were pushed to this page too (if from its address). */
+  firstPingReading: number;
 }
 
 export function createBaselines(options: BaselineOptions): Baselines {
@@ -70,13 +80,53 @@ export function createBaselines(options: BaselineOptions): Baselines {
   let tcpAvailability: TcpInfoAvailability | undefined;
   let ssRunning = false;
   let timers: ReturnType<typeof setTimeout>[] = [];
+  /** Per clientId: samples not yet pushed when its last socket closed, and until when they wait. */
+  const orphans = new Map<string, { samples: BaselineSample[]; untilMs: number }>();
 
-  const push = (st: ClientState, s: Omit<BaselineSample, "id" | "target">) => {
+  function adoptOrphans(st: ClientState): void {
+    const now = nowMs();
+    for (const [clientId, o] of orphans) if (o.untilMs < now) orphans.delete(clientId);
+    const o = orphans.get(st.client.clientId);
+    if (o === undefined) return;
+    orphans.delete(st.client.clientId);
+    // New ids: the page numbers a connection's samples by their id.
+    for (const s of o.samples) st.queue.push({ ...s, id: st.nextId++ });
+  }
+
+  function orphan(st: ClientState): void {
+    if (st.queue.length === 0) return;
+    const clientId = st.client.clientId;
+    // A page of the same client already connected (a reload whose old socket
+    // closed late) carries them now, minus the ping readings it got itself.
+    let heir: ClientState | undefined;
+    for (const other of clients.values()) if (other !== st && other.client.clientId === clientId) heir = other;
+    if (heir !== undefined) {
+      const h = heir;
+      const sameAddress = h.client.address === st.client.address;
+      for (const s of st.queue) {
+        const reading = pingReadingOf.get(s);
+        if (sameAddress && reading !== undefined && reading >= h.firstPingReading) continue;
+        h.queue.push({ ...s, id: h.nextId++ });
+      }
+      if (h.queue.length > QUEUE_MAX) h.queue.splice(0, h.queue.length - QUEUE_MAX);
+      return;
+    }
+    const before = orphans.get(clientId)?.samples ?? [];
+    orphans.delete(clientId); // re-inserted last: Map order is age order
+    orphans.set(clientId, { samples: [...before, ...st.queue].slice(-QUEUE_MAX), untilMs: nowMs() + ORPHAN_TTL_MS });
+    if (orphans.size > ORPHAN_CLIENTS_MAX) orphans.delete(orphans.keys().next().value!);
+  }
+
+  const push = (st: ClientState, s: Omit<BaselineSample, "id" | "target">): BaselineSample => {
     const sample: BaselineSample = { id: st.nextId++, target: serverName, ...s };
     if (sample.reason === undefined) delete sample.reason;
     st.queue.push(sample);
     if (st.queue.length > QUEUE_MAX) st.queue.splice(0, st.queue.length - QUEUE_MAX);
+    return sample;
   };
+  /** One number per ping reading (shared by every page it was pushed to), to hand orphans over without copies. */
+  let pingReadings = 0;
+  const pingReadingOf = new WeakMap<BaselineSample, number>();
 
   const pingPool = options.ping
     ? new PingerPool({
@@ -88,7 +138,9 @@ export function createBaselines(options: BaselineOptions): Baselines {
         log,
         onResult(address: string, r: PingResult) {
           // Attributed to every page connected from that address.
-          for (const st of byAddress.get(address) ?? []) push(st, { method: "ping", t: r.t, ms: r.ms, outcome: r.outcome, reason: r.reason });
+          const reading = ++pingReadings;
+          for (const st of byAddress.get(address) ?? [])
+            pingReadingOf.set(push(st, { method: "ping", t: r.t, ms: r.ms, outcome: r.outcome, reason: r.reason }), reading);
         },
       })
     : undefined;
@@ -176,6 +228,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
         client,
         nextId: 0,
         queue: [],
+        firstPingReading: pingReadings + 1,
         wsPinger: new WsPinger(client.socket, timeoutMs, nowMs, (r) =>
           push(st, { method: "wsping", t: r.t, ms: r.ms, outcome: r.outcome, reason: r.reason }),
         ),
@@ -184,13 +237,15 @@ export function createBaselines(options: BaselineOptions): Baselines {
       let set = byAddress.get(client.address);
       if (set === undefined) byAddress.set(client.address, (set = new Set()));
       set.add(st);
+      adoptOrphans(st);
       pingPool?.acquire(client.address);
       startTimers();
     },
     onClientGone(client) {
       const st = clients.get(client);
       if (st === undefined) return;
-      st.wsPinger.stop();
+      st.wsPinger.abandon("ws-closed");
+      orphan(st);
       clients.delete(client);
       const set = byAddress.get(client.address);
       set?.delete(st);
@@ -221,6 +276,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
       for (const st of clients.values()) st.wsPinger.stop();
       clients.clear();
       byAddress.clear();
+      orphans.clear();
       pingPool?.stop();
     },
   };

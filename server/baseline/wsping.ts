@@ -70,6 +70,12 @@ export class WsPinger {
     this.outstanding.clear();
   }
 
+  /** The socket closed: frames still unanswered never will be; they become errors with `reason`, then it stops. */
+  abandon(reason: string): void {
+    for (const o of this.outstanding.values()) this.onResult({ t: o.sentAtMs, ms: null, outcome: "error", reason });
+    this.stop();
+  }
+
   private settle(id: string): void {
     const o = this.outstanding.get(id);
     if (o === undefined) return; // unsolicited, or already a timeout
