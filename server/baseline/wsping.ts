@@ -8,7 +8,7 @@ export interface WsPingResult {
   /** When the frame was sent (epoch ms). */
   t: number;
   ms: number | null;
-  outcome: "ok" | "timeout" | "error";
+  outcome: "ok" | "timeout" | "error" | "skipped";
   reason?: string;
 }
 
@@ -70,9 +70,13 @@ export class WsPinger {
     this.outstanding.clear();
   }
 
-  /** The socket closed: frames still unanswered never will be; they become errors with `reason`, then it stops. */
+  /**
+   * The socket closed: frames still unanswered never will be. They become
+   * `skipped` with `reason`, neither latency nor failure: a page that went
+   * away says nothing about the path. Then it stops.
+   */
   abandon(reason: string): void {
-    for (const o of this.outstanding.values()) this.onResult({ t: o.sentAtMs, ms: null, outcome: "error", reason });
+    for (const o of this.outstanding.values()) this.onResult({ t: o.sentAtMs, ms: null, outcome: "skipped", reason });
     this.stop();
   }
 
