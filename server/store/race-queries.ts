@@ -32,14 +32,19 @@ const minOf = (values: (number | null)[]) => {
   return known.length === 0 ? null : Math.min(...known);
 };
 
-export async function computeRaces(rows: Iterable<RaceRow>, sort: SortValues = plainSort): Promise<Pick<RacesResponse, "availability" | "best2">> {
-  const avail = new Map<string, { ok: number; failures: number }>();
+/**
+ * Folds rows in one at a time, so a query never holds its rows: only the
+ * latencies the percentiles need (one number per ok probe) stay.
+ */
+export class RaceTally {
+  private readonly avail = new Map<string, { ok: number; failures: number }>();
   /** ok latencies per "method target", for the single-method figures. */
-  const okMs = new Map<string, number[]>();
-  const races = new Map<string, { ms: number[]; failures: number; wins: { ws: number; jsonp: number }; margins: number[] }>();
+  private readonly okMs = new Map<string, number[]>();
+  private readonly races = new Map<string, { ms: number[]; failures: number; wins: { ws: number; jsonp: number }; margins: number[] }>();
 
-  for (const r of rows) {
-    if (!AVAILABILITY_METHODS.has(r.method) || r.outcome === "skipped") continue;
+  add(r: RaceRow): void {
+    const { avail, okMs, races } = this;
+    if (!AVAILABILITY_METHODS.has(r.method) || r.outcome === "skipped") return;
     const ok = r.outcome === "ok" && r.ms !== null;
     let a = avail.get(r.target);
     if (a === undefined) avail.set(r.target, (a = { ok: 0, failures: 0 }));
@@ -47,71 +52,76 @@ export async function computeRaces(rows: Iterable<RaceRow>, sort: SortValues = p
     else a.failures++;
 
     if (r.method !== "best2") {
-      if (ok) {
+      // Only the legs' methods are compared with the race; xhr counts for availability alone.
+      if (ok && r.method !== "xhr") {
         const key = `${r.method} ${r.target}`;
         let list = okMs.get(key);
         if (list === undefined) okMs.set(key, (list = []));
         list.push(r.ms!);
       }
-      continue;
+      return;
     }
     let race = races.get(r.target);
     if (race === undefined) races.set(r.target, (race = { ms: [], failures: 0, wins: { ws: 0, jsonp: 0 }, margins: [] }));
     if (!ok) {
       race.failures++;
-      continue;
+      return;
     }
     race.ms.push(r.ms!);
     if (r.winner === "ws" || r.winner === "jsonp") race.wins[r.winner]++;
     if (r.otherMs !== null) race.margins.push(Math.max(0, r.otherMs - r.ms!));
   }
 
-  const availability: AvailabilityRow[] = [...avail]
-    .map(([target, a]) => ({ target, ok: a.ok, failures: a.failures, share: a.ok + a.failures === 0 ? null : a.ok / (a.ok + a.failures) }))
-    .sort((x, y) => x.target.localeCompare(y.target));
+  async finish(sort: SortValues = plainSort): Promise<Pick<RacesResponse, "availability" | "best2">> {
+    const { avail, okMs, races } = this;
 
-  const best2: Best2Row[] = [];
-  for (const [target, race] of races) {
-    // "A+B": the WebSocket leg went to A, the JSONP leg to B (names never contain '+').
-    const [wsServer = target, jsonpServer = wsServer] = target.split("+");
-    const single: SingleMethod[] = [];
-    for (const [method, t] of [["ws", wsServer], ["jsonp", jsonpServer]] as const) {
-      const values = okMs.get(`${method} ${t}`) ?? [];
-      single.push({ method, target: t, count: values.length, ...(await sortedPair(values, sort)) });
+    const availability: AvailabilityRow[] = [...avail]
+      .map(([target, a]) => ({ target, ok: a.ok, failures: a.failures, share: a.ok + a.failures === 0 ? null : a.ok / (a.ok + a.failures) }))
+      .sort((x, y) => x.target.localeCompare(y.target));
+
+    const best2: Best2Row[] = [];
+    for (const [target, race] of races) {
+      // "A+B": the WebSocket leg went to A, the JSONP leg to B (names never contain '+').
+      const [wsServer = target, jsonpServer = wsServer] = target.split("+");
+      const single: SingleMethod[] = [];
+      for (const [method, t] of [["ws", wsServer], ["jsonp", jsonpServer]] as const) {
+        const values = okMs.get(`${method} ${t}`) ?? [];
+        single.push({ method, target: t, count: values.length, ...(await sortedPair(values, sort)) });
+      }
+      const own = await sortedPair(race.ms, sort);
+      best2.push({
+        target,
+        count: race.ms.length,
+        failures: race.failures,
+        wins: race.wins,
+        ...own,
+        single,
+        saved: {
+          p50: minus(minOf(single.map((s) => s.p50)), own.p50),
+          p99: minus(minOf(single.map((s) => s.p99)), own.p99),
+        },
+        margin: await sortedPair(race.margins, sort),
+      });
     }
-    const own = await sortedPair(race.ms, sort);
-    best2.push({
-      target,
-      count: race.ms.length,
-      failures: race.failures,
-      wins: race.wins,
-      ...own,
-      single,
-      saved: {
-        p50: minus(minOf(single.map((s) => s.p50)), own.p50),
-        p99: minus(minOf(single.map((s) => s.p99)), own.p99),
-      },
-      margin: await sortedPair(race.margins, sort),
-    });
-  }
-  best2.sort((x, y) => x.target.localeCompare(y.target));
+    best2.sort((x, y) => x.target.localeCompare(y.target));
 
-  return { availability, best2 };
+    return { availability, best2 };
+  }
 }
 
 /** GET /api/races over the stored samples, read in slices on a read-only connection. */
 export async function racesQuery(pool: ReadPool, filter: SampleFilter, pace: Pace): Promise<RacesResponse> {
   const where = sampleWhere(filter);
-  const rows: RaceRow[] = [];
+  const tally = new RaceTally();
   await pool.scan(
     `SELECT method, target, outcome, ms, winner, other_ms FROM samples WHERE ${where.sql} AND method IN ('xhr', 'jsonp', 'ws', 'best2')`,
     where.params,
     (row) => {
       const [method, target, outcome, ms, winner, otherMs] = row as [string, string, string, number | null, string | null, number | null];
-      rows.push({ method, target, outcome, ms, winner, otherMs });
+      tally.add({ method, target, outcome, ms, winner, otherMs });
     },
     pace,
   );
-  const figures = await computeRaces(rows, (values) => slicedSort(values, pace));
+  const figures = await tally.finish((values) => slicedSort(values, pace));
   return { from: filter.fromMs, to: filter.toMs, ...figures };
 }
