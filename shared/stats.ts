@@ -34,7 +34,11 @@ export function percentileSorted(sorted: ArrayLike<number>, p: number): number |
 }
 
 export function summarize(values: ArrayLike<number>): Summary {
-  const sorted = Float64Array.from(values).sort();
+  return summarizeSorted(Float64Array.from(values).sort());
+}
+
+/** `summarize` of values already sorted ascending (the server sorts large series in slices). */
+export function summarizeSorted(sorted: ArrayLike<number>): Summary {
   const n = sorted.length;
   if (n === 0) {
     return { count: 0, min: null, p10: null, p50: null, mean: null, p90: null, p99: null, p999: null, max: null };

@@ -19,7 +19,7 @@ import {
 } from "../../shared/charts.js";
 import { methodOrder } from "../../shared/methods.js";
 import { EPOCH_MS_MIN, type StatsRow } from "../../shared/protocol.js";
-import { percentileSorted, summarize, type Summary } from "../../shared/stats.js";
+import { percentileSorted, summarizeSorted } from "../../shared/stats.js";
 import { Pace, type ReadPool } from "./read-pool.js";
 import { sampleWhere, seriesWanted, type SampleFilter } from "./sample-filter.js";
 import { slicedSort } from "./sliced-sort.js";
@@ -110,25 +110,6 @@ export async function statsQuery(pool: ReadPool, filter: SampleFilter, pace = ne
     await pace.maybeYield();
   }
   return rows;
-}
-
-/** shared/stats.ts `summarize` of values already sorted ascending (same figures, same summation order). */
-function summarizeSorted(sorted: Float64Array): Summary {
-  const n = sorted.length;
-  if (n === 0) return summarize([]);
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += sorted[i]!;
-  return {
-    count: n,
-    min: sorted[0]!,
-    p10: percentileSorted(sorted, 10),
-    p50: percentileSorted(sorted, 50),
-    mean: sum / n,
-    p90: percentileSorted(sorted, 90),
-    p99: percentileSorted(sorted, 99),
-    p999: percentileSorted(sorted, 99.9),
-    max: sorted[n - 1]!,
-  };
 }
 
 // ---- histogram ----------------------------------------------------------------
