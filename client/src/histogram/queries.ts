@@ -6,7 +6,7 @@ import { chooseBucketMs } from "../../../shared/charts.js";
 import { EPOCH_MS_MIN } from "../../../shared/protocol.js";
 import { resolveRange } from "./range.js";
 import { HEATMAP_BINS_PER_DECADE, HEATMAP_BUCKETS_TARGET, TIMESERIES_BUCKETS_TARGET } from "./transforms.js";
-import type { TimeWindow, ViewState } from "./url-state.js";
+import { setSampleFilters, type TimeWindow, type ViewState } from "./url-state.js";
 
 export interface Populations {
   /** What the time charts (latency over time, heatmap) cover. */
@@ -30,12 +30,7 @@ function baseFilters(v: ViewState, w: TimeWindow): URLSearchParams {
   const q = new URLSearchParams();
   q.set("from", String(Math.floor(w.fromMs)));
   q.set("to", String(Math.ceil(w.toMs)));
-  if (v.methods.length > 0) q.set("method", v.methods.join(","));
-  if (v.targets.length > 0) q.set("target", v.targets.join(","));
-  if (v.client !== null) q.set("client", v.client);
-  if (v.visibleOnly) q.set("visible", "1");
-  if (v.maxLateMs !== null) q.set("maxLateMs", String(v.maxLateMs));
-  if (v.timeoutsInTail) q.set("timeouts", "1");
+  setSampleFilters(q, v);
   return q;
 }
 

@@ -96,15 +96,24 @@ export function readView(search: string): ViewState {
   };
 }
 
-/** Serialises a view; parameters at their default are omitted. Order is fixed so URLs compare equal. */
-export function writeView(v: ViewState): string {
-  const q = new URLSearchParams(writeRange(v.range, ""));
+/**
+ * Adds the view's series and sample filters to `q`, those not at their
+ * default. The page's URL and the API's query strings name them alike, so a
+ * filter added here reaches both.
+ */
+export function setSampleFilters(q: URLSearchParams, v: ViewState): void {
   if (v.methods.length > 0) q.set("method", v.methods.join(","));
   if (v.targets.length > 0) q.set("target", v.targets.join(","));
   if (v.client !== null) q.set("client", v.client);
   if (v.visibleOnly) q.set("visible", "1");
   if (v.maxLateMs !== null) q.set("maxLateMs", String(v.maxLateMs));
   if (v.timeoutsInTail) q.set("timeouts", "1");
+}
+
+/** Serialises a view; parameters at their default are omitted. Order is fixed so URLs compare equal. */
+export function writeView(v: ViewState): string {
+  const q = new URLSearchParams(writeRange(v.range, ""));
+  setSampleFilters(q, v);
   if (v.histScale !== "count") q.set("hist", v.histScale);
   if (v.focus !== null) {
     q.set("focus", `${Math.round(v.focus.fromMs)}-${Math.round(v.focus.toMs)}`);
