@@ -1,8 +1,12 @@
 // A store full of synthetic samples for the query benchmarks: a day of
 // probes from one page against servers A and B, with a planted evening spike
 // and a bimodal WebSocket series, written straight through the Store.
+import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { openStore } from "../server/store/store.js";
 import type { Sample } from "../shared/protocol.js";
+import { prng } from "../tests/helpers/prng.js";
+import { tempDir } from "../tests/helpers/server-process.js";
 
 const SERIES: [Sample["method"], string, number][] = [
   ["xhr", "A", 1.2],
@@ -14,18 +18,6 @@ const SERIES: [Sample["method"], string, number][] = [
   ["best2", "A+B", 0.5],
   ["ping", "A", 0.1],
 ];
-
-/** Deterministic PRNG (mulberry32) so every run stores the same data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Writes n samples evenly over [endMs - spanMs, endMs] into the database at dbPath. */
 export function fillStore(dbPath: string, n: number, spanMs: number, endMs: number): void {
@@ -55,4 +47,17 @@ export function fillStore(dbPath: string, n: number, spanMs: number, endMs: numb
   } finally {
     store.close();
   }
+}
+
+export const DAY_MS = 86_400_000;
+
+/** A new database in a temporary folder (`dir`, for the caller to remove) with n samples over the day before now. */
+export function dayOfSamples(n: number): { dir: string; dbPath: string; endMs: number } {
+  const dir = tempDir("tailprobe-bench-");
+  const dbPath = path.join(dir, "bench.db");
+  const endMs = Date.now();
+  const t = performance.now();
+  fillStore(dbPath, n, DAY_MS, endMs);
+  console.log(`stored ${n} samples over a day in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  return { dir, dbPath, endMs };
 }

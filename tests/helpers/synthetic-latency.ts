@@ -2,6 +2,7 @@
 // latency spike on one series in a known window, a bimodal series and some
 // failures, so a test (or a screenshot) can check what the page shows.
 import type { Sample, SampleBatch } from "../../shared/protocol.js";
+import { prng } from "./prng.js";
 
 export interface SyntheticPlan {
   /** First sample (epoch ms). */
@@ -11,18 +12,6 @@ export interface SyntheticPlan {
   /** The spike: every xhr→A sample in [fromMs, toMs) takes 400–900 ms. */
   spike: { fromMs: number; toMs: number };
   seed?: number;
-}
-
-/** Deterministic PRNG (mulberry32) so every run plants the same data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Series and their typical latency (ms); ping is fastest, HTTP slowest, as in the seed. */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePeer } from "../../server/cli/options.js";
 import type { Config, Sample } from "../../shared/protocol.js";
 import type { RacesResponse } from "../../shared/races.js";
+import { prng } from "../helpers/prng.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { waitFor } from "../helpers/server-process.js";
 
@@ -80,18 +81,6 @@ describe("peers", () => {
 
 // ---- /api/races against brute force ------------------------------------------
 
-/** Deterministic PRNG so a failure can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Nearest rank, written out the long way: the value at 1-based rank ceil(p·n/100). */
 function bruteRank(values: number[], p: number): number | null {
   if (values.length === 0) return null;
@@ -107,7 +96,7 @@ describe("GET /api/races", () => {
 
   beforeAll(async () => {
     server = await start(["--name", "A"]);
-    const rnd = mulberry32(20101101);
+    const rnd = prng(20101101);
     const latency = () => (rnd() < 0.03 ? 200 + rnd() * 800 : 5 + rnd() * 40); // a planted tail
     const outcome = (okShare: number): Sample["outcome"] => {
       const u = rnd();

@@ -8,19 +8,9 @@ import { openStore, QueryAbortedError, QueryTooLargeError, type SampleFilter, ty
 import { binEdge, CDF_MARKER_PERCENTILES, MAX_HEATMAP_CELLS, MAX_TIME_BUCKETS } from "../../shared/charts.js";
 import type { Sample } from "../../shared/protocol.js";
 import { tempDir } from "../helpers/server-process.js";
+import { prng } from "../helpers/prng.js";
 
 // ---- data -------------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const T0 = 1_700_000_000_000; // a whole hour
 const SPAN = 2 * 3_600_000;
@@ -168,7 +158,7 @@ const everything: SampleFilter = { fromMs: T0 - 1, toMs: T0 + SPAN };
 beforeAll(() => {
   dir = tempDir();
   store = openStore(path.join(dir, "charts.db"));
-  const rand = mulberry32(20261123);
+  const rand = prng(20261123);
   const made = makeSamples(12_000, rand);
   const bySession = new Map<string, typeof made>();
   for (const m of made) {

@@ -17,7 +17,7 @@ import {
 } from "../../client/src/histogram/transforms.js";
 import { heatColour } from "../../client/src/histogram/palette.js";
 import { sparkPoints, SPARK_POINTS_MAX } from "../../client/src/probe/sparkline.js";
-import { prng } from "../helpers/synthetic-latency.js";
+import { prng } from "../helpers/prng.js";
 
 const edges = [10, 20, 40, 80].map(Number);
 const hist: HistogramResponse = {

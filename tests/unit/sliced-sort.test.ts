@@ -2,20 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { Pace } from "../../server/store/read-pool.js";
 import { RUN, slicedSort } from "../../server/store/sliced-sort.js";
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../helpers/prng.js";
 
 describe("slicedSort", () => {
-  const rand = mulberry32(7);
+  const rand = prng(7);
   const sizes = [0, 1, 2, RUN - 1, RUN, RUN + 1, 2 * RUN, 3 * RUN + 17, 5 * RUN - 3, 100_003];
   it.each(sizes)("sorts %i values like the native sort", async (n) => {
     // Heavy ties and a planted tail, like latencies rounded to the microsecond.

@@ -2,18 +2,7 @@
 // reference on random data whose tail we planted ourselves.
 import { describe, expect, it } from "vitest";
 import { nearestRank, percentileSorted, samplesNeededFor, summarize } from "../../shared/stats.js";
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../helpers/prng.js";
 
 /** The textbook definition, written independently: smallest value with at least p% of values ≤ it. */
 function bruteForcePercentile(values: number[], p: number): number {
@@ -26,7 +15,7 @@ function bruteForcePercentile(values: number[], p: number): number {
 }
 
 function plantedTail(n: number, seed: number): number[] {
-  const r = rng(seed);
+  const r = prng(seed);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const base = 20 + r() * 10; // body: 20-30 ms
