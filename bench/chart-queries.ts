@@ -5,25 +5,18 @@
 // (the floor for any answer computed from raw samples).
 // Run: npx tsx bench/chart-queries.ts [samples=1000000] [repeats=3]
 import fs from "node:fs";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { startServer } from "../server/app.js";
 import { parseServeArgs } from "../server/cli/options.js";
-import { tempDir } from "../tests/helpers/server-process.js";
-import { fillStore } from "./synthetic-samples.js";
+import { DAY_MS, dayOfSamples } from "./synthetic-samples.js";
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const REPEATS = Number(process.argv[3] ?? 3);
-const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-const dir = tempDir("tailprobe-bench-");
-const dbPath = path.join(dir, "bench.db");
-const endMs = Date.now();
-let t = performance.now();
-fillStore(dbPath, N, DAY_MS, endMs);
-console.log(`stored ${N} samples over a day in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+const { dir, dbPath, endMs } = dayOfSamples(N);
+let t: number;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

@@ -2,10 +2,10 @@
 // Runs both in child processes, drives each with the same keep-alive load from
 // this process, interleaved in rounds, and prints latency and throughput ratios.
 // Run: npm run bench  (or: npx tsx bench/echo-overhead.ts [rounds] [requests])
-import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
 import { summarize } from "../shared/stats.js";
+import { startChild } from "./child-server.js";
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const REQUESTS_PER_ROUND = Number(process.argv[3] ?? 4000);
@@ -22,19 +22,6 @@ const s = http.createServer((req, res) => {
 s.keepAliveTimeout = 70000;
 s.listen(0, "127.0.0.1", () => console.log("listening on http://127.0.0.1:" + s.address().port));
 `;
-
-function start(cmd: string[], label: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, cmd, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once("exit", (code) => reject(new Error(`${label} exited with ${code}`)));
-  });
-}
 
 async function load(url: string, requests: number): Promise<{ latenciesMs: number[]; seconds: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -62,8 +49,8 @@ async function load(url: string, requests: number): Promise<{ latenciesMs: numbe
 }
 
 const bin = path.resolve("bin/tailprobe.js");
-const bare = await start(["-e", BARE_SERVER], "bare node:http");
-const tp = await start([bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
+const bare = await startChild(["-e", BARE_SERVER], "bare node:http");
+const tp = await startChild([bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
 const results: Record<string, { lat: number[]; rps: number[] }> = { bare: { lat: [], rps: [] }, tailprobe: { lat: [], rps: [] } };
 try {
   await load(bare.url, 500); // warm-up

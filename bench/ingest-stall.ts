@@ -7,30 +7,18 @@
 // reported event-loop lag (Server-Timing) for both, and their ratios.
 // Run: npm run build:server && npx tsx bench/ingest-stall.ts [rounds] [seconds-per-phase] [batches-per-second]
 // (no rate: as fast as the server takes them, i.e. saturated).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { summarize } from "../shared/stats.js";
+import { startChild } from "./child-server.js";
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const PHASE_SECONDS = Number(process.argv[3] ?? 5);
 const PACE_MS = 5;
 const RATE = process.argv[4];
-
-function start(cmd: string[], label: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, cmd, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once("exit", (code) => reject(new Error(`${label} exited with ${code}`)));
-  });
-}
 
 async function probe(url: string, seconds: number): Promise<{ ms: number[]; lag: number[] }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -57,7 +45,7 @@ async function probe(url: string, seconds: number): Promise<{ ms: number[]; lag:
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-bench-"));
-const server = await start(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--db", path.join(dir, "bench.db")], "tailprobe");
+const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--db", path.join(dir, "bench.db")], "tailprobe");
 const quiet = { ms: [] as number[], lag: [] as number[] };
 const busy = { ms: [] as number[], lag: [] as number[] };
 let ingested = 0;

@@ -8,7 +8,6 @@
 // time each one waited.
 // Run: npx tsx bench/query-stall.ts [samples=1000000] [echoRequests=300]
 import fs from "node:fs";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { startServer } from "../server/app.js";
@@ -16,12 +15,10 @@ import { parseServeArgs } from "../server/cli/options.js";
 import { statsQuery } from "../server/store/chart-queries.js";
 import { openReadPool, Pace } from "../server/store/read-pool.js";
 import { summarize } from "../shared/stats.js";
-import { tempDir } from "../tests/helpers/server-process.js";
-import { fillStore } from "./synthetic-samples.js";
+import { dayOfSamples } from "./synthetic-samples.js";
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const ECHO_REQUESTS = Number(process.argv[3] ?? 300);
-const DAY_MS = 86_400_000;
 const ECHO_INTERVAL_MS = 10;
 
 // GET /echo on a fixed schedule (open loop, like a prober: a probe is due
@@ -68,12 +65,8 @@ function echoClient(url: string, count: number): { done: Promise<number[]>; stop
 
 const fmt = (v: number | null) => (v === null ? "–" : `${v.toFixed(2)} ms`);
 
-const dir = tempDir("tailprobe-bench-");
-const dbPath = path.join(dir, "bench.db");
-const endMs = Date.now();
-let t = performance.now();
-fillStore(dbPath, N, DAY_MS, endMs);
-console.log(`stored ${N} samples over a day in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+const { dir, dbPath, endMs } = dayOfSamples(N);
+let t: number;
 
 const parsed = parseServeArgs(["--port", "0", "--db", dbPath, "--no-ping"]);
 if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");

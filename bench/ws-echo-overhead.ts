@@ -3,10 +3,11 @@
 // for the echo, repeats (the prober's pattern, without the 1 s pause), in
 // interleaved rounds. Prints latency percentiles and their ratios.
 // Run: npx tsx bench/ws-echo-overhead.ts [rounds] [messages]
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import WebSocket from "ws";
 import { summarize } from "../shared/stats.js";
+import { startChild } from "./child-server.js";
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const MESSAGES_PER_ROUND = Number(process.argv[3] ?? 5000);
@@ -18,17 +19,10 @@ wss.on("connection", (s) => s.on("message", (d) => s.send(d, { binary: false }))
 wss.on("listening", () => console.log("listening on http://127.0.0.1:" + wss.address().port));
 `;
 
-function start(cmd: string[], label: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, cmd, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on http:\/\/(\S+)/.exec(out);
-      if (m) resolve({ child, url: `ws://${m[1]!}` });
-    });
-    child.once("exit", (code) => reject(new Error(`${label} exited with ${code}`)));
-  });
+/** The child's address as a WebSocket URL. */
+async function start(cmd: string[], label: string): Promise<{ child: ChildProcess; url: string }> {
+  const started = await startChild(cmd, label);
+  return { child: started.child, url: started.url.replace(/^http:/, "ws:") };
 }
 
 async function open(url: string): Promise<WebSocket> {
