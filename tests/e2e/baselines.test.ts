@@ -2,9 +2,10 @@
 // server measures ping, WebSocket ping frames and kernel TCP RTT towards it;
 // B's baselines reach A's database through the page, and the histogram page
 // shows every baseline beside the probes, "WebSocket B" right above "Ping B".
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { StatsResponse, StatsRow } from "../../shared/protocol.js";
-import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { artifactPath } from "../helpers/browser.js";
+import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 const PROBE_SECONDS = 15;
@@ -12,27 +13,21 @@ const BASELINES = ["ping", "wsping", "tcprtt"] as const;
 
 let a: ServerProcess;
 let b: ServerProcess;
-let browser: LaunchedBrowser;
 
 beforeAll(async () => {
   b = await startServerProcess(["--name", "B"]);
   a = await startServerProcess(["--name", "A", "--peer", b.url]);
-  await waitFor(async () => {
-    const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-    return cfg.servers.some((s) => s.name === "B") ? true : undefined;
-  }, 10_000, "A to learn B's name");
-  browser = await launchBrowser();
+  await waitForPeerName(a, "B");
 });
 
-afterAll(async () => {
-  await browser?.close();
+const browser = browserForFile(async () => {
   await a?.stop();
   await b?.stop();
 });
 
 describe("baselines beside the probes, servers A and B", () => {
   it(`after ${PROBE_SECONDS} s both servers' ping, wsping and tcprtt are in A's stats and on the histogram page`, { timeout: 90_000 }, async () => {
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     const startMs = Date.now();
@@ -65,7 +60,7 @@ describe("baselines beside the probes, servers A and B", () => {
     }
     expect(errors).toEqual([]);
 
-    const hist = await browser.context.newPage();
+    const hist = await browser().context.newPage();
     await hist.goto(`${a.url}/histogram?range=15m`);
     await hist.waitForSelector('#stats-rows tr[data-method="tcprtt"][data-target="B"]', { timeout: 15_000 });
     for (const [m, t] of [...want, ["tcpminrtt", "A"], ["tcpminrtt", "B"]]) {
@@ -89,7 +84,7 @@ describe("baselines beside the probes, servers A and B", () => {
   it("a server that cannot ping says so on the histogram page", { timeout: 30_000 }, async () => {
     const c = await startServerProcess(["--name", "C", "--ping-command", "/nonexistent/ping"]);
     try {
-      const hist = await browser.context.newPage();
+      const hist = await browser().context.newPage();
       await hist.goto(`${c.url}/histogram`);
       const notice = hist.locator('#notices p[data-server="C"][data-baseline="ping"]');
       await notice.waitFor({ timeout: 10_000 });

@@ -1,28 +1,19 @@
 // The page is reloaded while its home server is down: the old session's
 // samples exist only in the page's IndexedDB outbox, and the next session
 // must deliver them once the server is back.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
 import { debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 let server: ServerProcess | undefined;
-let browser: LaunchedBrowser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = browserForFile(() => server?.stop());
 
 describe("reload while the home server is down", () => {
   it("delivers the old session's samples once the server is back", { timeout: 90_000 }, async () => {
     server = await startServerProcess(["--no-ping"]);
     const { port, dbPath, url } = server;
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const first = await openProbePage(page, `${url}/`);
     await sleep(4000);
 

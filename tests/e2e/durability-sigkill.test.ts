@@ -2,10 +2,10 @@
 // down 20 s, and comes back on the same port with the same database. Nothing
 // the page measured may be lost or counted twice, and the outage itself must
 // be in the data as failed probes, not as a hole.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { accountTicks, debugState, firstDueT, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 const INTERVAL_MS = 1000;
@@ -14,16 +14,7 @@ const DOWN_MS = 20_000;
 const TIMEOUT_MS = 5000;
 
 let server: ServerProcess | undefined;
-let browser: LaunchedBrowser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = browserForFile(() => server?.stop());
 
 describe("SIGKILL of the home server while the page probes", () => {
   it("loses no sample, duplicates none, and records the outage", { timeout: 120_000 }, async () => {
@@ -31,7 +22,7 @@ describe("SIGKILL of the home server while the page probes", () => {
     // hits the probes and the reporting at once.
     server = await startServerProcess(["--no-ping"]);
     const { port, dbPath } = server;
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const { sessionId } = await openProbePage(page, `${server.url}/`);
     await sleep(6000);
 

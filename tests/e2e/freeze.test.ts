@@ -8,23 +8,21 @@
 // renderer process with SIGSTOP and resuming it with SIGCONT: the same thing
 // from the page's point of view (nothing runs, then everything is late), and
 // the path a real freeze without a `resume` event takes.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { afterAll, describe, expect, it } from "vitest";
 import { accountTicks, debugState, firstDueT, openProbePage, readSession, rendererPids, sleep } from "../helpers/durability.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 const INTERVAL_MS = 1000;
 const FROZEN_MS = 20_000;
 
 let server: ServerProcess | undefined;
-let browser: LaunchedBrowser;
 let stopped: number[] = [];
+const browser = browserForFile(() => server?.stop());
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
+// Registered after the browser's, so it runs before it closes (vitest runs
+// afterAll hooks last-registered first): a stopped renderer would hang the close.
+afterAll(() => {
   for (const pid of stopped) {
     try {
       process.kill(pid, "SIGCONT");
@@ -32,8 +30,6 @@ afterAll(async () => {
       // already gone
     }
   }
-  await browser?.close();
-  await server?.stop();
 });
 
 /** Resolves with the value, or undefined when the page does not answer in time (it is frozen). */
@@ -44,11 +40,11 @@ function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
 describe("freezing the page", () => {
   it("records the missed ticks as skipped (frozen) and resumes at 1 Hz", { timeout: 120_000 }, async () => {
     server = await startServerProcess(["--no-ping"]);
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const { sessionId } = await openProbePage(page, `${server.url}/`);
     await sleep(4000);
 
-    const cdp = await browser.context.newCDPSession(page);
+    const cdp = await browser().context.newCDPSession(page);
     const frozenAt = Date.now();
     await cdp.send("Page.setWebLifecycleState", { state: "frozen" });
     const ticksAtFreeze = (await within(debugState(page), 1000))?.ticks;

@@ -5,50 +5,38 @@
 // timeout at 1 Hz), best of two must be decided by A alone, and A must not wait.
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { waitForDelivered } from "../helpers/delivered.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { failedProbe, type StoredRow } from "../helpers/stored-rows.js";
 
 const BEFORE_MS = 5000;
 const HANG_MS = 14_000;
 const AFTER_MS = 8000;
 const TIMEOUT_MS = 5000;
 
-interface Row {
-  t: number;
-  method: string;
-  target: string;
-  ms: number | null;
-  outcome: string;
-  reason: string | null;
-}
-
-/**
- * A failure is a timeout or an error; a tick skipped because the whole page
- * stalled (an overloaded machine) is not, but a probe cap hit is.
- */
-const failed = (r: Row) => r.outcome === "timeout" || r.outcome === "error" || r.reason === "outstanding-cap";
-
 let a: ServerProcess;
 let b: ServerProcess;
-let browser: LaunchedBrowser;
 
 beforeAll(async () => {
   b = await startServerProcess(["--name", "B", "--no-ping"]);
   a = await startServerProcess(["--name", "A", "--no-ping", "--timeout-ms", String(TIMEOUT_MS), "--peer", `B=${b.url}`]);
-  browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  if (b !== undefined && b.child.exitCode === null) b.child.kill("SIGCONT");
-  await browser?.close();
+const browser = browserForFile(async () => {
   await a?.stop();
   await b?.stop();
 });
 
+// Registered after the browser's, so it runs before it closes (vitest runs
+// afterAll hooks last-registered first): a stopped B would leave its sockets hanging.
+afterAll(() => {
+  if (b !== undefined && b.child.exitCode === null) b.child.kill("SIGCONT");
+});
+
 describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
   it("B's probes time out at 1 Hz without hitting the cap; best of two and A carry on", { timeout: 90_000 }, async () => {
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     await page.goto(`${a.url}/`);
     await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, { timeout: 10_000 });
     const startMs = Date.now();
@@ -64,7 +52,7 @@ describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
     await waitForDelivered(page, a.dbPath);
 
     const db = new Database(a.dbPath, { readonly: true });
-    const rows = db.prepare("SELECT t, method, target, ms, outcome, reason FROM samples WHERE t >= ? AND t < ? ORDER BY t").all(startMs, endMs) as Row[];
+    const rows = db.prepare("SELECT t, method, target, ms, outcome, reason FROM samples WHERE t >= ? AND t < ? ORDER BY t").all(startMs, endMs) as StoredRow[];
     db.close();
     const of = (method: string, target: string, from: number, to: number) =>
       rows.filter((r) => r.method === method && r.target === target && r.t >= from && r.t < to);
@@ -99,14 +87,14 @@ describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
 
     const races = of("best2", "A+B", startMs, endMs);
     expect(races.length).toBeGreaterThanOrEqual((endMs - startMs) / 1000 - 3);
-    expect(races.filter((r) => failed(r)), "failed races").toEqual([]);
+    expect(races.filter(failedProbe), "failed races").toEqual([]);
     // Decided by A's WebSocket, not by waiting for B's timeout.
     expect(Math.max(...of("best2", "A+B", from, to).map((r) => r.ms!))).toBeLessThan(1000);
 
     const aDuring = ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", from, to));
-    expect(aDuring.filter((r) => failed(r)), "A failures while B hung").toEqual([]);
+    expect(aDuring.filter(failedProbe), "A failures while B hung").toEqual([]);
     // Against A's own figure before the hang, with room for a shared, loaded machine.
-    const p90 = (rs: Row[]) => {
+    const p90 = (rs: StoredRow[]) => {
       const sorted = rs.filter((r) => r.outcome === "ok").map((r) => r.ms!).sort((x, y) => x - y);
       return sorted[Math.ceil(sorted.length * 0.9) - 1]!;
     };

@@ -9,26 +9,17 @@
 // visibilitychange, which is all the page observes. What it cannot show is
 // Chrome's timer throttling of real background tabs; the clock lives in a
 // dedicated worker precisely so that throttling does not reach it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { accountTicks, debugState, openProbePage, readSession, sleep } from "../helpers/durability.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 const INTERVAL_MS = 1000;
 const HIDDEN_MS = 15_000;
 
 let server: ServerProcess | undefined;
-let browser: LaunchedBrowser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = browserForFile(() => server?.stop());
 
 const visibleAtSend = (flags: number): boolean | undefined =>
   (flags & (FLAG.visibleAtSend << FLAG_KNOWN_SHIFT)) === 0 ? undefined : (flags & FLAG.visibleAtSend) !== 0;
@@ -36,7 +27,7 @@ const visibleAtSend = (flags: number): boolean | undefined =>
 describe("a hidden tab", () => {
   it("keeps 1 Hz and records visibility and hidden time", { timeout: 90_000 }, async () => {
     server = await startServerProcess(["--no-ping"]);
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const { sessionId } = await openProbePage(page, `${server.url}/`);
     await sleep(3000);
 

@@ -1,36 +1,31 @@
 // The whole loop in a real browser: probe page → echo servers A and B →
 // SQLite → /api/stats → histogram page. This is what a newcomer sees.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { StatsResponse, StatsRow } from "../../shared/protocol.js";
-import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { artifactPath } from "../helpers/browser.js";
+import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 const PROBE_SECONDS = 12;
 
 let a: ServerProcess;
 let b: ServerProcess;
-let browser: LaunchedBrowser;
 
 beforeAll(async () => {
   b = await startServerProcess(["--name", "B", "--no-ping"]);
   a = await startServerProcess(["--name", "A", "--no-ping", "--peer", b.url]);
   // A learns B's name from B's /api/config before the page asks for its servers.
-  await waitFor(async () => {
-    const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-    return cfg.servers.some((s) => s.name === "B") ? true : undefined;
-  }, 10_000, "A to learn B's name");
-  browser = await launchBrowser();
+  await waitForPeerName(a, "B");
 });
 
-afterAll(async () => {
-  await browser?.close();
+const browser = browserForFile(async () => {
   await a?.stop();
   await b?.stop();
 });
 
 describe("probe page → stats → histogram page", () => {
   it(`records ok samples for every method against A and B within ${PROBE_SECONDS} s`, { timeout: 90_000 }, async () => {
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const consoleErrors: string[] = [];
     page.on("console", (m) => {
       if (m.type() === "error") consoleErrors.push(m.text());
@@ -70,7 +65,7 @@ describe("probe page → stats → histogram page", () => {
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
 
     // The histogram page renders the same rows.
-    const hist = await browser.context.newPage();
+    const hist = await browser().context.newPage();
     await hist.goto(`${a.url}/histogram?range=15m`);
     await hist.waitForSelector('#stats-rows tr[data-method="best2"]', { timeout: 15_000 });
     for (const [m, t] of [["xhr", "A"], ["jsonp", "A"], ["ws", "A"], ["xhr", "B"], ["jsonp", "B"], ["ws", "B"], ["best2", "A+B"]]) {

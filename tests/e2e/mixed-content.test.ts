@@ -2,9 +2,10 @@
 // It must say so on the page, keep probing the servers it can reach, and
 // record the blocked ones as errors with a reason, not fail silently.
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { artifactPath } from "../helpers/browser.js";
 import { waitForDelivered } from "../helpers/delivered.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 
@@ -12,26 +13,26 @@ const PROBE_MS = 6000;
 
 let a: ServerProcess;
 let b: ServerProcess;
-let browser: LaunchedBrowser;
 
 beforeAll(async () => {
   const cert = makeSelfSignedCert();
   b = await startServerProcess(["--name", "B", "--no-ping"]);
   a = await startServerProcess(["--name", "A", "--no-ping", "--tls-cert", cert.certPath, "--tls-key", cert.keyPath, "--peer", `B=${b.url}`]);
-  browser = await launchBrowser({ ignoreHTTPSErrors: true });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await a?.stop();
-  await b?.stop();
-});
+const browser = browserForFile(
+  async () => {
+    await a?.stop();
+    await b?.stop();
+  },
+  { ignoreHTTPSErrors: true },
+);
 
 describe("HTTPS page, plain-HTTP peer", () => {
   it("explains on the page why B cannot be probed, and still probes A", { timeout: 60_000 }, async () => {
     expect(a.url).toMatch(/^https:/);
     expect(b.url).toMatch(/^http:/);
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     await page.goto(`${a.url}/`);
     const warning = page.locator("#warnings");
     await warning.waitFor({ state: "visible", timeout: 10_000 });

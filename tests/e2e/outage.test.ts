@@ -4,12 +4,14 @@
 // probes must fail at the normal rate while it is gone and recover by
 // themselves; A must not be slowed by its dead neighbour.
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { RacesResponse } from "../../shared/races.js";
 import { FLAG } from "../../server/store/schema.js";
-import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { artifactPath } from "../helpers/browser.js";
 import { waitForDelivered } from "../helpers/delivered.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { failedProbe, type StoredRow } from "../helpers/stored-rows.js";
 
 const BEFORE_MS = 10_000;
 const OUTAGE_MS = 15_000;
@@ -17,34 +19,19 @@ const AFTER_MS = 15_000;
 /** B counts as back once every method has answered within this long of its restart (ms). */
 const RECOVERY_MS_MAX = 6000;
 
-interface Row {
-  t: number;
-  method: string;
-  target: string;
-  ms: number | null;
-  outcome: string;
-  reason: string | null;
+interface Row extends StoredRow {
   flags: number;
 }
 
-/**
- * A failure is a timeout or an error; a tick skipped because the whole page
- * stalled (an overloaded machine) is not, but a probe cap hit is.
- */
-const failed = (r: Row) => r.outcome === "timeout" || r.outcome === "error" || r.reason === "outstanding-cap";
-
 let a: ServerProcess;
 let b: ServerProcess;
-let browser: LaunchedBrowser;
 
 beforeAll(async () => {
   b = await startServerProcess(["--name", "B", "--no-ping"]);
   a = await startServerProcess(["--name", "A", "--no-ping", "--peer", `B=${b.url}`]);
-  browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
+const browser = browserForFile(async () => {
   await a?.stop();
   await b?.stop();
 });
@@ -61,7 +48,7 @@ function gaps(rows: Row[]): number[] {
 
 describe("B's outage", () => {
   it("best-of-two carries on; B fails at 1 Hz and recovers; A is untouched", { timeout: 120_000 }, async () => {
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const pageErrors: string[] = [];
     page.on("pageerror", (e) => pageErrors.push(e.message));
     await page.goto(`${a.url}/`);
@@ -96,7 +83,7 @@ describe("B's outage", () => {
     // 1. Best of two: no failures at all, and it kept its 1 Hz rhythm throughout.
     const best2 = of("best2", "A+B");
     expect(best2.length).toBeGreaterThanOrEqual((endMs - startMs) / 1000 - 3);
-    expect(best2.filter((r) => failed(r)), "failed races").toEqual([]);
+    expect(best2.filter(failedProbe), "failed races").toEqual([]);
     expect(Math.max(...gaps(best2))).toBeLessThan(2500);
     summary.best2 = { races: best2.length, failures: 0 };
 
@@ -125,7 +112,7 @@ describe("B's outage", () => {
     const aProbes = (from: number, to: number) => ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", from, to));
     const aBefore = aProbes(startMs + 2000, killMs);
     const aDuring = aProbes(outFrom, outTo);
-    expect(aDuring.filter((r) => failed(r)), "A failures during the outage").toEqual([]);
+    expect(aDuring.filter(failedProbe), "A failures during the outage").toEqual([]);
     expect(aDuring.length).toBeGreaterThanOrEqual(3 * (Math.floor(outageSeconds) - 2));
     const ms = (rs: Row[]) => rs.filter((r) => r.outcome === "ok").map((r) => r.ms!);
     const before = { p50: nearestRank(ms(aBefore), 50), p90: nearestRank(ms(aBefore), 90), p99: nearestRank(ms(aBefore), 99) };
@@ -142,7 +129,7 @@ describe("B's outage", () => {
       const firstOk = after.find((r) => r.outcome === "ok");
       expect(firstOk, `${method} B never recovered`).toBeDefined();
       expect(firstOk!.t - backMs, `${method} B recovery`).toBeLessThan(RECOVERY_MS_MAX);
-      expect(after.filter((r) => r.t > firstOk!.t && failed(r)), `${method} B failures after recovery`).toEqual([]);
+      expect(after.filter((r) => r.t > firstOk!.t && failedProbe(r)), `${method} B failures after recovery`).toEqual([]);
       summary[`${method} B recovered after ms`] = firstOk!.t - backMs;
       if (method === "ws") {
         // The first echo on the new connection says so.
@@ -164,7 +151,7 @@ describe("B's outage", () => {
     summary.availability = races.availability;
     summary.best2Row = race;
 
-    const hist = await browser.context.newPage();
+    const hist = await browser().context.newPage();
     await hist.goto(`${a.url}/histogram?range=15m`);
     const bRow = hist.locator('#availability-table tbody tr[data-target="B"]');
     await bRow.waitFor({ timeout: 15_000 });

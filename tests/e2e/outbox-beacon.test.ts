@@ -3,27 +3,18 @@
 // next visit to deliver them from IndexedDB. Closing also hides the page,
 // whose keepalive flush would deliver them too; the test refuses keepalive
 // requests so that only the beacon can (without either, it fails).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
 import { debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 let server: ServerProcess | undefined;
-let browser: LaunchedBrowser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = browserForFile(() => server?.stop());
 
 describe("closing the probe tab", () => {
   it("beacons the samples not yet delivered", { timeout: 60_000 }, async () => {
     server = await startServerProcess(["--no-ping"]);
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     await page.addInitScript(() => {
       const realFetch = window.fetch.bind(window);
       window.fetch = (input, init) => (init?.keepalive ? Promise.reject(new TypeError("keepalive refused by the test")) : realFetch(input, init));

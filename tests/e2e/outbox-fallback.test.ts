@@ -1,27 +1,18 @@
 // Without a usable IndexedDB (some private modes, storage disabled) the page
 // keeps probing and reporting from memory, and says plainly that a reload or
 // a closed tab would lose what is not yet reported.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
 import { debugState, openProbePage, readSession } from "../helpers/durability.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 let server: ServerProcess | undefined;
-let browser: LaunchedBrowser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = browserForFile(() => server?.stop());
 
 describe("outbox without IndexedDB", () => {
   it("falls back to memory, shows it, and still delivers", { timeout: 60_000 }, async () => {
     server = await startServerProcess(["--no-ping"]);
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     await page.addInitScript(() => {
       const broken = {
         open() {

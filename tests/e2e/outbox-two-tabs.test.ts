@@ -2,28 +2,19 @@
 // for its session, so neither delivers the other's rows (which would be
 // harmless but doubles the traffic); a closed tab's rows are another matter,
 // see durability-reload.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
 import { debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 let server: ServerProcess | undefined;
-let browser: LaunchedBrowser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = browserForFile(() => server?.stop());
 
 describe("two probe tabs", () => {
   it("each delivers its own session, never the other's", { timeout: 60_000 }, async () => {
     server = await startServerProcess(["--no-ping"]);
-    const one = await browser.context.newPage();
-    const two = await browser.context.newPage();
+    const one = await browser().context.newPage();
+    const two = await browser().context.newPage();
     const a = await openProbePage(one, `${server.url}/`);
     const b = await openProbePage(two, `${server.url}/`);
     expect(a.sessionId).not.toBe(b.sessionId);

@@ -4,10 +4,10 @@
 // buffer must stay within fixed bounds of where they stood after warm-up.
 // 20,000 ticks at 1 Hz are 5.5 hours of a real tab; what does not grow here
 // does not grow over days.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CDPSession, Page } from "playwright-core";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { debugState, openProbePage, readSession, sleep } from "../helpers/durability.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
 
 const INTERVAL_MS = 10;
@@ -30,16 +30,7 @@ const GLOBALS_GROWTH_MAX = 5;
 const RESOURCE_ENTRIES_MAX = 250;
 
 let server: ServerProcess | undefined;
-let browser: LaunchedBrowser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const browser = browserForFile(() => server?.stop());
 
 interface Footprint {
   ticks: number;
@@ -76,9 +67,9 @@ async function footprint(page: Page, cdp: CDPSession): Promise<Footprint> {
 describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
   it("keeps heap, DOM, globals and Resource Timing flat", { timeout: DEADLINE_MS + 60_000 }, async () => {
     server = await startServerProcess(["--no-ping", "--interval-ms", String(INTERVAL_MS), "--timeout-ms", "1000"]);
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const { sessionId } = await openProbePage(page, `${server.url}/`);
-    const cdp = await browser.context.newCDPSession(page);
+    const cdp = await browser().context.newCDPSession(page);
     await page.waitForFunction((n) => (window as unknown as { tailprobe: { ticks: number } }).tailprobe.ticks >= n, WARMUP_TICKS, { timeout: 60_000 });
     const start = await footprint(page, cdp);
     const startedAt = Date.now();
