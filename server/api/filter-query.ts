@@ -1,0 +1,28 @@
+// Every query endpoint parses its query string and the sample filters in it
+// the same way, and answers a bad one itself with 400 INVALID_QUERY.
+import type { Request, Response } from "express";
+import type { z } from "zod";
+import { parseWith } from "../../shared/protocol.js";
+import { filterFromQuery, type SampleFilter } from "../store/store.js";
+import type { SampleFilterQuery } from "../store/sample-filter.js";
+import { sendError } from "./http-error.js";
+
+/** The parsed query and its filter, or null once a 400 has been sent. */
+export function parseFilterQuery<T extends SampleFilterQuery>(
+  schema: z.ZodType<T>,
+  req: Request,
+  res: Response,
+  nowMs: number,
+): { q: T; filter: SampleFilter } | null {
+  const q = parseWith(schema, req.query);
+  if (!q.ok) {
+    sendError(res, 400, "INVALID_QUERY", q.error);
+    return null;
+  }
+  const filter = filterFromQuery(q.value, nowMs);
+  if (!filter.ok) {
+    sendError(res, 400, "INVALID_QUERY", filter.error);
+    return null;
+  }
+  return { q: q.value, filter: filter.value };
+}
