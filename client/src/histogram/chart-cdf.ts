@@ -4,8 +4,9 @@
 // too few samples back them).
 import uPlot from "uplot";
 import type { CdfResponse } from "../../../shared/charts.js";
-import { axis, chartHeight, DASHED_LEGEND, followWidth, latencyTicks, latencyValue, readTheme, widthOf } from "./chart-style.js";
+import { axis, chartHeight, DASHED_LEGEND, latencyTicks, latencyValue, readTheme, widthOf } from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";
+import { ReusablePlot, seriesShape } from "./reusable-plot.js";
 import { seriesLabel } from "./series-label.js";
 import { cdfColumns, isThin, tailOfPercentile } from "./transforms.js";
 
@@ -21,27 +22,21 @@ function percentileTick(v: number | null): string {
 }
 
 export class CdfChart {
-  private u: uPlot | null = null;
-  private shapeKey = "";
-  private zoomed = false;
+  private readonly plot: ReusablePlot;
   private cdf: CdfResponse | null = null;
 
   constructor(private readonly host: HTMLElement) {
-    followWidth(host, () => this.u, () => chartHeight(HEIGHT_PX));
+    this.plot = new ReusablePlot(host, HEIGHT_PX);
   }
 
   update(c: CdfResponse, targets: readonly string[]): void {
     this.cdf = c;
-    const data = cdfColumns(c) as uPlot.AlignedData;
-    const key = `${c.series.map((s) => `${s.method}@${s.target}`).join(",")}|${document.documentElement.dataset.theme ?? ""}`;
-    if (this.u !== null && key === this.shapeKey) {
-      this.u.setData(data, !this.zoomed);
-      return;
-    }
-    this.destroy();
-    this.shapeKey = key;
+    this.plot.show(seriesShape(c.series), cdfColumns(c) as uPlot.AlignedData, () => this.options(c, targets));
+  }
+
+  private options(c: CdfResponse, targets: readonly string[]): uPlot.Options {
     const theme = readTheme();
-    const opts: uPlot.Options = {
+    return {
       width: widthOf(this.host),
       height: chartHeight(HEIGHT_PX),
       scales: {
@@ -75,11 +70,8 @@ export class CdfChart {
       ],
       hooks: {
         draw: [(u) => this.drawMarkers(u)],
-        setSelect: [(u) => void (this.zoomed = u.select.width > 0 || this.zoomed)],
       },
     };
-    this.u = new uPlot(opts, data, this.host);
-    this.u.over.addEventListener("dblclick", () => void (this.zoomed = false));
   }
 
   private drawMarkers(u: uPlot): void {
@@ -106,11 +98,5 @@ export class CdfChart {
       }
     });
     ctx.restore();
-  }
-
-  destroy(): void {
-    this.u?.destroy();
-    this.u = null;
-    this.shapeKey = "";
   }
 }

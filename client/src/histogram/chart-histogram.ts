@@ -3,8 +3,9 @@
 import uPlot from "uplot";
 import type { HistogramResponse } from "../../../shared/charts.js";
 import { formatCount } from "../../../shared/format.js";
-import { axis, chartHeight, DASHED_LEGEND, followWidth, latencyTicks, readTheme, widthOf } from "./chart-style.js";
+import { axis, chartHeight, DASHED_LEGEND, latencyTicks, readTheme, widthOf } from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";
+import { ReusablePlot, seriesShape } from "./reusable-plot.js";
 import { seriesLabel } from "./series-label.js";
 import { histogramColumns } from "./transforms.js";
 import type { HistogramScale } from "./url-state.js";
@@ -12,26 +13,21 @@ import type { HistogramScale } from "./url-state.js";
 const HEIGHT_PX = 300;
 
 export class HistogramChart {
-  private u: uPlot | null = null;
-  private shapeKey = "";
-  private zoomed = false;
+  private readonly plot: ReusablePlot;
 
   constructor(private readonly host: HTMLElement) {
-    followWidth(host, () => this.u, () => chartHeight(HEIGHT_PX));
+    this.plot = new ReusablePlot(host, HEIGHT_PX);
   }
 
   update(h: HistogramResponse, scale: HistogramScale, targets: readonly string[]): void {
     const data = histogramColumns(h, scale) as uPlot.AlignedData;
-    const key = `${scale}|${h.series.map((s) => `${s.method}@${s.target}`).join(",")}|${document.documentElement.dataset.theme ?? ""}`;
-    if (this.u !== null && key === this.shapeKey) {
-      this.u.setData(data, !this.zoomed);
-      return;
-    }
-    this.destroy();
-    this.shapeKey = key;
+    this.plot.show(`${scale}|${seriesShape(h.series)}`, data, () => this.options(h, scale, targets));
+  }
+
+  private options(h: HistogramResponse, scale: HistogramScale, targets: readonly string[]): uPlot.Options {
     const theme = readTheme();
     const share = scale === "share";
-    const opts: uPlot.Options = {
+    return {
       width: widthOf(this.host),
       height: chartHeight(HEIGHT_PX),
       scales: { x: { time: false, distr: 3, log: 10 }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] } },
@@ -58,18 +54,9 @@ export class HistogramChart {
         })),
       ],
       hooks: {
-        setSelect: [(u) => void (this.zoomed = u.select.width > 0 || this.zoomed)],
         // The visible latency range, readable from outside (tests check a refresh keeps a zoom).
         setScale: [(u, key) => void (key === "x" && (this.host.dataset.xRange = `${u.scales.x!.min}-${u.scales.x!.max}`))],
       },
     };
-    this.u = new uPlot(opts, data, this.host);
-    this.u.over.addEventListener("dblclick", () => void (this.zoomed = false));
-  }
-
-  destroy(): void {
-    this.u?.destroy();
-    this.u = null;
-    this.shapeKey = "";
   }
 }
