@@ -29,6 +29,8 @@ export class ReusablePlot {
     }
     this.u?.destroy();
     this.shapeKey = key;
+    // A new plot starts unzoomed: a zoom on the old one must not stop it rescaling to new data.
+    this.zoomed = false;
     const opts = options();
     const trackZoom = (u: uPlot) => void (this.zoomed = u.select.width > 0 || this.zoomed);
     opts.hooks = { ...opts.hooks, setSelect: [...(opts.hooks?.setSelect ?? []), trackZoom] };
