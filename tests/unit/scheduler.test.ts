@@ -97,6 +97,32 @@ describe("scheduler", () => {
     expect(reports[0]!.atMs).toBe(lastHouse.atMs + 5);
   });
 
+  it("starts the report as soon as the tick's last probe to its server settles, well before the next probe", () => {
+    let inFlight = 0;
+    const h = harness(() => inFlight);
+    let settledAt: number | undefined;
+    // Each probe to the home server is in flight until the test settles it, 3 ms after the tick's last probe.
+    h.runTo(h.t0 + INTERVAL_MS - 1, (t) => {
+      if (t.slot !== PROBES - 1) return;
+      inFlight = 1;
+      expect(h.events.filter((e) => e.kind === "report")).toHaveLength(0);
+      h.setNow(t.dueMs + 3);
+      inFlight = 0;
+      h.nextTask();
+      settledAt = h.now();
+      h.scheduler.onProbeSettled();
+      h.setNow(t.dueMs);
+    });
+    const reports = h.events.filter((e) => e.kind === "report");
+    expect(reports).toHaveLength(1);
+    expect(reports[0]!.atMs).toBe(settledAt);
+    const probeTasks = new Set(h.events.filter((e) => e.kind === "probe").map((e) => e.task));
+    expect(probeTasks.has(reports[0]!.task)).toBe(false);
+    // The housekeeping slot that follows does its local work and no second report.
+    expect(h.events.filter((e) => e.kind === "local")).toHaveLength(1);
+    expect(reports[0]!.deadlineMs).toBe(h.t0 + INTERVAL_MS - REPORT_LEAD_MS);
+  });
+
   it(`sends the report anyway after ${HOUSEKEEPING_DEFER_MAX} housekeeping slots of probes in flight`, () => {
     const h = harness(() => 1);
     h.runTo(h.t0 + (HOUSEKEEPING_DEFER_MAX + 1) * INTERVAL_MS - 1);

@@ -2,14 +2,19 @@
 // moment: reporting (JSON, an IndexedDB read, a POST whose parse and SQLite
 // commit sit on the probed server's event loop), IndexedDB writes, drawing
 // the live view, reconnecting channels, clearing Resource Timing. So none of
-// that runs in a probe's task. The clock gets one slot more than there are
-// probes; that last slot, in the middle of the largest gap (between the
-// tick's last probe and the next tick's first), is housekeeping's. The report
-// additionally waits while a probe to its server (the home server) is still
-// in flight, and goes once that probe settles if the next probe is far
-// enough away; it waits at most HOUSEKEEPING_DEFER_MAX housekeeping slots.
-// Its request must also start REPORT_LEAD_MS before the next probe, or it
-// waits for the next slot (report/outbox.ts, at most POSTPONE_MAX in a row).
+// that runs in a task that sends a probe.
+//
+// The clock gets one slot more than there are probes; that last slot, in the
+// middle of the largest gap (between the tick's last probe and the next
+// tick's first), is housekeeping's: IndexedDB writes, live view, channels,
+// Resource Timing. The report needs the most room (a loaded server may take
+// 100 ms to commit it), so it starts earlier in the same gap: as soon as the
+// tick's last probe has been sent and no probe to the report's server (the
+// home server) is in flight, i.e. when that probe settles. Its request must
+// start REPORT_LEAD_MS before the next probe, or it waits for the next gap
+// (report/outbox.ts, at most POSTPONE_MAX in a row). If probes to its server
+// are still in flight at the housekeeping slot, it waits for them to settle,
+// for at most HOUSEKEEPING_DEFER_MAX housekeeping slots.
 import type { Clock } from "../common/clock.js";
 import type { ClockTick } from "./clock-protocol.js";
 import { slotOffsetMs } from "./clock-schedule.js";
@@ -19,7 +24,7 @@ export const HOUSEKEEPING_DEFER_MAX = 3;
 /**
  * A report's request must start at least this long before the next probe
  * (ms): on loopback a report takes ~10–25 ms, the first on a connection ~60.
- * Capped at half the housekeeping gap for short intervals.
+ * Capped at half the gap for short intervals.
  */
 export const REPORT_LEAD_MS = 60;
 
@@ -40,6 +45,7 @@ export interface SchedulerOptions {
 export const clockSlots = (probeSlots: number): number => probeSlots + 1;
 
 export class Scheduler {
+  /** The tick's last probe has been sent and its report has not gone yet. */
   private reportWaiting = false;
   private deferrals = 0;
   /** When the next tick's first probe is due (epoch ms). */
@@ -50,24 +56,32 @@ export class Scheduler {
 
   /** The clock's tick: either one probe or the housekeeping, never both. */
   onTick(tick: ClockTick): void {
-    if (tick.slot < this.o.probeSlots) {
+    const last = this.o.probeSlots - 1;
+    if (tick.slot <= last) {
       this.o.probe(tick);
+      if (tick.slot === last) this.openGap(tick);
       return;
     }
-    const slots = clockSlots(this.o.probeSlots);
-    const offsetMs = slotOffsetMs(tick.slot, slots, tick.intervalMs);
-    this.nextProbeDueMs = tick.dueMs - offsetMs + tick.intervalMs;
-    this.leadMs = Math.min(REPORT_LEAD_MS, (tick.intervalMs - offsetMs) / 2);
     this.o.local();
-    if (this.reportWaiting) this.deferrals++;
-    this.reportWaiting = true;
-    if (this.o.reportServerProbesInFlight() === 0 || this.deferrals >= HOUSEKEEPING_DEFER_MAX) this.report();
+    if (!this.reportWaiting) return;
+    this.deferrals++;
+    if (this.o.reportServerProbesInFlight() === 0 || this.deferrals > HOUSEKEEPING_DEFER_MAX) this.report();
   }
 
   /** A probe settled: a report waiting for it may go now, if the next probe is far enough away. */
   onProbeSettled(): void {
     if (!this.reportWaiting || this.o.reportServerProbesInFlight() > 0) return;
     if (this.o.clock.nowMs() <= this.nextProbeDueMs - this.leadMs) this.report();
+  }
+
+  /** The gap after the tick's last probe begins; the report may go once its server has no probe in flight. */
+  private openGap(tick: ClockTick): void {
+    const slots = clockSlots(this.o.probeSlots);
+    const offsetMs = slotOffsetMs(tick.slot, slots, tick.intervalMs);
+    this.nextProbeDueMs = tick.dueMs - offsetMs + tick.intervalMs;
+    this.leadMs = Math.min(REPORT_LEAD_MS, (tick.intervalMs - offsetMs) / 2);
+    // A report still waiting from an earlier gap keeps its deferral count.
+    this.reportWaiting = true;
   }
 
   private report(): void {
