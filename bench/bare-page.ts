@@ -15,6 +15,7 @@ import type { CDPSession, Page } from "playwright-core";
 import { summarize } from "../shared/stats.js";
 import { gzippedScriptBytes } from "../testkit/bundle.js";
 import { launchBrowser } from "../tests/helpers/browser.js";
+import { waitForDelivered } from "../tests/helpers/delivered.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../tests/helpers/server-process.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
@@ -112,10 +113,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       const from = Date.now();
       costs.tailprobe.push(await measureRound(tp, seconds));
       const to = Date.now();
-      await waitFor(async () => {
-        const o = await tp.evaluate(() => (window as unknown as { tailprobe: { outbox: { pending: number } } }).tailprobe.outbox.pending);
-        return o === 0 ? true : undefined;
-      }, 20_000, "the probe page's outbox to drain");
+      await waitForDelivered(tp, a.dbPath);
       await tp.close();
       samples.tailprobe.push(...storedSamples(a, from, to));
 
