@@ -97,7 +97,7 @@ describe("freezing the page", () => {
     await sleep(GAP_MS);
     for (const pid of stopped) process.kill(pid, "SIGCONT");
     stopped = [];
-    const sigGap: Gap = { mechanism: "SIGSTOP/SIGCONT of the renderer", fromMs: stopFromMs, toMs: Date.now() };
+    const sigGap: Gap = { mechanism: "SIGSTOP/SIGCONT of the renderer (simulated: a stop the page is not told of)", fromMs: stopFromMs, toMs: Date.now() };
     await sleep(BETWEEN_MS);
     expect((await probe.evaluate<[string, number][]>("window.__testLifecycle")).length, "no lifecycle event for a stopped process").toBe(2);
 
