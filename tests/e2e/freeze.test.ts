@@ -30,6 +30,8 @@ const GAP_MS = 8000;
 const BETWEEN_MS = TIMEOUT_MS + 2000;
 /** Margin around each gap's edges, where a tick may fall either side (ms). */
 const EDGE_MS = 1000;
+/** Ticks a loaded machine's main thread may reach a whole interval late in a few seconds (skipped, like a gap). */
+const LATE_TICKS_MAX = 2;
 
 let server: ServerProcess | undefined;
 let chromium: CdpBrowser | undefined;
@@ -120,15 +122,17 @@ describe("freezing the page", () => {
         // One skipped record per missed tick, inside the gap, each "frozen".
         const skipped = mine.filter((r) => r.outcome === "skipped" && r.scheduledT! >= gap.fromMs - EDGE_MS && r.scheduledT! <= gap.toMs);
         expect(skipped.length, `${gap.mechanism}: ${slot} skipped`).toBeGreaterThanOrEqual(Math.floor(gapTicks) - 2);
-        expect(skipped.length, `${gap.mechanism}: ${slot} skipped`).toBeLessThanOrEqual(Math.ceil(gapTicks) + 1);
+        expect(skipped.length, `${gap.mechanism}: ${slot} skipped`).toBeLessThanOrEqual(Math.ceil(gapTicks) + 1 + LATE_TICKS_MAX);
         expect(skipped.filter((r) => r.reason !== "frozen"), `${gap.mechanism}: ${slot} skip reasons`).toEqual([]);
         // Afterwards: probes really sent again (the grid is checked below). A
         // race is stored only once its leg to B timed out, so some are not yet.
         const after = mine.filter((r) => r.scheduledT! > gap.toMs + EDGE_MS && r.scheduledT! < gap.toMs + BETWEEN_MS - EDGE_MS);
         expect(after.length, `${gap.mechanism}: ${slot} ticks after`).toBeGreaterThanOrEqual(1);
-        // The clock misses no tick any more. (A probe cap may still skip one:
-        // B's probes from before the gap hold their places until they time out.)
-        expect(after.filter((r) => r.outcome === "skipped" && r.reason !== "outstanding-cap"), `${gap.mechanism}: ${slot} skipped after`).toEqual([]);
+        // Probes are sent again. A probe cap may still skip a tick (B's probes
+        // from before the gap hold their places until they time out), and a
+        // loaded machine a late one, but no longer the run of a gap.
+        expect(after.filter((r) => r.outcome !== "skipped").length, `${gap.mechanism}: ${slot} probes sent after`).toBeGreaterThanOrEqual(1);
+        expect(after.filter((r) => r.outcome === "skipped" && r.reason !== "outstanding-cap").length, `${gap.mechanism}: ${slot} skipped after`).toBeLessThanOrEqual(LATE_TICKS_MAX);
       }
       // A answers at once: its probes sent before the gap settled before it
       // and do not say they froze. (Not A's JSONP: in a hidden tab Chrome
@@ -159,10 +163,15 @@ describe("freezing the page", () => {
       console.log(`freeze: ${gap.mechanism} stopped the page for ${gap.toMs - gap.fromMs} ms`);
     }
 
-    // Only probes in flight across a gap say they froze.
+    // Only probes in flight across a gap say they froze. Besides the two
+    // staged here, the page counts as a gap any tick its main thread reached
+    // a whole interval late (a loaded machine), and records that tick as
+    // skipped: a flagged probe has such a record within its flight.
     const flagged = probes.filter((r) => froze(r) === true);
     const acrossAGap = (r: StoredSample) => [cdpGap, sigGap].some((g) => r.t > g.fromMs - TIMEOUT_MS - EDGE_MS && r.t < g.toMs + EDGE_MS);
-    expect(flagged.filter((r) => !acrossAGap(r)), "froze set on a probe far from any gap").toEqual([]);
+    const missedNear = (r: StoredSample) =>
+      probes.some((m) => m.outcome === "skipped" && m.reason === "frozen" && m.scheduledT! > r.t - GAP_MS && m.scheduledT! < r.t + TIMEOUT_MS + GAP_MS);
+    expect(flagged.filter((r) => !acrossAGap(r) && !missedNear(r)), "froze set on a probe with no gap in its flight").toEqual([]);
 
     // Every tick of every slot from the first to a settled one has exactly one record.
     for (const slot of slots) {
