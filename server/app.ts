@@ -15,6 +15,7 @@ import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
 import { createBaselines } from "./baseline/baselines.js";
 import { clientAddress, trustedProxies } from "./client-address.js";
+import { createEchoStall, NO_STALL } from "./echo/echo-stall.js";
 import { handleEcho } from "./echo/http-echo.js";
 import { startLoopLag } from "./echo/loop-lag.js";
 import { createWsEcho } from "./echo/ws-echo.js";
@@ -40,6 +41,8 @@ export interface ServerDeps {
   nowMs?: () => number;
   log?: (line: string) => void;
   clientDir?: string;
+  /** Mount test-only hooks (POST /api/test/stall); set from TAILPROBE_TEST_HOOKS=1 by the CLI. */
+  testHooks?: boolean;
 }
 
 /** The built pages: dist/client beside dist/server, or dist/client from the source tree. */
@@ -66,6 +69,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     trustProxy: options.trustProxy,
   });
 
+  const testStall = deps.testHooks === true ? createEchoStall(nowMs) : undefined;
+  const stall = testStall ?? NO_STALL;
+
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
@@ -79,6 +85,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       baselines: () => baselines.status(),
     }),
   );
+  if (testStall !== undefined) app.use(testStall.router());
   app.use(ingestRouter(store, nowMs));
   app.use(queryRouter(store, nowMs));
   app.use(chartsRouter(store, nowMs));
@@ -88,7 +95,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(jsonErrorHandler);
 
   const onRequest: http.RequestListener = (req, res) => {
-    if (!handleEcho(req, res, lag)) app(req, res);
+    if (!handleEcho(req, res, lag, stall)) app(req, res);
   };
   const server =
     options.tlsCertPath !== undefined && options.tlsKeyPath !== undefined
@@ -101,7 +108,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
 
   const proxies = trustedProxies(options.trustProxy, options.proxyAddresses);
-  const wsEcho = createWsEcho(options.name, baselines, (req) => clientAddress(req, proxies));
+  const wsEcho = createWsEcho(options.name, baselines, (req) => clientAddress(req, proxies), stall);
   server.on("upgrade", (req, socket, head) => wsEcho.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {

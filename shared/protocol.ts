@@ -58,6 +58,11 @@ export const sampleSchema = z
     fresh: z.boolean().optional(),
     /** The echo server's own event-loop delay when it answered (ms, from Server-Timing). */
     serverLagMs: z.number().finite().min(0).max(LATENCY_MS_MAX).optional(),
+    /**
+     * The echo server's own time on this probe, request received to answer
+     * sent (ms): Server-Timing `app` for XHR and JSONP, the `served` note for WebSocket.
+     */
+    serverMs: z.number().finite().min(0).max(LATENCY_MS_MAX).optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -159,7 +164,19 @@ export type BaselineSample = z.infer<typeof baselineSampleSchema>;
 /** Server → page (echo replies are the page's own message, not listed here). */
 export const serverWsMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("echo"), id: z.number().int().min(0) }).strict(),
-  z.object({ type: z.literal("welcome"), name: z.string().regex(SERVER_NAME_PATTERN) }).strict(),
+  z
+    .object({
+      type: z.literal("welcome"),
+      name: z.string().regex(SERVER_NAME_PATTERN),
+      /** This server follows each echo with a `served` note; a page waits for notes only from servers that say so. */
+      served: z.literal(true).optional(),
+    })
+    .strict(),
+  /**
+   * Sent right after an echo, never before it: the server's receive-to-send
+   * time for echo `id` (ms), so the echo itself stays the page's bytes.
+   */
+  z.object({ type: z.literal("served"), id: z.number().int().min(0), serverMs: latencyMs }).strict(),
   z.object({ type: z.literal("baseline"), samples: z.array(baselineSampleSchema).max(100) }).strict(),
 ]);
 export type ServerWsMessage = z.infer<typeof serverWsMessageSchema>;

@@ -47,13 +47,28 @@ CREATE TABLE IF NOT EXISTS samples (
   other_outcome TEXT,
   minrtt        REAL,
   server_lag_ms REAL,
+  server_ms     REAL,              -- the echo server's receive-to-send time (ms)
   PRIMARY KEY (session, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
 `;
 
+/**
+ * Columns added to schema version 1 after databases of it existed: added in
+ * place when missing (nullable, so old rows read as "not measured").
+ */
+const ADDED_COLUMNS = [{ table: "samples", column: "server_ms", type: "REAL" }] as const;
+
+function addMissingColumns(db: Database.Database): void {
+  for (const c of ADDED_COLUMNS) {
+    const cols = db.prepare(`PRAGMA table_info(${c.table})`).all() as { name: string }[];
+    if (!cols.some((x) => x.name === c.column)) db.exec(`ALTER TABLE ${c.table} ADD COLUMN ${c.column} ${c.type}`);
+  }
+}
+
 export function migrate(db: Database.Database): void {
   db.exec(DDL);
+  addMissingColumns(db);
   const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
   if (row === undefined) {
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));

@@ -94,8 +94,8 @@ export function openStore(dbPath: string): Store {
   const addSample = db.prepare(`
     INSERT OR IGNORE INTO samples
       (session, seq, t, method, target, ms, outcome, scheduled_t, late_ms, hidden_ms, flags,
-       reason, winner, other_ms, other_outcome, minrtt, server_lag_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+       reason, winner, other_ms, other_outcome, minrtt, server_lag_ms, server_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
   const insertBatchTx = db.transaction((batch: SampleBatch, meta: IngestMeta): IngestResult => {
     let session = findSession.get(batch.sessionId);
@@ -132,6 +132,7 @@ export function openStore(dbPath: string): Store {
         s.otherOutcome ?? null,
         s.minrtt ?? null,
         s.serverLagMs ?? null,
+        s.serverMs ?? null,
       );
       accepted += info.changes;
     }

@@ -18,9 +18,17 @@ export const CONNECT_TIMEOUT_MS = 5000;
  * socket looks open until TCP gives up, about fifteen minutes later.
  */
 export const STALE_TIMEOUTS_MAX = 3;
+/**
+ * How long an answered echo waits for its `served` note before it is
+ * recorded without server time (ms). The note leaves the server right after
+ * the echo, so it normally arrives in the same read.
+ */
+export const SERVED_NOTE_WAIT_MS = 1000;
 
 interface Pending {
   startMs: number;
+  /** performance.now() when the echo came back, while its served note is awaited. */
+  endMs?: number;
   timer: ReturnType<typeof setTimeout>;
   fresh: boolean;
   resolve(r: ProbeResult): void;
@@ -45,6 +53,8 @@ export class WsChannel {
   private freshConnection = true;
   /** Name the server announced in its welcome. */
   serverName: string | undefined;
+  /** The server follows each echo with a served note (said in its welcome). */
+  private serverSendsNotes = false;
 
   constructor(private readonly options: WsChannelOptions) {
     this.connect();
@@ -128,7 +138,9 @@ export class WsChannel {
     const endMs = performance.now();
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
-      p.resolve({ outcome: "error", startMs: p.startMs, endMs, reason, fresh: p.fresh });
+      // An echo already answered keeps its answer; only its server figure is lost with the socket.
+      if (p.endMs !== undefined) p.resolve({ outcome: "ok", startMs: p.startMs, endMs: p.endMs, fresh: p.fresh });
+      else p.resolve({ outcome: "error", startMs: p.startMs, endMs, reason, fresh: p.fresh });
       this.pending.delete(id);
     }
     this.scheduleRetry();
@@ -155,13 +167,29 @@ export class WsChannel {
     const m = msg.value;
     if (m.type === "echo") {
       const p = this.pending.get(m.id);
-      if (p === undefined) return; // answered after its timeout: already recorded
-      this.pending.delete(m.id);
+      if (p === undefined || p.endMs !== undefined) return; // answered after its timeout: already recorded
       clearTimeout(p.timer);
       this.timeoutsInARow = 0;
-      p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
+      if (!this.serverSendsNotes) {
+        this.pending.delete(m.id);
+        p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
+        return;
+      }
+      // The latency is fixed now; only the server's own figure is still on its way.
+      p.endMs = endMs;
+      p.timer = setTimeout(() => {
+        this.pending.delete(m.id);
+        p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
+      }, SERVED_NOTE_WAIT_MS);
+    } else if (m.type === "served") {
+      const p = this.pending.get(m.id);
+      if (p === undefined || p.endMs === undefined) return;
+      this.pending.delete(m.id);
+      clearTimeout(p.timer);
+      p.resolve({ outcome: "ok", startMs: p.startMs, endMs: p.endMs, fresh: p.fresh, serverMs: m.serverMs });
     } else if (m.type === "welcome") {
       this.serverName = m.name;
+      this.serverSendsNotes = m.served === true;
     } else if (m.type === "baseline") {
       this.options.onBaseline(this.serverName ?? "", m.samples);
     }
