@@ -18,6 +18,8 @@ import { clientAddress, trustedProxies } from "./client-address.js";
 import { createEchoStall, NO_STALL } from "./echo/echo-stall.js";
 import { handleEcho } from "./echo/http-echo.js";
 import { startLoopLag } from "./echo/loop-lag.js";
+import { exportRouter } from "./query/export-route.js";
+import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createPeerDirectory } from "./peers.js";
 import { staticPages } from "./static-pages.js";
@@ -90,6 +92,8 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(queryRouter(store, nowMs));
   app.use(chartsRouter(store, nowMs));
   app.use(racesRouter(store, nowMs));
+  app.use(exportRouter(store, nowMs));
+  app.use(metricsRouter(store, nowMs));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);

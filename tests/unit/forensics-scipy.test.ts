@@ -6,7 +6,7 @@ import { bootstrapPercentileDiff } from "../../shared/forensics/bootstrap.js";
 import { normalSf } from "../../shared/forensics/normal.js";
 import { mannWhitneyU } from "../../shared/forensics/rank-test.js";
 import { prng } from "../helpers/prng.js";
-import { runScipyScript } from "../helpers/scipy.js";
+import { runPythonScript } from "../helpers/python.js";
 
 interface Vectors {
   scipy: string;
@@ -17,7 +17,7 @@ interface Vectors {
 
 let v: Vectors;
 beforeAll(() => {
-  v = runScipyScript("forensics_vectors.py") as Vectors;
+  v = runPythonScript("forensics_vectors.py") as Vectors;
 }, 60_000);
 
 describe("statistics against SciPy", () => {
