@@ -15,6 +15,7 @@ export function queryRouter(store: Store, nowMs: () => number): Router {
       from: f.fromMs,
       to: f.toMs,
       rows: await store.stats(f, { signal }),
+      timerResolutionMs: await store.timerResolution(f, { signal }),
     }));
   });
   return router;

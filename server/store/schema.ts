@@ -9,6 +9,7 @@ export const FLAG = {
   visibleAtReply: 2,
   froze: 4,
   fresh: 8,
+  reportInFlight: 16,
 } as const;
 /** Bits recording that the boolean was present at all (absent ≠ false). */
 export const FLAG_KNOWN_SHIFT = 8;
@@ -24,7 +25,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   client_id     TEXT NOT NULL,
   label         TEXT,
   user_agent    TEXT,
-  first_seen_ms INTEGER NOT NULL
+  first_seen_ms INTEGER NOT NULL,
+  timer_resolution_us REAL  -- the page's performance.now() step (µs); NULL if not reported
 );
 CREATE INDEX IF NOT EXISTS sessions_client ON sessions (client_id);
 -- One row per probe, baseline or skipped tick. WITHOUT ROWID keyed on
@@ -54,21 +56,21 @@ CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
 `;
 
 /**
- * Columns added to schema version 1 after databases of it existed: added in
- * place when missing (nullable, so old rows read as "not measured").
+ * Columns added within schema version 1, to databases created before them:
+ * added when missing (nullable, so old rows read as "not measured"), so
+ * migrate stays idempotent.
  */
-const ADDED_COLUMNS = [{ table: "samples", column: "server_ms", type: "REAL" }] as const;
-
-function addMissingColumns(db: Database.Database): void {
-  for (const c of ADDED_COLUMNS) {
-    const cols = db.prepare(`PRAGMA table_info(${c.table})`).all() as { name: string }[];
-    if (!cols.some((x) => x.name === c.column)) db.exec(`ALTER TABLE ${c.table} ADD COLUMN ${c.column} ${c.type}`);
-  }
-}
+const ADDED_COLUMNS = [
+  { table: "sessions", column: "timer_resolution_us", type: "REAL" },
+  { table: "samples", column: "server_ms", type: "REAL" },
+] as const;
 
 export function migrate(db: Database.Database): void {
   db.exec(DDL);
-  addMissingColumns(db);
+  for (const c of ADDED_COLUMNS) {
+    const has = (db.prepare(`PRAGMA table_info(${c.table})`).all() as { name: string }[]).some((r) => r.name === c.column);
+    if (!has) db.exec(`ALTER TABLE ${c.table} ADD COLUMN ${c.column} ${c.type}`);
+  }
   const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
   if (row === undefined) {
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));

@@ -1,15 +1,24 @@
 // The probe page: learns its servers, starts the clock worker, and wires
-// ticks → probes → samples → outbox → home server.
+// ticks → probes → samples → outbox → home server. Ticks go through the
+// scheduler (scheduler.ts): a probe slot sends its probe and nothing else;
+// the housekeeping slot does the page's own work.
 import "../common/page.css";
+import { browserClock } from "../common/clock.js";
+import { browserTransport, Outbox } from "../report/outbox.js";
+import { openOutboxStore } from "../report/outbox-store.js";
+import { showOutbox } from "../report/outbox-status.js";
+import { watchPageExit } from "../report/page-exit.js";
+import { holdSessionLock, liveSessions } from "../report/session-lock.js";
 import { configSchema, parseWith, type Config, type Sample } from "../../../shared/protocol.js";
 import type { ClockStart, ClockTick } from "./clock-protocol.js";
 import { loadClientId, loadLabel, randomToken } from "./identity.js";
 import { LiveView } from "./live-view.js";
-import { Outbox, type OutboxCounters } from "./outbox.js";
-import { openOutboxStore } from "./outbox-store.js";
 import { PageContext } from "./page-context.js";
+import { clearResourceTimings } from "./resource-timing.js";
 import { buildPlan, resolveServers } from "./plan.js";
 import { Prober } from "./prober.js";
+import { clockSlots, Scheduler } from "./scheduler.js";
+import { measureTimerResolutionMs } from "./timer-resolution.js";
 import { WsChannel } from "./ws-channel.js";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -32,35 +41,13 @@ function showStatus(text: string, bad = false): void {
   el.classList.toggle("bad", bad);
 }
 
-/** Held for the page's lifetime, so other tabs leave this session's outbox rows to it. */
-function holdSessionLock(sessionId: string): void {
-  void navigator.locks?.request(`tailprobe-session:${sessionId}`, () => new Promise<never>(() => undefined));
-}
-
-async function liveSessions(): Promise<Set<string>> {
-  const held = (await navigator.locks?.query())?.held ?? [];
-  const prefix = "tailprobe-session:";
-  return new Set(held.flatMap((l) => (l.name?.startsWith(prefix) ? [l.name.slice(prefix.length)] : [])));
-}
-
-function showOutbox(c: OutboxCounters): void {
-  const parts = [`${c.delivered} reported`, `${c.pending} waiting`];
-  if (c.dropped > 0) parts.push(`${c.dropped} dropped (outbox full)`);
-  if (c.rejected > 0) parts.push(`${c.rejected} refused by the server`);
-  if (c.failures > 0 && c.lastError !== undefined) parts.push(`home server: ${c.lastError}`);
-  $("reported").textContent = parts.join(", ");
-  const warn = $("storage-warning");
-  warn.hidden = c.storage !== "memory";
-  if (c.storage === "memory") {
-    warn.textContent = `Samples are kept in memory only (${c.fallbackReason ?? "IndexedDB unavailable"}): those not yet reported are lost if this tab closes or reloads.`;
-  }
-}
-
 async function start(): Promise<void> {
   const clientId = loadClientId();
   const sessionId = randomToken();
   const label = loadLabel();
   holdSessionLock(sessionId);
+  // Once per session, before anything else runs: every latency is a multiple of it.
+  const timerResolutionMs = measureTimerResolutionMs(browserClock.monoMs) ?? undefined;
   // The outbox starts before anything else: what an earlier session left goes
   // home even while this one waits for its configuration.
   const outbox = new Outbox(await openOutboxStore(), {
@@ -68,25 +55,22 @@ async function start(): Promise<void> {
     clientId,
     sessionId,
     label,
+    clock: browserClock,
+    transport: browserTransport(),
     liveSessions,
-    onChange: showOutbox,
+    timerResolutionMs,
+    onChange: (c) => showOutbox(c, $("reported"), $("storage-warning")),
   });
   await outbox.start();
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "hidden") outbox.flushOnHide();
-  });
-  // pagehide: first record the probes that will never answer (once probing runs), then beacon it all.
-  let abandonProbes: () => void = () => undefined;
-  window.addEventListener("pagehide", () => {
-    abandonProbes();
-    outbox.beaconOnPageHide();
-  });
+  const exit = watchPageExit(outbox);
   let sent = 0;
   let ticks = 0;
   // Exposed for tests and for the curious: read-only facts about this session.
   (window as unknown as { tailprobe: object }).tailprobe = {
     clientId,
     sessionId,
+    timerResolutionMs,
+    crossOriginIsolated: globalThis.crossOriginIsolated === true,
     get sent() {
       return sent;
     },
@@ -101,7 +85,7 @@ async function start(): Promise<void> {
     },
   };
 
-  // Until the clock runs (it pumps the outbox on every tick), a page timer does.
+  // Until the clock runs (it pumps the outbox in every housekeeping slot), a page timer does; no probe runs yet.
   const prePump = setInterval(() => outbox.pump(), 1000);
   let config: Config | undefined;
   for (let attempt = 0; config === undefined; attempt++) {
@@ -117,7 +101,8 @@ async function start(): Promise<void> {
   const servers = resolveServers(config.servers, location.href);
   const slots = buildPlan(servers);
   const context = new PageContext();
-  const live = new LiveView($<HTMLTableSectionElement>("live-rows"));
+  const live = new LiveView($<HTMLTableSectionElement>("live-rows"), $("count"));
+  const home = servers[0]?.name;
 
   const blocked = servers.filter((s) => s.blockedReason !== null);
   if (blocked.length > 0) {
@@ -154,19 +139,34 @@ async function start(): Promise<void> {
     timeoutMs: config.timeoutMs,
     channels,
     context,
+    clock: browserClock,
     emit,
-    onTick: () => {
-      ticks++;
-      outbox.pump();
-      $("count").textContent = `${sent} samples`;
+    // Reports go to the home server only.
+    reportInFlight: (server) => server === home && outbox.requestInFlight,
+    onSettled: () => scheduler.onProbeSettled(),
+  });
+  const scheduler = new Scheduler({
+    probeSlots: slots.length,
+    clock: browserClock,
+    probe: (tick) => prober.onTick(tick),
+    reportServerProbesInFlight: () => (home === undefined ? 0 : prober.inFlightTo(home)),
+    local: () => {
+      outbox.commit();
+      live.render();
+      for (const ch of channels.values()) ch.maintain();
+      clearResourceTimings();
     },
+    report: (deadlineMs) => outbox.pump(deadlineMs),
   });
 
-  abandonProbes = () => prober.abandonInFlight();
+  exit.setAbandon(() => prober.abandonInFlight());
 
   const worker = new Worker(new URL("./clock.worker.ts", import.meta.url), { type: "module" });
-  worker.onmessage = (ev: MessageEvent<ClockTick>) => prober.onTick(ev.data);
-  const startMsg: ClockStart = { type: "start", intervalMs: config.intervalMs, slots: slots.length };
+  worker.onmessage = (ev: MessageEvent<ClockTick>) => {
+    if (ev.data.slot === 0) ticks++;
+    scheduler.onTick(ev.data);
+  };
+  const startMsg: ClockStart = { type: "start", intervalMs: config.intervalMs, slots: clockSlots(slots.length) };
   worker.postMessage(startMsg);
 
   $("servers").textContent = servers.map((s) => `${s.name} ${s.baseUrl}`).join(" · ");

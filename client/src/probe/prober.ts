@@ -1,5 +1,6 @@
 // Turns clock ticks into samples: every due (tick, slot) yields exactly one
 // sample, ok, timeout, error or skipped, never silence.
+import type { Clock } from "../common/clock.js";
 import type { BaselineSample, Sample } from "../../../shared/protocol.js";
 import { raceBest2 } from "./best2-probe.js";
 import type { ClockTick } from "./clock-protocol.js";
@@ -7,7 +8,6 @@ import { probeJsonp } from "./jsonp-probe.js";
 import type { PageContext } from "./page-context.js";
 import type { Slot } from "./plan.js";
 import { resultMs, type ProbeResult } from "./probe-result.js";
-import { clearResourceTimings } from "./resource-timing.js";
 import type { WsChannel } from "./ws-channel.js";
 import { probeXhr } from "./xhr-probe.js";
 
@@ -25,9 +25,12 @@ export interface ProberOptions {
   timeoutMs: number;
   channels: Map<string, WsChannel>;
   context: PageContext;
+  clock: Clock;
   emit(sample: Sample): void;
-  /** Called once per tick, before its first probe. */
-  onTick?(): void;
+  /** Whether a report request to this server is in flight now (sets the sample's reportInFlight). */
+  reportInFlight?(server: string): boolean;
+  /** A probe settled (answered, failed or timed out). */
+  onSettled?(): void;
 }
 
 export class Prober {
@@ -35,6 +38,8 @@ export class Prober {
   private readonly outstanding: number[];
   /** How to settle each probe still in flight, should the page go away first. */
   private readonly inFlight = new Set<() => void>();
+  /** Probes in flight per server name (best-of-two counts for both of its servers). */
+  private readonly inFlightPerServer = new Map<string, number>();
 
   constructor(private readonly o: ProberOptions) {
     this.outstanding = o.slots.map(() => 0);
@@ -45,16 +50,17 @@ export class Prober {
     return this.seq++;
   }
 
+  /** Probes to this server in flight now. */
+  inFlightTo(server: string): number {
+    return this.inFlightPerServer.get(server) ?? 0;
+  }
+
+  /** Sends (or records as skipped) the probe of one slot: nothing else happens in this task. */
   onTick(tick: ClockTick): void {
-    if (tick.slot === 0) {
-      clearResourceTimings();
-      for (const ch of this.o.channels.values()) ch.maintain();
-      this.o.onTick?.();
-    }
     const slot = this.o.slots[tick.slot];
     if (slot === undefined) return;
     const base = { method: slot.method, target: slot.target, scheduledT: tick.dueMs };
-    const now = Date.now();
+    const now = this.o.clock.nowMs();
     // The worker ran but this page did not (main thread frozen or blocked) when
     // a tick reaches it after the slot's next due time: sending it now would
     // measure nothing the user saw, so it is a gap like any other.
@@ -85,7 +91,7 @@ export class Prober {
 
   private run(tick: ClockTick, slot: Slot): void {
     const ctx = this.o.context;
-    const sentAtMs = Date.now();
+    const sentAtMs = this.o.clock.nowMs();
     const common = {
       method: slot.method,
       target: slot.target,
@@ -94,8 +100,10 @@ export class Prober {
       lateMs: Math.max(0, sentAtMs - tick.dueMs),
       visibleAtSend: ctx.visible,
       hiddenMs: ctx.hiddenMs(sentAtMs),
+      reportInFlight: slot.servers.some((s) => this.o.reportInFlight?.(s.name) === true),
     };
     const freezesAtSend = ctx.freezeCount;
+    const serverNames = [...new Set(slot.servers.map((s) => s.name))];
     const timeoutMs = this.o.timeoutMs;
     let released = false;
     // Frees this probe's place under the cap; best-of-two does so as soon as the race is decided.
@@ -110,6 +118,7 @@ export class Prober {
       if (settled) return;
       settled = true;
       this.inFlight.delete(abandon);
+      for (const name of serverNames) this.inFlightPerServer.set(name, this.inFlightTo(name) - 1);
       release();
       const sample: Sample = {
         ...common,
@@ -119,6 +128,7 @@ export class Prober {
         froze: ctx.freezeCount !== freezesAtSend,
       };
       this.o.emit(sample);
+      this.o.onSettled?.();
     };
     const settleProbe = (r: ProbeResult) => {
       const fields: Partial<Sample> & Pick<Sample, "ms" | "outcome"> = { ms: resultMs(r, timeoutMs), outcome: r.outcome };
@@ -135,6 +145,7 @@ export class Prober {
     if (first === undefined || ch === undefined) return; // ruled out in onTick
     this.outstanding[tick.slot]!++;
     this.inFlight.add(abandon);
+    for (const name of serverNames) this.inFlightPerServer.set(name, this.inFlightTo(name) + 1);
     switch (slot.method) {
       case "xhr":
         void probeXhr(first.baseUrl, timeoutMs).then(settleProbe);

@@ -25,6 +25,11 @@ export const STALE_TIMEOUTS_MAX = 3;
  */
 export const SERVED_NOTE_WAIT_MS = 1000;
 
+/** The echo message exactly as echo() sends it (JSON.stringify of { type, id }). */
+const ECHO_REPLY = /^\{"type":"echo","id":(\d{1,15})\}$/;
+/** The served note exactly as server/echo/ws-echo.ts writes it (serverMs with three decimals). */
+const SERVED_NOTE = /^\{"type":"served","id":(\d{1,15}),"serverMs":(\d{1,9}\.\d{3})\}$/;
+
 interface Pending {
   startMs: number;
   /** performance.now() when the echo came back, while its served note is awaited. */
@@ -156,6 +161,20 @@ export class WsChannel {
   private onMessage(data: unknown): void {
     const endMs = performance.now();
     if (typeof data !== "string") return;
+    // An echo reply is our own message sent back byte for byte; matching its
+    // exact text is a complete check of it, and keeps zod (~0.3 ms a parse
+    // without JIT) off the reply's task. Anything else goes through the schema.
+    const echo = ECHO_REPLY.exec(data);
+    if (echo !== null) {
+      this.onEcho(Number(echo[1]), endMs);
+      return;
+    }
+    // The served note follows every echo: the same exact-text shortcut keeps it cheap too.
+    const served = SERVED_NOTE.exec(data);
+    if (served !== null) {
+      this.onServed(Number(served[1]), Number(served[2]));
+      return;
+    }
     let raw: unknown;
     try {
       raw = JSON.parse(data);
@@ -166,32 +185,40 @@ export class WsChannel {
     if (!msg.ok) return;
     const m = msg.value;
     if (m.type === "echo") {
-      const p = this.pending.get(m.id);
-      if (p === undefined || p.endMs !== undefined) return; // answered after its timeout: already recorded
-      clearTimeout(p.timer);
-      this.timeoutsInARow = 0;
-      if (!this.serverSendsNotes) {
-        this.pending.delete(m.id);
-        p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
-        return;
-      }
-      // The latency is fixed now; only the server's own figure is still on its way.
-      p.endMs = endMs;
-      p.timer = setTimeout(() => {
-        this.pending.delete(m.id);
-        p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
-      }, SERVED_NOTE_WAIT_MS);
+      this.onEcho(m.id, endMs);
     } else if (m.type === "served") {
-      const p = this.pending.get(m.id);
-      if (p === undefined || p.endMs === undefined) return;
-      this.pending.delete(m.id);
-      clearTimeout(p.timer);
-      p.resolve({ outcome: "ok", startMs: p.startMs, endMs: p.endMs, fresh: p.fresh, serverMs: m.serverMs });
+      this.onServed(m.id, m.serverMs);
     } else if (m.type === "welcome") {
       this.serverName = m.name;
       this.serverSendsNotes = m.served === true;
     } else if (m.type === "baseline") {
       this.options.onBaseline(this.serverName ?? "", m.samples);
     }
+  }
+
+  private onEcho(id: number, endMs: number): void {
+    const p = this.pending.get(id);
+    if (p === undefined || p.endMs !== undefined) return; // answered after its timeout: already recorded
+    clearTimeout(p.timer);
+    this.timeoutsInARow = 0;
+    if (!this.serverSendsNotes) {
+      this.pending.delete(id);
+      p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
+      return;
+    }
+    // The latency is fixed now; only the server's own figure is still on its way.
+    p.endMs = endMs;
+    p.timer = setTimeout(() => {
+      this.pending.delete(id);
+      p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
+    }, SERVED_NOTE_WAIT_MS);
+  }
+
+  private onServed(id: number, serverMs: number): void {
+    const p = this.pending.get(id);
+    if (p === undefined || p.endMs === undefined) return;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    p.resolve({ outcome: "ok", startMs: p.startMs, endMs: p.endMs, fresh: p.fresh, serverMs });
   }
 }

@@ -4,6 +4,7 @@
 // server loses nothing. Delivery is idempotent on (sessionId, seq): a batch
 // sent twice (a lost answer, a beacon and then a retry) is never counted twice.
 import { BATCH_SAMPLES_MAX, type IngestResult, type Sample } from "../../../shared/protocol.js";
+import type { Clock } from "../common/clock.js";
 import { MemoryStore, type OutboxRow, type OutboxStore, type StoredRow } from "./outbox-store.js";
 
 /** Send at most this often while samples trickle in (ms). */
@@ -24,6 +25,13 @@ export const UNLOAD_BODY_BYTES_MAX = 60_000;
 export const ORPHAN_SCAN_MS = 60_000;
 /** This session's unacknowledged samples kept in memory too, for the beacon at pagehide. */
 export const RECENT_MAX = 2000;
+
+/**
+ * Pumps in a row whose report may miss its moment (pump's deadline passed
+ * before the request could start) before one goes regardless: at very short
+ * intervals there is no moment free of probes, and the outbox must still drain.
+ */
+export const POSTPONE_MAX = 3;
 
 /** Answers that will never succeed however often the batch is retried. */
 const HOPELESS_STATUS = new Set([400, 409, 413]);
@@ -46,20 +54,39 @@ export interface OutboxCounters {
   lastError: string | undefined;
 }
 
+/** How a batch leaves the page: `fetch` and `navigator.sendBeacon` in a browser, fakes in tests. */
+export interface OutboxTransport {
+  fetch(url: string, init: RequestInit): Promise<Response>;
+  /** Absent where the browser has no sendBeacon. */
+  sendBeacon?(url: string, body: string): boolean;
+}
+
+export const browserTransport = (): OutboxTransport => ({
+  fetch: (url, init) => fetch(url, init),
+  ...(typeof navigator.sendBeacon === "function" ? { sendBeacon: (url, body) => navigator.sendBeacon(url, body) } : {}),
+});
+
 export interface OutboxOptions {
   endpoint: string;
+  clock: Clock;
+  transport: OutboxTransport;
   clientId: string;
   sessionId: string;
   label?: string | undefined;
   /** Sessions whose page is still open elsewhere; their own tab delivers their rows. */
   liveSessions?(): Promise<Set<string>>;
   onChange?(counters: OutboxCounters): void;
+  /** This page's measured performance.now() step (ms), sent with every batch of its own session. */
+  timerResolutionMs?: number | undefined;
 }
 
 export class Outbox {
   /** Samples handed over but not yet committed to the store. */
   private unsaved: OutboxRow[] = [];
-  private saving = false;
+  /** Rows in the transaction being written. */
+  private writing = 0;
+  /** The write under way, if any: a delivery waits for it so it reads what was taken. */
+  private saving: Promise<void> | null = null;
   /** This session's unacknowledged samples by seq, newest last. */
   private readonly recent = new Map<number, Sample>();
   /**
@@ -74,6 +101,10 @@ export class Outbox {
   /** Per session, the last seq delivered (or refused): the next read starts after it. */
   private readonly doneSeq = new Map<string, number>();
   private inFlight = false;
+  /** A request to the endpoint is on the wire (sent, answer not yet read). */
+  private requesting = false;
+  /** Deliveries in a row that found their deadline passed. */
+  private postponed = 0;
   private nextAttemptMs = 0;
   private lastSendMs = Number.NEGATIVE_INFINITY;
   private readonly c: OutboxCounters;
@@ -96,7 +127,7 @@ export class Outbox {
   }
 
   get counters(): Readonly<OutboxCounters> {
-    this.c.pending = this.own + this.unsaved.length + this.orphanRows;
+    this.c.pending = this.own + this.writing + this.unsaved.length + this.orphanRows;
     return this.c;
   }
 
@@ -107,6 +138,10 @@ export class Outbox {
     this.pump();
   }
 
+  /**
+   * Takes a sample; it is written to the store at the next commit() (the
+   * page's housekeeping slot), so no IndexedDB transaction runs in a probe's task.
+   */
   add(sample: Sample): void {
     const o = this.options;
     const row: OutboxRow = { sessionId: o.sessionId, clientId: o.clientId, sample };
@@ -114,24 +149,41 @@ export class Outbox {
     this.unsaved.push(row);
     this.recent.set(sample.seq, sample);
     if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
-    void this.save();
   }
 
-  /** Called on every clock tick: delivers a batch when one is due. */
-  pump(): void {
-    const now = performance.now();
+  /** Writes the samples taken since the last commit to the store. */
+  commit(): void {
+    if (this.unsaved.length > 0) void this.save();
+  }
+
+  /** Whether a report request is on the wire now (probes sent meanwhile record it). */
+  get requestInFlight(): boolean {
+    return this.requesting;
+  }
+
+  /**
+   * Called in every housekeeping slot: commits, then sends one batch when one
+   * is due. deadlineMs (epoch ms, the options' clock): the request must start
+   * by then or wait for the next pump (at most POSTPONE_MAX in a row), so the
+   * IndexedDB read before it cannot push it into the next probe's moment.
+   */
+  pump(deadlineMs?: number): void {
+    this.commit();
+    const now = this.options.clock.monoMs();
     if (this.inFlight || now < this.nextAttemptMs) return;
     const scanDue = now - this.lastScanMs >= ORPHAN_SCAN_MS;
+    const own = this.own + this.writing + this.unsaved.length;
     if (this.orphanSessions.length === 0 && !scanDue) {
-      if (this.own === 0) return;
-      if (this.own < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
+      if (own === 0) return;
+      if (own < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
     }
-    void this.deliver(false);
+    void this.deliver(false, this.postponed >= POSTPONE_MAX ? undefined : deadlineMs);
   }
 
   /** The page was hidden: it may never run again, so send what fits in a keepalive request now. */
   flushOnHide(): void {
-    if (this.inFlight || this.own + this.orphanRows === 0) return;
+    this.commit();
+    if (this.inFlight || this.own + this.writing + this.unsaved.length + this.orphanRows === 0) return;
     void this.deliver(true);
   }
 
@@ -142,20 +194,25 @@ export class Outbox {
    * and the server counts them once.
    */
   beaconOnPageHide(): void {
-    if (this.recent.size === 0 || typeof navigator.sendBeacon !== "function") return;
+    const beacon = this.options.transport.sendBeacon;
+    if (this.recent.size === 0 || beacon === undefined) return;
     const newest = [...this.recent.values()].reverse();
     const samples = fitToBytes(newest, UNLOAD_BODY_BYTES_MAX).reverse();
-    navigator.sendBeacon(this.options.endpoint, this.body(this.options, samples));
+    beacon(this.options.endpoint, this.body(this.options, samples));
   }
 
-  private async save(): Promise<void> {
-    if (this.saving) return;
-    this.saving = true;
+  private save(): Promise<void> {
+    if (this.saving === null) this.saving = this.saveAll().finally(() => (this.saving = null));
+    return this.saving;
+  }
+
+  private async saveAll(): Promise<void> {
     try {
       // Writes are batched by arrival: while one transaction commits, the next samples gather.
       while (this.unsaved.length > 0) {
         const batch = this.unsaved;
         this.unsaved = [];
+        this.writing = batch.length;
         try {
           await this.store.put(batch);
         } catch (err) {
@@ -170,10 +227,10 @@ export class Outbox {
           await this.store.put(batch);
         }
         this.own += batch.length;
+        this.writing = 0;
       }
       if (this.own > STORED_ROWS_MAX) await this.bound(this.own);
     } finally {
-      this.saving = false;
       this.changed();
     }
   }
@@ -191,7 +248,7 @@ export class Outbox {
 
   /** Finds closed sessions' rows (another tab that went away leaves some) and enforces the bound. */
   private async scan(): Promise<void> {
-    this.lastScanMs = performance.now();
+    this.lastScanMs = this.options.clock.monoMs();
     const own = this.options.sessionId;
     const others = (await this.store.sessions()).filter((s) => s !== own);
     const live = others.length === 0 ? new Set<string>() : ((await this.options.liveSessions?.().catch(() => undefined)) ?? new Set<string>());
@@ -202,12 +259,14 @@ export class Outbox {
     await this.bound(await this.store.count());
   }
 
-  private async deliver(keepalive: boolean): Promise<void> {
+  private async deliver(keepalive: boolean, deadlineMs?: number): Promise<void> {
     this.inFlight = true;
-    this.lastSendMs = performance.now();
+    this.lastSendMs = this.options.clock.monoMs();
     try {
-      if (!keepalive && performance.now() - this.lastScanMs >= ORPHAN_SCAN_MS) await this.scan();
-      // Keep going while there is a backlog, one batch at a time, until an attempt fails.
+      await this.save();
+      if (!keepalive && this.options.clock.monoMs() - this.lastScanMs >= ORPHAN_SCAN_MS) await this.scan();
+      // One request per call: a backlog drains one batch per housekeeping slot,
+      // so a report never runs on into the next probe's moment.
       for (;;) {
         const orphan = this.orphanSessions[0];
         const session = orphan ?? this.options.sessionId;
@@ -221,20 +280,34 @@ export class Outbox {
         if (keepalive) rows = rows.slice(0, fitToBytes(rows.map((r) => r.row.sample), UNLOAD_BODY_BYTES_MAX).length);
         const first = rows[0]!.row;
         const samples = rows.map((r) => r.row.sample);
-        const res = await fetch(this.options.endpoint, {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: this.body(first, samples),
-          keepalive,
-        });
+        const body = this.body(first, samples);
+        if (deadlineMs !== undefined && this.options.clock.nowMs() > deadlineMs) {
+          this.postponed++;
+          return;
+        }
+        this.postponed = 0;
+        this.requesting = true;
+        let res: Response;
+        let answer: string;
+        try {
+          res = await this.options.transport.fetch(this.options.endpoint, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body,
+            keepalive,
+          });
+          answer = await res.text();
+        } finally {
+          this.requesting = false;
+        }
         if (HOPELESS_STATUS.has(res.status)) {
           // Retrying cannot help, and keeping the rows would block every sample behind them.
           await this.forget(rows, first.sessionId);
           this.c.rejected += rows.length;
-          this.c.lastError = `rejected (${res.status}): ${(await res.text()).slice(0, 200)}`;
+          this.c.lastError = `rejected (${res.status}): ${answer.slice(0, 200)}`;
         } else {
           if (!res.ok) throw new Error(`http-${res.status}`);
-          const result = (await res.json()) as IngestResult;
+          const result = JSON.parse(answer) as IngestResult;
           // Only now are the samples safe at home.
           await this.forget(rows, first.sessionId);
           this.c.delivered += result.accepted;
@@ -248,14 +321,14 @@ export class Outbox {
           this.orphanSessions.shift();
           this.doneSeq.delete(orphan);
         }
-        if (keepalive || (this.orphanSessions.length === 0 && this.own < BATCH_SAMPLES)) return;
+        return;
       }
     } catch (err) {
       this.c.failures++;
       this.c.lastError = (err as Error)?.message ?? String(err);
       const backoff = Math.min(RETRY_MS_MAX, RETRY_MS_FIRST * 2 ** (this.c.failures - 1));
       // Jitter spreads the retries of many tabs after a server restart.
-      this.nextAttemptMs = performance.now() + backoff * (0.5 + Math.random() / 2);
+      this.nextAttemptMs = this.options.clock.monoMs() + backoff * (0.5 + this.options.clock.random() / 2);
     } finally {
       this.inFlight = false;
       this.changed();
@@ -274,10 +347,13 @@ export class Outbox {
   }
 
   private body(who: Pick<OutboxRow, "clientId" | "sessionId" | "label">, samples: Sample[]): string {
+    // The resolution is this page's: rows an earlier session left were timed by another page.
+    const resolution = who.sessionId === this.options.sessionId ? this.options.timerResolutionMs : undefined;
     return JSON.stringify({
       clientId: who.clientId,
       sessionId: who.sessionId,
       ...(who.label !== undefined ? { label: who.label } : {}),
+      ...(resolution !== undefined ? { timerResolutionMs: resolution } : {}),
       samples,
     });
   }
