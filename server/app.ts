@@ -19,6 +19,7 @@ import { createEchoStall, NO_STALL } from "./echo/echo-stall.js";
 import { handleEcho } from "./echo/http-echo.js";
 import { startLoopLag } from "./echo/loop-lag.js";
 import { exportRouter } from "./query/export-route.js";
+import { forensicsRouter } from "./query/forensics-routes.js";
 import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createPeerDirectory } from "./peers.js";
@@ -94,6 +95,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(racesRouter(store, nowMs));
   app.use(exportRouter(store, nowMs));
   app.use(metricsRouter(store, nowMs));
+  app.use(forensicsRouter(store, nowMs));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);

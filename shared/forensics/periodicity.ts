@@ -26,6 +26,8 @@ export interface Periodicity {
   p: number;
   /** Buckets used (empty buckets are filled with the series' mean). */
   buckets: number;
+  /** Where the wave peaks: first peak this long after the first bucket's start (ms), null without a period. */
+  firstPeakMs: number | null;
 }
 
 /** Empty buckets → mean, then the mean removed: gaps neither add a period nor hide one. */
@@ -37,8 +39,8 @@ function centred(values: readonly (number | null)[]): { x: Float64Array; filled:
   return { x: Float64Array.from(values, (v) => (v !== null && Number.isFinite(v) ? v - mean : 0)), filled };
 }
 
-/** |DFT|² of x at f cycles over the whole series (f need not be an integer). */
-function power(x: Float64Array, f: number): number {
+/** DFT of x at f cycles over the whole series (f need not be an integer). */
+function dft(x: Float64Array, f: number): { re: number; im: number } {
   const n = x.length;
   let re = 0;
   let im = 0;
@@ -47,7 +49,13 @@ function power(x: Float64Array, f: number): number {
     re += x[t]! * Math.cos(w * t);
     im -= x[t]! * Math.sin(w * t);
   }
-  return (re * re + im * im) / n;
+  return { re, im };
+}
+
+/** |DFT|² / n: the periodogram ordinate at f. */
+function power(x: Float64Array, f: number): number {
+  const { re, im } = dft(x, f);
+  return (re * re + im * im) / x.length;
 }
 
 /**
@@ -77,7 +85,7 @@ export function autocorrelation(x: Float64Array, lag: number): number {
 export function detectPeriod(values: readonly (number | null)[], bucketMs: number): Periodicity {
   const { x, filled } = centred(values);
   const n = x.length;
-  const none = (p: number): Periodicity => ({ periodMs: null, strength: 0, autocorrelation: null, p, buckets: n });
+  const none = (p: number): Periodicity => ({ periodMs: null, strength: 0, autocorrelation: null, p, buckets: n, firstPeakMs: null });
   if (filled < BUCKETS_MIN) return none(1);
   // Fourier frequencies 1..floor((n−1)/2): independent ordinates under white noise.
   const m = Math.floor((n - 1) / 2);
@@ -104,12 +112,17 @@ export function detectPeriod(values: readonly (number | null)[], bucketMs: numbe
     if (pf > bestPower) (bestPower = pf), (bestF = f);
   }
   const periodBuckets = n / bestF;
+  // x(t) ≈ A·cos(w·t + φ) with φ the DFT's phase: it peaks where w·t + φ ≡ 0.
+  const { re, im } = dft(x, bestF);
+  const w = (2 * Math.PI * bestF) / n;
+  const peak = ((-Math.atan2(im, re) / w) % periodBuckets + periodBuckets) % periodBuckets;
   return {
     periodMs: periodBuckets * bucketMs,
     strength: g,
     autocorrelation: autocorrelation(x, Math.round(periodBuckets)),
     p,
     buckets: n,
+    firstPeakMs: peak * bucketMs,
   };
 }
 

@@ -39,6 +39,8 @@ describe("periodicity", () => {
       expect(p.p).toBeLessThan(1e-6);
       expect(p.autocorrelation!).toBeGreaterThan(0.2);
       expect(p.strength).toBeGreaterThan(0.1);
+      // sin peaks a quarter period in: the first peak is found there, within a bucket or two.
+      expect(Math.abs(p.firstPeakMs! - PERIOD_MS / 4)).toBeLessThan(3 * BUCKET_MS);
     }
   });
 
