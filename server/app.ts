@@ -15,8 +15,12 @@ import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
 import { createBaselines } from "./baseline/baselines.js";
 import { clientAddress, trustedProxies } from "./client-address.js";
+import { createEchoStall, NO_STALL } from "./echo/echo-stall.js";
 import { handleEcho } from "./echo/http-echo.js";
 import { startLoopLag } from "./echo/loop-lag.js";
+import { exportRouter } from "./query/export-route.js";
+import { forensicsRouter } from "./query/forensics-routes.js";
+import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createPeerDirectory } from "./peers.js";
 import { staticPages } from "./static-pages.js";
@@ -40,6 +44,8 @@ export interface ServerDeps {
   nowMs?: () => number;
   log?: (line: string) => void;
   clientDir?: string;
+  /** Mount test-only hooks (POST /api/test/stall); set from TAILPROBE_TEST_HOOKS=1 by the CLI. */
+  testHooks?: boolean;
 }
 
 /** The built pages: dist/client beside dist/server, or dist/client from the source tree. */
@@ -66,6 +72,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     trustProxy: options.trustProxy,
   });
 
+  const testStall = deps.testHooks === true ? createEchoStall(nowMs) : undefined;
+  const stall = testStall ?? NO_STALL;
+
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
@@ -79,16 +88,20 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       baselines: () => baselines.status(),
     }),
   );
+  if (testStall !== undefined) app.use(testStall.router());
   app.use(ingestRouter(store, nowMs));
   app.use(queryRouter(store, nowMs));
   app.use(chartsRouter(store, nowMs));
   app.use(racesRouter(store, nowMs));
+  app.use(exportRouter(store, nowMs));
+  app.use(metricsRouter(store, nowMs));
+  app.use(forensicsRouter(store, nowMs));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);
 
   const onRequest: http.RequestListener = (req, res) => {
-    if (!handleEcho(req, res, lag)) app(req, res);
+    if (!handleEcho(req, res, lag, stall)) app(req, res);
   };
   const server =
     options.tlsCertPath !== undefined && options.tlsKeyPath !== undefined
@@ -101,7 +114,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
 
   const proxies = trustedProxies(options.trustProxy, options.proxyAddresses);
-  const wsEcho = createWsEcho(options.name, baselines, (req) => clientAddress(req, proxies));
+  const wsEcho = createWsEcho(options.name, baselines, (req) => clientAddress(req, proxies), stall);
   server.on("upgrade", (req, socket, head) => wsEcho.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {

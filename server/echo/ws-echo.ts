@@ -5,6 +5,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { clientWsMessageSchema, parseWith } from "../../shared/protocol.js";
 import { normalizeAddress } from "../client-address.js";
+import { NO_STALL, type EchoStall } from "./echo-stall.js";
 
 /** Probe messages are tiny; anything bigger is not ours. */
 export const WS_PAYLOAD_BYTES_MAX = 4096;
@@ -13,7 +14,7 @@ export const WS_PAYLOAD_BYTES_MAX = 4096;
  * anchored regex is a complete parse of that message and skips JSON.parse and
  * the schema on the hot path; anything else takes the full parse below.
  */
-const ECHO_MESSAGE = /^\{"type":"echo","id":\d{1,15}\}$/;
+const ECHO_MESSAGE = /^\{"type":"echo","id":(\d{1,15})\}$/;
 
 /** WebSocket close code for a message that breaks the protocol (RFC 6455 policy violation). */
 export const WS_CLOSE_BAD_MESSAGE = 1008;
@@ -41,9 +42,31 @@ export interface WsEcho {
   close(): void;
 }
 
-export function createWsEcho(serverName: string, hooks: WsEchoHooks, peerAddress: (req: IncomingMessage) => string): WsEcho {
+/**
+ * Echoes `text` byte for byte, then reports the server's receive-to-send time
+ * (ms) in a separate `served` note. The note is queued only after the echo's
+ * own send, so it cannot delay the echo it describes; the echo stays the
+ * page's exact bytes, and a page that ignores notes measures what it always did.
+ */
+function echoAndNote(socket: WebSocket, text: string | RawData, id: number, receivedNs: bigint, stall: EchoStall): void {
+  const send = () => {
+    socket.send(text, { binary: false });
+    const serverMs = Number(process.hrtime.bigint() - receivedNs) / 1e6;
+    socket.send(`{"type":"served","id":${id},"serverMs":${serverMs.toFixed(3)}}`, { binary: false });
+  };
+  const delayMs = stall.delayMs();
+  if (delayMs > 0) setTimeout(send, delayMs);
+  else send();
+}
+
+export function createWsEcho(
+  serverName: string,
+  hooks: WsEchoHooks,
+  peerAddress: (req: IncomingMessage) => string,
+  stall: EchoStall = NO_STALL,
+): WsEcho {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: WS_PAYLOAD_BYTES_MAX });
-  const welcome = JSON.stringify({ type: "welcome", name: serverName });
+  const welcome = JSON.stringify({ type: "welcome", name: serverName, served: true });
 
   wss.on("connection", (socket: WebSocket, req: IncomingMessage) => {
     const address = peerAddress(req);
@@ -52,9 +75,11 @@ export function createWsEcho(serverName: string, hooks: WsEchoHooks, peerAddress
     let client: WsClient | undefined;
     socket.send(welcome);
     socket.on("message", (data: RawData, isBinary: boolean) => {
+      const receivedNs = process.hrtime.bigint();
       const text = isBinary ? "" : data.toString();
-      if (ECHO_MESSAGE.test(text)) {
-        socket.send(text, { binary: false });
+      const fast = ECHO_MESSAGE.exec(text);
+      if (fast !== null) {
+        echoAndNote(socket, text, Number(fast[1]), receivedNs, stall);
         return;
       }
       let parsed: unknown;
@@ -69,7 +94,7 @@ export function createWsEcho(serverName: string, hooks: WsEchoHooks, peerAddress
         return;
       }
       if (msg.value.type === "echo") {
-        socket.send(data, { binary: false });
+        echoAndNote(socket, data, msg.value.id, receivedNs, stall);
       } else if (client === undefined) {
         client = { socket, clientId: msg.value.clientId, sessionId: msg.value.sessionId, address, remotePort, socketAddress };
         hooks.onClient(client);
