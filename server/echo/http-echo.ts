@@ -48,9 +48,11 @@ export function handleEcho(req: IncomingMessage, res: ServerResponse, lag: LoopL
     body = ECHO_BODY;
     contentType = "application/json; charset=utf-8";
   } else {
-    const callback = new URLSearchParams(q < 0 ? "" : url.slice(q + 1)).get("callback");
+    // Exactly one callback parameter: with two, which one a cache or proxy honours is anyone's guess.
+    const callbacks = new URLSearchParams(q < 0 ? "" : url.slice(q + 1)).getAll("callback");
+    const callback = callbacks.length === 1 ? callbacks[0] : undefined;
     if (!isValidJsonpCallback(callback)) {
-      sendError(res, 400, "BAD_CALLBACK", "callback must be a JavaScript identifier (letters, digits, _ and $, dotted)");
+      sendError(res, 400, "BAD_CALLBACK", "callback must be given once, as one JavaScript identifier (letters, digits, _ and $; at most 64)");
       return true;
     }
     // The typeof guard makes a late answer (after the page gave up and deleted
