@@ -18,6 +18,8 @@ import { clientAddress, trustedProxies } from "./client-address.js";
 import { handleEcho } from "./echo/http-echo.js";
 import { startLoopLag } from "./echo/loop-lag.js";
 import { createWsEcho } from "./echo/ws-echo.js";
+import { createBudgets } from "./limits/budgets.js";
+import { capConnections } from "./limits/connection-caps.js";
 import { createPeerDirectory } from "./peers.js";
 import { staticPages } from "./static-pages.js";
 import { openStore, type Store } from "./store/store.js";
@@ -27,6 +29,8 @@ import { openStore, type Store } from "./store/store.js";
  * connection warm, and browsers keep idle sockets for up to ~60 s, so outlast them.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 70_000;
+/** Slowest check of the header and request timeouts (ms): a timeout is enforced at most this late. */
+const CONNECTIONS_CHECK_MS_MAX = 1000;
 
 export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:8080 */
@@ -79,7 +83,11 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       baselines: () => baselines.status(),
     }),
   );
-  app.use(ingestRouter(store, nowMs));
+  const proxies = trustedProxies(options.trustProxy, options.proxyAddresses);
+  const addressOf = (req: http.IncomingMessage) => clientAddress(req, proxies);
+  // Budgets refill on the monotonic clock: a wall-clock step must not empty or fill them.
+  const budgets = createBudgets(options.limits, addressOf, () => performance.now());
+  app.use(ingestRouter(store, nowMs, budgets.ingest));
   app.use(queryRouter(store, nowMs));
   app.use(chartsRouter(store, nowMs));
   app.use(racesRouter(store, nowMs));
@@ -88,20 +96,28 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(jsonErrorHandler);
 
   const onRequest: http.RequestListener = (req, res) => {
-    if (!handleEcho(req, res, lag)) app(req, res);
+    if (!handleEcho(req, res, lag, budgets.admitEcho)) app(req, res);
+  };
+  const limits = options.limits;
+  const httpOptions: http.ServerOptions = {
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // A slow-loris client trickling headers or a body is dropped at these; an
+    // idle keep-alive connection is governed by keepAliveTimeout instead.
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks the two timeouts above only this often (ms; its default is 30 s).
+    connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_MS_MAX, Math.ceil(limits.headersTimeoutMs / 4)),
   };
   const server =
     options.tlsCertPath !== undefined && options.tlsKeyPath !== undefined
       ? https.createServer(
-          { cert: fs.readFileSync(options.tlsCertPath), key: fs.readFileSync(options.tlsKeyPath) },
+          { ...httpOptions, cert: fs.readFileSync(options.tlsCertPath), key: fs.readFileSync(options.tlsKeyPath) },
           onRequest,
         )
-      : http.createServer(onRequest);
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+      : http.createServer(httpOptions, onRequest);
+  capConnections(server, { connectionsMax: limits.connectionsMax, connectionsPerAddress: limits.connectionsPerAddress, trusted: proxies });
 
-  const proxies = trustedProxies(options.trustProxy, options.proxyAddresses);
-  const wsEcho = createWsEcho(options.name, baselines, (req) => clientAddress(req, proxies));
+  const wsEcho = createWsEcho(options.name, baselines, addressOf, limits);
   server.on("upgrade", (req, socket, head) => wsEcho.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {

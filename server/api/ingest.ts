@@ -1,5 +1,5 @@
 // POST /api/samples: a page's batch of samples, stored once or not at all.
-import express, { type Router } from "express";
+import express, { type RequestHandler, type Router } from "express";
 import { parseWith, sampleBatchSchema } from "../../shared/protocol.js";
 import { SessionOwnerError, type Store } from "../store/store.js";
 import { sendError } from "./http-error.js";
@@ -9,11 +9,13 @@ import { sameOriginOnly } from "./same-origin.js";
 export const INGEST_BODY_BYTES_MAX = 1024 * 1024;
 export const USER_AGENT_CHARS_MAX = 512;
 
-export function ingestRouter(store: Store, nowMs: () => number): Router {
+export function ingestRouter(store: Store, nowMs: () => number, budget: RequestHandler): Router {
   const router = express.Router();
   router.post(
     "/api/samples",
     sameOriginOnly(),
+    // Before the body is read: a refused client costs no parsing.
+    budget,
     // sendBeacon posts text/plain; accept it as JSON too.
     express.json({ limit: INGEST_BODY_BYTES_MAX, type: ["application/json", "text/plain"] }),
     (req, res) => {

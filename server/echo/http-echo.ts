@@ -28,13 +28,22 @@ function sendError(res: ServerResponse, status: number, code: string, error: str
   res.end(body);
 }
 
-/** Answers the request if it is for an echo path; returns false to let the app handle it. */
-export function handleEcho(req: IncomingMessage, res: ServerResponse, lag: LoopLag): boolean {
+/**
+ * Answers the request if it is for an echo path; returns false to let the app
+ * handle it. `admit` may refuse it first (a rate limit), having answered it itself.
+ */
+export function handleEcho(
+  req: IncomingMessage,
+  res: ServerResponse,
+  lag: LoopLag,
+  admit: (req: IncomingMessage, res: ServerResponse) => boolean = () => true,
+): boolean {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   const pathname = q < 0 ? url : url.slice(0, q);
   if (pathname !== "/echo" && pathname !== "/jsonp") return false;
   const startNs = process.hrtime.bigint();
+  if (!admit(req, res)) return true;
 
   if (req.method !== "GET" && req.method !== "HEAD") {
     res.setHeader("Allow", "GET, HEAD");
