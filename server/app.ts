@@ -11,6 +11,7 @@ import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
 import { jsonErrorHandler, sendError } from "./api/http-error.js";
 import { ingestRouter } from "./api/ingest.js";
+import { RAW_RETENTION_DAYS_DEFAULT, sampleChecker } from "./api/sample-checks.js";
 import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
 import { createBaselines } from "./baseline/baselines.js";
@@ -22,6 +23,7 @@ import { createBudgets } from "./limits/budgets.js";
 import { capConnections } from "./limits/connection-caps.js";
 import { createPeerDirectory } from "./peers.js";
 import { staticPages } from "./static-pages.js";
+import { startupStorageMessage, storageHealth } from "./storage-faults.js";
 import { openStore, type Store } from "./store/store.js";
 
 /**
@@ -53,10 +55,21 @@ export function defaultClientDir(): string {
   return candidates.find((dir) => fs.existsSync(path.join(dir, "index.html"))) ?? candidates[0]!;
 }
 
+/** Opens the database, or fails with what the operator should do (a damaged file is never overwritten). */
+function openStoreOrExplain(dbPath: string): Store {
+  try {
+    return openStore(dbPath);
+  } catch (err) {
+    const message = startupStorageMessage(err, path.resolve(dbPath));
+    if (message !== undefined) throw new Error(message, { cause: err });
+    throw err;
+  }
+}
+
 export async function startServer(options: ServeOptions, deps: ServerDeps = {}): Promise<RunningServer> {
   const nowMs = deps.nowMs ?? Date.now;
   const log = deps.log ?? ((line: string) => console.log(line));
-  const store = openStore(options.dbPath);
+  const store = openStoreOrExplain(options.dbPath);
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
   const baselines = createBaselines({
@@ -87,7 +100,20 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const addressOf = (req: http.IncomingMessage) => clientAddress(req, proxies);
   // Budgets refill on the monotonic clock: a wall-clock step must not empty or fill them.
   const budgets = createBudgets(options.limits, addressOf, () => performance.now());
-  app.use(ingestRouter(store, nowMs, budgets.ingest));
+  const storage = storageHealth(options.dbPath, log);
+  app.use(
+    ingestRouter(store, {
+      nowMs,
+      budget: budgets.ingest,
+      storage,
+      checker: sampleChecker({
+        nowMs,
+        rawDays: RAW_RETENTION_DAYS_DEFAULT,
+        ownName: options.name,
+        peerNames: () => peers.list().map((p) => p.name),
+      }),
+    }),
+  );
   app.use(queryRouter(store, nowMs));
   app.use(chartsRouter(store, nowMs));
   app.use(racesRouter(store, nowMs));

@@ -91,6 +91,36 @@ export const sampleBatchSchema = z
   });
 export type SampleBatch = z.infer<typeof sampleBatchSchema>;
 
+/**
+ * POST /api/samples as the server first reads it: the envelope strictly, the
+ * samples one by one afterwards, so a refusal can name exactly the bad ones.
+ */
+export const sampleBatchEnvelopeSchema = z
+  .object({
+    clientId: token,
+    sessionId: token,
+    label: z.string().max(LABEL_CHARS_MAX).optional(),
+    samples: z.array(z.unknown()).min(1).max(BATCH_SAMPLES_MAX),
+  })
+  .strict();
+
+/** One sample of a refused batch that can never be stored, by its place in the batch. */
+export const rejectedSampleSchema = z.object({
+  index: z.number().int().min(0).max(BATCH_SAMPLES_MAX - 1),
+  /** The sample's seq when it had a readable one. */
+  seq: z.number().int().min(0).nullable(),
+  error: z.string().max(REASON_CHARS_MAX + 100),
+});
+export type RejectedSample = z.infer<typeof rejectedSampleSchema>;
+
+/** 400 INVALID_SAMPLES: nothing of the batch was stored; without the samples named here it would be. */
+export const sampleRefusalSchema = z.object({
+  error: z.string(),
+  code: z.literal("INVALID_SAMPLES"),
+  rejected: z.array(rejectedSampleSchema).min(1).max(BATCH_SAMPLES_MAX),
+});
+export type SampleRefusal = z.infer<typeof sampleRefusalSchema>;
+
 export interface IngestResult {
   /** Samples stored by this request. */
   accepted: number;

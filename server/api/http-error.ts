@@ -1,6 +1,7 @@
 // Errors at the HTTP boundary are values with a status and a code, answered as JSON.
 // No answer carries a server path, a stack or a library's message; none may be cached.
 import type { ErrorRequestHandler, Response } from "express";
+import { classifyStorageError } from "../storage-faults.js";
 
 export function sendError(res: Response, status: number, code: string, error: string): void {
   res.status(status).set("Cache-Control", "no-store").json({ error, code });
@@ -23,6 +24,12 @@ export const jsonErrorHandler: ErrorRequestHandler = (err: unknown, _req, res, _
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
     const [code, error] = LIBRARY_ERRORS[e.status] ?? ["BAD_REQUEST", "bad request"];
     return sendError(res, e.status === 403 ? 404 : e.status, code, error);
+  }
+  // A query that met a locked, full or damaged database: try again later (ingest logs the fault).
+  const fault = classifyStorageError(err);
+  if (fault !== undefined) {
+    res.set("Retry-After", String(fault.retryAfterS));
+    return sendError(res, 503, "STORAGE_UNAVAILABLE", `storage unavailable (${fault.kind})`);
   }
   console.error("tailprobe: unexpected error:", err);
   sendError(res, 500, "INTERNAL", "internal error");

@@ -73,6 +73,9 @@ function packFlags(s: SampleBatch["samples"][number]): number {
   return flags;
 }
 
+/** How long opening the database may wait for another process's lock (ms). */
+const STARTUP_BUSY_TIMEOUT_MS = 5000;
+
 export function openStore(dbPath: string): Store {
   if (dbPath !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
   const db = new Database(dbPath);
@@ -81,8 +84,11 @@ export function openStore(dbPath: string): Store {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
+  // Start-up may wait for a lock; after it, this connection runs on the event
+  // loop, which must never wait: a locked database is SQLITE_BUSY at once (503).
+  db.pragma(`busy_timeout = ${STARTUP_BUSY_TIMEOUT_MS}`);
   migrate(db);
+  db.pragma("busy_timeout = 0");
 
   const findSession = db.prepare<[string], { id: number; client_id: string }>(
     "SELECT id, client_id FROM sessions WHERE session_key = ?",

@@ -36,7 +36,8 @@ async function get<T>(pathAndQuery: string, status = 200): Promise<T> {
 }
 
 beforeAll(async () => {
-  server = await startInProcess();
+  // Targets B and T must be servers this deployment knows; naming them means nobody is asked.
+  server = await startInProcess(["--peer", "B=http://127.0.0.1:9", "--peer", "T=http://127.0.0.1:9"]);
   // xhr A: 1..100 ms, one a second from T0, plus 5 errors.
   // ws A: 2 ms, then a spike of 500 ms during minute 5, tab hidden for the last 10.
   // tcprtt A: 0.5 ms smoothed, 0.25 ms min RTT.

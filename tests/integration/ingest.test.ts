@@ -6,7 +6,8 @@ import { startInProcess } from "../helpers/in-process.js";
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startInProcess();
+  // Target B must be a server this deployment knows; naming it means nobody is asked.
+  server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
 });
 afterAll(async () => {
   await server.close();
@@ -119,7 +120,7 @@ describe("POST /api/samples → GET /api/stats", () => {
 
   it("serves the pages and their config", async () => {
     const cfg = (await (await fetch(`${server.url}/api/config`)).json()) as { name: string; servers: { name: string; url: string }[]; intervalMs: number };
-    expect(cfg).toMatchObject({ protocol: 1, name: "A", intervalMs: 1000, servers: [{ name: "A", url: "" }] });
+    expect(cfg).toMatchObject({ protocol: 1, name: "A", intervalMs: 1000, servers: [{ name: "A", url: "" }, { name: "B", url: "http://127.0.0.1:9" }] });
     for (const p of ["/", "/histogram"]) {
       const res = await fetch(`${server.url}${p}`);
       expect(res.status, p).toBe(200);

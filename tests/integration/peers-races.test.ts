@@ -92,10 +92,12 @@ function bruteRank(values: number[], p: number): number | null {
 describe("GET /api/races", () => {
   let server: Server;
   const samples: (Sample & { clientId: string })[] = [];
-  const T0 = 1_800_000_000_000;
+  // An hour ago: the server stores only samples dated near its own clock.
+  const T0 = Math.floor((Date.now() - 3_600_000) / 600_000) * 600_000;
 
   beforeAll(async () => {
-    server = await start(["--name", "A"]);
+    // B is named, so the server knows it (and A+B) as targets without asking it.
+    server = await start(["--name", "A", "--peer", "B=http://127.0.0.1:9"]);
     const rnd = prng(20101101);
     const latency = () => (rnd() < 0.03 ? 200 + rnd() * 800 : 5 + rnd() * 40); // a planted tail
     const outcome = (okShare: number): Sample["outcome"] => {
