@@ -24,6 +24,8 @@ import { capConnections } from "./limits/connection-caps.js";
 import { createPeerDirectory } from "./peers.js";
 import { staticPages } from "./static-pages.js";
 import { startupStorageMessage, storageHealth } from "./storage-faults.js";
+import { createClientDirectory } from "./privacy/public-ids.js";
+import { loadPublicIdKey, storedClientIds } from "./store/client-secrets.js";
 import { openStore, type Store } from "./store/store.js";
 
 /**
@@ -101,11 +103,13 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   // Budgets refill on the monotonic clock: a wall-clock step must not empty or fill them.
   const budgets = createBudgets(options.limits, addressOf, () => performance.now());
   const storage = storageHealth(options.dbPath, log);
+  const clients = createClientDirectory(loadPublicIdKey(store.db), () => storedClientIds(store.db));
   app.use(
     ingestRouter(store, {
       nowMs,
       budget: budgets.ingest,
       storage,
+      clients,
       checker: sampleChecker({
         nowMs,
         rawDays: RAW_RETENTION_DAYS_DEFAULT,
@@ -114,9 +118,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       }),
     }),
   );
-  app.use(queryRouter(store, nowMs));
-  app.use(chartsRouter(store, nowMs));
-  app.use(racesRouter(store, nowMs));
+  app.use(queryRouter(store, nowMs, clients));
+  app.use(chartsRouter(store, nowMs, clients));
+  app.use(racesRouter(store, nowMs, clients));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);

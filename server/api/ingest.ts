@@ -11,6 +11,7 @@ import {
   type SampleBatch,
   type SampleRefusal,
 } from "../../shared/protocol.js";
+import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { StorageHealth } from "../storage-faults.js";
 import { SessionOwnerError, type Store } from "../store/store.js";
 import { sendError } from "./http-error.js";
@@ -26,6 +27,8 @@ export interface IngestOptions {
   budget: RequestHandler;
   /** Deployment checks for one request: names what is wrong with a well-formed sample. */
   checker: () => (s: Sample) => string | undefined;
+  /** Learns each client that reports, so its public id can be looked up. */
+  clients: ClientDirectory;
   /** Storage faults become 503 + Retry-After: the page keeps its samples and retries. */
   storage: StorageHealth;
 }
@@ -82,6 +85,7 @@ export function ingestRouter(store: Store, o: IngestOptions): Router {
           receivedAtMs: o.nowMs(),
         });
         o.storage.succeeded();
+        o.clients.add(batch.clientId);
         res.json(result);
       } catch (err) {
         if (err instanceof SessionOwnerError) return sendError(res, 409, err.code, err.message);

@@ -5,6 +5,7 @@
 import type { WebSocket } from "ws";
 import type { BaselineSample, BaselineStatus, ServerWsMessage } from "../../shared/protocol.js";
 import type { WsClient, WsEchoHooks } from "../echo/ws-echo.js";
+import { redactAddresses } from "../privacy/addresses.js";
 import { PingerPool } from "./pinger.js";
 import type { PingResult } from "./ping-sequence.js";
 import { endpointKey } from "./ss-parse.js";
@@ -259,8 +260,11 @@ export function createBaselines(options: BaselineOptions): Baselines {
         const s = pingPool.status;
         if (s.state === "unavailable") return { available: false, reason: s.reason };
         const failing = pingPool.failures();
-        if (failing.length > 0)
-          return { available: true, reason: failing.map((f) => `${f.address}: ${f.reason}`).join("; ").slice(0, 200) };
+        // /api/config is public: say how many clients and why, never which addresses.
+        if (failing.length > 0) {
+          const reasons = [...new Set(failing.map((f) => redactAddresses(f.reason)))].join("; ");
+          return { available: true, reason: `fails towards ${failing.length} client address(es): ${reasons}`.slice(0, 200) };
+        }
         return { available: true };
       })();
       const tcprtt: BaselineStatus =

@@ -5,7 +5,6 @@ import Database from "better-sqlite3";
 import {
   DEFAULT_BINS_PER_DECADE,
   type CdfResponse,
-  type ClientInfo,
   type HeatmapResponse,
   type HistogramResponse,
   type TimeseriesResponse,
@@ -13,6 +12,7 @@ import {
 import type { IngestResult, SampleBatch, StatsRow } from "../../shared/protocol.js";
 import { cdfQuery, clientsQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "./chart-queries.js";
 import { openReadPool, Pace, SLICE_MS } from "./read-pool.js";
+import type { StoredClient } from "./stored-client.js";
 import type { SampleFilter } from "./sample-filter.js";
 import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "./schema.js";
 import type { RacesResponse } from "../../shared/races.js";
@@ -54,7 +54,7 @@ export interface Store {
     filter: SampleFilter,
     options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined },
   ): Promise<HeatmapResponse>;
-  clients(): Promise<ClientInfo[]>;
+  clients(): Promise<StoredClient[]>;
   /** Availability per server and best-of-two's wins and savings (GET /api/races). */
   races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
   /** Raw access for integrity checks and tests. */

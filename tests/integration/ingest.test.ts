@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import type { StatsResponse } from "../../shared/protocol.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { publicIdOf } from "../helpers/public-id.js";
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -53,7 +54,7 @@ describe("POST /api/samples → GET /api/stats", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ accepted: 105, duplicates: 0 });
 
-    const s = await stats("&client=client_round");
+    const s = await stats(`&client=${publicIdOf(server.store.db, "client_round")}`);
     const xhrA = s.rows.find((r) => r.method === "xhr" && r.target === "A");
     expect(xhrA).toMatchObject({ count: 100, failures: 2, min: 1, p10: 10, p50: 50, mean: 50.5, p90: 90, p99: 99, p999: 100, max: 100 });
     const wsB = s.rows.find((r) => r.method === "ws" && r.target === "B");
@@ -66,7 +67,7 @@ describe("POST /api/samples → GET /api/stats", () => {
     expect(await (await post(body)).json()).toEqual({ accepted: 0, duplicates: 3 });
     const overlap = { ...body, samples: samplesOf("jsonp", "A", [7, 8, 9, 10], 0) };
     expect(await (await post(overlap)).json()).toEqual({ accepted: 1, duplicates: 3 });
-    const row = (await stats("&client=client_dup")).rows.find((r) => r.method === "jsonp");
+    const row = (await stats(`&client=${publicIdOf(server.store.db, "client_dup")}`)).rows.find((r) => r.method === "jsonp");
     expect(row).toMatchObject({ count: 4, max: 10 });
   });
 

@@ -7,6 +7,7 @@ import type { Config, Sample } from "../../shared/protocol.js";
 import type { RacesResponse } from "../../shared/races.js";
 import { prng } from "../helpers/prng.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { publicIdOf } from "../helpers/public-id.js";
 import { waitFor } from "../helpers/server-process.js";
 
 type Server = Awaited<ReturnType<typeof startInProcess>>;
@@ -190,7 +191,7 @@ describe("GET /api/races", () => {
     ["a slice of it", T0 + 100_000, T0 + 250_000, undefined],
     ["one client", T0, T0 + 600_000, "client-races-2"],
   ] as const)("matches brute force over %s", async (_what, fromMs, toMs, clientId) => {
-    const q = `from=${fromMs}&to=${toMs}${clientId ? `&client=${clientId}` : ""}`;
+    const q = `from=${fromMs}&to=${toMs}${clientId ? `&client=${publicIdOf(server.store.db, clientId)}` : ""}`;
     const res = await fetch(`${server.url}/api/races?${q}`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as RacesResponse;

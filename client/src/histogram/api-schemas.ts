@@ -89,11 +89,9 @@ export const heatmapResponseSchema: z.ZodType<HeatmapResponse> = z.object({
 export const clientsResponseSchema: z.ZodType<ClientsResponse> = z.object({
   clients: z.array(
     z.object({
-      clientId: z.string(),
+      id: z.string(),
       label: z.string().nullable(),
-      userAgent: z.string().nullable(),
       browser: z.string().nullable(),
-      os: z.string().nullable(),
       firstSeen: ms,
       lastSeen: ms,
       sessions: count,
