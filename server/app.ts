@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import type { ServeOptions } from "./cli/options.js";
+import { adminRouter } from "./api/admin.js";
 import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
 import { jsonErrorHandler, sendError } from "./api/http-error.js";
@@ -118,6 +119,17 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       }),
     }),
   );
+  if (options.adminToken !== undefined)
+    app.use(
+      adminRouter(store, {
+        token: options.adminToken,
+        nowMs,
+        rawDays: RAW_RETENTION_DAYS_DEFAULT,
+        clients,
+        budget: budgets.ingest,
+        log,
+      }),
+    );
   app.use(queryRouter(store, nowMs, clients));
   app.use(chartsRouter(store, nowMs, clients));
   app.use(racesRouter(store, nowMs, clients));
