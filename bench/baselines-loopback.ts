@@ -4,7 +4,7 @@
 // second, so the connection carries the prober's sparse traffic.
 // Phase A: ping frames half an interval away from the ss run (tailprobe's
 // choice); phase B: frames sent right after ss starts. Same run, same machine.
-// Run: npx tsx bench/baselines-loopback.ts [seconds per phase, default 30]
+// Run: npm run bench -- baselines-loopback  (or: npx tsx bench/baselines-loopback.ts [smoke|full])
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket from "ws";
@@ -14,10 +14,12 @@ import { createBaselines } from "../server/baseline/baselines.js";
 import { clientAddress } from "../server/client-address.js";
 import { createWsEcho } from "../server/echo/ws-echo.js";
 import { defaultLimits } from "../server/limits/limits-config.js";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
 
-const SECONDS = Number(process.argv[2] ?? 30);
+const SIZES = { smoke: { seconds: 3 }, full: { seconds: 30 } } as const;
 
-async function phase(wsPingPhase: number): Promise<BaselineSample[]> {
+async function phase(wsPingPhase: number, SECONDS: number): Promise<BaselineSample[]> {
   const baselines = createBaselines({ serverName: "S", ping: true, nowMs: Date.now, log: console.log, wsPingPhase });
   const echo = createWsEcho("S", baselines, (req) => clientAddress(req, null), defaultLimits(1000));
   const server = http.createServer((_req, res) => res.end());
@@ -45,7 +47,7 @@ async function phase(wsPingPhase: number): Promise<BaselineSample[]> {
 }
 
 const fmt = (v: number | null) => (v === null ? "–" : v.toFixed(3));
-function report(label: string, samples: BaselineSample[]): Record<string, number | null> {
+function report(label: string, samples: BaselineSample[], SECONDS: number): Record<string, number | null> {
   const series: Record<string, number[]> = { ping: [], wsping: [], tcprtt: [], tcpminrtt: [] };
   let failures = 0;
   for (const s of samples) {
@@ -67,7 +69,14 @@ function report(label: string, samples: BaselineSample[]): Record<string, number
   return p50;
 }
 
-const apart = report("ping frames half an interval after ss (default)", await phase(0.5));
-const together = report("ping frames at the moment ss runs", await phase(0));
-const ratio = (together.wsping ?? NaN) / (apart.wsping ?? NaN);
-console.log(`\nwsping p50 with ss coinciding / apart: ${ratio.toFixed(2)}`);
+async function run(size: BenchSize): Promise<BenchRow[]> {
+  const SECONDS = SIZES[size].seconds;
+  const apart = report("ping frames half an interval after ss (default)", await phase(0.5, SECONDS), SECONDS);
+  const together = report("ping frames at the moment ss runs", await phase(0, SECONDS), SECONDS);
+  const ratio = (together.wsping ?? NaN) / (apart.wsping ?? NaN);
+  console.log(`\nwsping p50 with ss coinciding / apart: ${ratio.toFixed(2)}`);
+  return [{ figure: "wsping p50 with ss coinciding (ms)", value: together.wsping ?? NaN, baseline: apart.wsping ?? null, goal: "(reported)", pass: null }];
+}
+
+export const bench: Benchmark = { name: "baselines-loopback", run };
+if (isMain(import.meta.url)) await runAlone(bench);

@@ -1,15 +1,18 @@
 // Does tailprobe's echo path add anything over a bare node:http server?
 // Runs both in child processes, drives each with the same keep-alive load from
 // this process, interleaved in rounds, and prints latency and throughput ratios.
-// Run: npm run bench  (or: npx tsx bench/echo-overhead.ts [rounds] [requests])
+// Run: npm run bench -- echo-overhead  (or: npx tsx bench/echo-overhead.ts [smoke|full])
 import http from "node:http";
 import path from "node:path";
 import { summarize } from "../shared/stats.js";
 import { startChild } from "./child-server.js";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
 
-const ROUNDS = Number(process.argv[2] ?? 5);
-const REQUESTS_PER_ROUND = Number(process.argv[3] ?? 4000);
+const SIZES = { smoke: { rounds: 1, requests: 200 }, full: { rounds: 5, requests: 4000 } } as const;
 const CONCURRENCY = 4;
+/** Issue 13: "Echo overhead is already good (1.12×): keep it there." */
+const OVERHEAD_MAX = 1.25;
 
 const BARE_SERVER = `
 const http = require("node:http");
@@ -48,36 +51,46 @@ async function load(url: string, requests: number): Promise<{ latenciesMs: numbe
   return { latenciesMs, seconds: (performance.now() - t0) / 1000 };
 }
 
-const bin = path.resolve("bin/tailprobe.js");
-const bare = await startChild(["-e", BARE_SERVER], "bare node:http");
-const tp = await startChild([bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
-const results: Record<string, { lat: number[]; rps: number[] }> = { bare: { lat: [], rps: [] }, tailprobe: { lat: [], rps: [] } };
-try {
-  await load(bare.url, 500); // warm-up
-  await load(tp.url, 500);
-  for (let r = 0; r < ROUNDS; r++) {
-    // Alternate the order so drift on a shared machine hits both alike.
-    const order = r % 2 === 0 ? (["bare", "tailprobe"] as const) : (["tailprobe", "bare"] as const);
-    for (const name of order) {
-      const { latenciesMs, seconds } = await load(name === "bare" ? bare.url : tp.url, REQUESTS_PER_ROUND);
-      results[name]!.lat.push(...latenciesMs);
-      results[name]!.rps.push(REQUESTS_PER_ROUND / seconds);
+async function run(size: BenchSize): Promise<BenchRow[]> {
+  const { rounds: ROUNDS, requests: REQUESTS_PER_ROUND } = SIZES[size];
+  const bin = path.resolve("bin/tailprobe.js");
+  const bare = await startChild(["-e", BARE_SERVER], "bare node:http");
+  const tp = await startChild([bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
+  const results: Record<string, { lat: number[]; rps: number[] }> = { bare: { lat: [], rps: [] }, tailprobe: { lat: [], rps: [] } };
+  try {
+    const warm = Math.min(500, REQUESTS_PER_ROUND);
+    await load(bare.url, warm); // warm-up
+    await load(tp.url, warm);
+    for (let r = 0; r < ROUNDS; r++) {
+      // Alternate the order so drift on a shared machine hits both alike.
+      const order = r % 2 === 0 ? (["bare", "tailprobe"] as const) : (["tailprobe", "bare"] as const);
+      for (const name of order) {
+        const { latenciesMs, seconds } = await load(name === "bare" ? bare.url : tp.url, REQUESTS_PER_ROUND);
+        results[name]!.lat.push(...latenciesMs);
+        results[name]!.rps.push(REQUESTS_PER_ROUND / seconds);
+      }
     }
+  } finally {
+    bare.child.kill();
+    tp.child.kill();
   }
-} finally {
-  bare.child.kill();
-  tp.child.kill();
+  const median = (xs: number[]) => summarize(xs).p50 ?? NaN;
+  const row = (name: string) => {
+    const s = summarize(results[name]!.lat);
+    return { name, p50Ms: s.p50, p99Ms: s.p99, p999Ms: s.p999, reqPerSec: median(results[name]!.rps) };
+  };
+  const b = row("bare");
+  const t = row("tailprobe");
+  console.log(`GET /echo, ${ROUNDS} rounds × ${REQUESTS_PER_ROUND} requests, ${CONCURRENCY} keep-alive connections`);
+  for (const r of [b, t])
+    console.log(`${r.name.padEnd(10)} p50 ${r.p50Ms!.toFixed(3)} ms  p99 ${r.p99Ms!.toFixed(3)} ms  p99.9 ${r.p999Ms!.toFixed(3)} ms  ${r.reqPerSec.toFixed(0)} req/s`);
+  const judge = (ratio: number) => (size === "smoke" ? null : ratio <= OVERHEAD_MAX);
+  return [
+    { figure: "/echo p50 vs bare node:http (ms)", value: t.p50Ms!, baseline: b.p50Ms!, goal: `≤ ${OVERHEAD_MAX}× bare`, pass: judge(t.p50Ms! / b.p50Ms!) },
+    { figure: "/echo p99 vs bare node:http (ms)", value: t.p99Ms!, baseline: b.p99Ms!, goal: "(reported)", pass: null },
+    { figure: "/echo throughput vs bare (req/s)", value: t.reqPerSec, baseline: b.reqPerSec, goal: "(reported)", pass: null },
+  ];
 }
-const median = (xs: number[]) => summarize(xs).p50 ?? NaN;
-const row = (name: string) => {
-  const s = summarize(results[name]!.lat);
-  return { name, p50Ms: s.p50, p99Ms: s.p99, p999Ms: s.p999, reqPerSec: median(results[name]!.rps) };
-};
-const b = row("bare");
-const t = row("tailprobe");
-console.log(`GET /echo, ${ROUNDS} rounds × ${REQUESTS_PER_ROUND} requests, ${CONCURRENCY} keep-alive connections`);
-for (const r of [b, t])
-  console.log(`${r.name.padEnd(10)} p50 ${r.p50Ms!.toFixed(3)} ms  p99 ${r.p99Ms!.toFixed(3)} ms  p99.9 ${r.p999Ms!.toFixed(3)} ms  ${r.reqPerSec.toFixed(0)} req/s`);
-console.log(
-  `ratio tailprobe/bare: p50 ${(t.p50Ms! / b.p50Ms!).toFixed(2)}  p99 ${(t.p99Ms! / b.p99Ms!).toFixed(2)}  throughput ${(t.reqPerSec / b.reqPerSec).toFixed(2)}`,
-);
+
+export const bench: Benchmark = { name: "echo-overhead", run };
+if (isMain(import.meta.url)) await runAlone(bench);

@@ -5,8 +5,8 @@
 // and "under ingest" (tests/helpers/ingest-burst.ts posting 200-sample batches,
 // 4 at a time, from another process). Prints echo latency and the server's own
 // reported event-loop lag (Server-Timing) for both, and their ratios.
-// Run: npm run build:server && npx tsx bench/ingest-stall.ts [rounds] [seconds-per-phase] [batches-per-second]
-// (no rate: as fast as the server takes them, i.e. saturated).
+// Issue 13's goal: while 20,000 samples/s are ingested, /echo p99 stays within 1.5× of quiet.
+// Run: npm run build:server && npm run bench -- ingest-stall  (or: npx tsx bench/ingest-stall.ts [smoke|full])
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -14,11 +14,13 @@ import os from "node:os";
 import path from "node:path";
 import { summarize } from "../shared/stats.js";
 import { startChild } from "./child-server.js";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
 
-const ROUNDS = Number(process.argv[2] ?? 3);
-const PHASE_SECONDS = Number(process.argv[3] ?? 5);
+/** 100 batches/s of 200 samples: the 20,000 samples/s of the goal. */
+const SIZES = { smoke: { rounds: 1, phaseSeconds: 1, rate: "100" }, full: { rounds: 3, phaseSeconds: 5, rate: "100" } } as const;
 const PACE_MS = 5;
-const RATE = process.argv[4];
+const P99_RATIO_MAX = 1.5;
 
 async function probe(url: string, seconds: number): Promise<{ ms: number[]; lag: number[] }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -44,40 +46,55 @@ async function probe(url: string, seconds: number): Promise<{ ms: number[]; lag:
   return { ms, lag };
 }
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-bench-"));
-const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--db", path.join(dir, "bench.db")], "tailprobe");
-const quiet = { ms: [] as number[], lag: [] as number[] };
-const busy = { ms: [] as number[], lag: [] as number[] };
-let ingested = 0;
-try {
-  for (let round = 0; round < ROUNDS; round++) {
-    const q = await probe(server.url, PHASE_SECONDS);
-    quiet.ms.push(...q.ms);
-    quiet.lag.push(...q.lag);
-    const burst = spawn(process.execPath, ["--import", "tsx", "tests/helpers/ingest-burst.ts", server.url, "100000", "4", ...(RATE === undefined ? [] : [RATE])], { stdio: ["ignore", "pipe", "inherit"] });
-    let acks = 0;
-    burst.stdout!.on("data", (d: Buffer) => (acks += d.toString().split("\n").filter((l) => l.startsWith("ACK")).length));
-    // Let the burst reach full speed before measuring.
-    await new Promise((r) => setTimeout(r, 1000));
-    const b = await probe(server.url, PHASE_SECONDS);
-    busy.ms.push(...b.ms);
-    busy.lag.push(...b.lag);
-    burst.kill("SIGKILL");
-    await new Promise((r) => burst.once("exit", r));
-    ingested += acks * 200;
+async function run(size: BenchSize): Promise<BenchRow[]> {
+  const { rounds: ROUNDS, phaseSeconds: PHASE_SECONDS, rate: RATE } = SIZES[size];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-bench-"));
+  const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--db", path.join(dir, "bench.db")], "tailprobe");
+  const quiet = { ms: [] as number[], lag: [] as number[] };
+  const busy = { ms: [] as number[], lag: [] as number[] };
+  let ingested = 0;
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const q = await probe(server.url, PHASE_SECONDS);
+      quiet.ms.push(...q.ms);
+      quiet.lag.push(...q.lag);
+      const burst = spawn(process.execPath, ["--import", "tsx", "tests/helpers/ingest-burst.ts", server.url, "100000", "4", RATE], { stdio: ["ignore", "pipe", "inherit"] });
+      let acks = 0;
+      burst.stdout!.on("data", (d: Buffer) => (acks += d.toString().split("\n").filter((l) => l.startsWith("ACK")).length));
+      // Let the burst reach full speed before measuring.
+      await new Promise((r) => setTimeout(r, 1000));
+      const b = await probe(server.url, PHASE_SECONDS);
+      busy.ms.push(...b.ms);
+      busy.lag.push(...b.lag);
+      burst.kill("SIGKILL");
+      await new Promise((r) => burst.once("exit", r));
+      ingested += acks * 200;
+    }
+  } finally {
+    server.child.kill("SIGTERM");
+    fs.rmSync(dir, { recursive: true, force: true });
   }
-} finally {
-  server.child.kill("SIGTERM");
-  fs.rmSync(dir, { recursive: true, force: true });
+
+  const q = summarize(quiet.ms);
+  const b = summarize(busy.ms);
+  const f = (x: number | null) => (x === null ? "–" : x.toFixed(3));
+  const ratio = (x: number | null, y: number | null) => (x === null || y === null || x === 0 ? "–" : (y / x).toFixed(2));
+  console.log(`ingest-stall: ${RATE} batches/s, ${ROUNDS} rounds × ${PHASE_SECONDS} s per phase; ${ingested} samples ingested under load (${(ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0)}/s)`);
+  console.log(`| phase | echo n | p50 ms | p99 ms | p99.9 ms | max ms | server lag max ms |`);
+  console.log(`|---|---|---|---|---|---|---|`);
+  console.log(`| quiet | ${q.count} | ${f(q.p50)} | ${f(q.p99)} | ${f(q.p999)} | ${f(q.max)} | ${Math.max(0, ...quiet.lag).toFixed(1)} |`);
+  console.log(`| under ingest | ${b.count} | ${f(b.p50)} | ${f(b.p99)} | ${f(b.p999)} | ${f(b.max)} | ${Math.max(0, ...busy.lag).toFixed(1)} |`);
+  console.log(`ratio under ingest / quiet: p50 ${ratio(q.p50, b.p50)}, p99 ${ratio(q.p99, b.p99)}, max ${ratio(q.max, b.max)}`);
+  return [
+    {
+      figure: `/echo p99 while ingesting ${(ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0)} samples/s (ms)`,
+      value: b.p99!,
+      baseline: q.p99!,
+      goal: `≤ ${P99_RATIO_MAX}× quiet at 20,000 samples/s`,
+      pass: size === "smoke" ? null : b.p99! <= P99_RATIO_MAX * q.p99!,
+    },
+  ];
 }
 
-const q = summarize(quiet.ms);
-const b = summarize(busy.ms);
-const f = (x: number | null) => (x === null ? "–" : x.toFixed(3));
-const ratio = (x: number | null, y: number | null) => (x === null || y === null || x === 0 ? "–" : (y / x).toFixed(2));
-console.log(`ingest-stall: ${RATE === undefined ? "unpaced" : `${RATE} batches/s`}, ${ROUNDS} rounds × ${PHASE_SECONDS} s per phase; ${ingested} samples ingested under load (${(ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0)}/s)`);
-console.log(`| phase | echo n | p50 ms | p99 ms | p99.9 ms | max ms | server lag max ms |`);
-console.log(`|---|---|---|---|---|---|---|`);
-console.log(`| quiet | ${q.count} | ${f(q.p50)} | ${f(q.p99)} | ${f(q.p999)} | ${f(q.max)} | ${Math.max(0, ...quiet.lag).toFixed(1)} |`);
-console.log(`| under ingest | ${b.count} | ${f(b.p50)} | ${f(b.p99)} | ${f(b.p999)} | ${f(b.max)} | ${Math.max(0, ...busy.lag).toFixed(1)} |`);
-console.log(`ratio under ingest / quiet: p50 ${ratio(q.p50, b.p50)}, p99 ${ratio(q.p99, b.p99)}, max ${ratio(q.max, b.max)}`);
+export const bench: Benchmark = { name: "ingest-stall", run };
+if (isMain(import.meta.url)) await runAlone(bench);

@@ -6,7 +6,7 @@
 //   blocking – the same stats query run without slicing, in the server's thread (the old way)
 // Echo requests are sent every 10 ms whatever happens, so a stall shows as the
 // time each one waited.
-// Run: npx tsx bench/query-stall.ts [samples=1000000] [echoRequests=300]
+// Run: npm run bench -- query-stall  (or: npx tsx bench/query-stall.ts [smoke|full])
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
@@ -16,9 +16,10 @@ import { statsQuery } from "../server/store/chart-queries.js";
 import { openReadPool, Pace } from "../server/store/read-pool.js";
 import { summarize } from "../shared/stats.js";
 import { dayOfSamples } from "./synthetic-samples.js";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
 
-const N = Number(process.argv[2] ?? 1_000_000);
-const ECHO_REQUESTS = Number(process.argv[3] ?? 300);
+const SIZES = { smoke: { samples: 2000, echoRequests: 30 }, full: { samples: 1_000_000, echoRequests: 300 } } as const;
 const ECHO_INTERVAL_MS = 10;
 
 // GET /echo on a fixed schedule (open loop, like a prober: a probe is due
@@ -65,63 +66,73 @@ function echoClient(url: string, count: number): { done: Promise<number[]>; stop
 
 const fmt = (v: number | null) => (v === null ? "–" : `${v.toFixed(2)} ms`);
 
-const { dir, dbPath, endMs } = dayOfSamples(N);
-let t: number;
+async function run(size: BenchSize): Promise<BenchRow[]> {
+  const { samples: N, echoRequests: ECHO_REQUESTS } = SIZES[size];
+  let t: number;
+  const { dir, dbPath, endMs } = dayOfSamples(N);
 
-const parsed = parseServeArgs(["--port", "0", "--db", dbPath, "--no-ping"]);
-if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");
-const server = await startServer(parsed.value, { log: () => {} });
-const results: Record<string, number[]> = {};
-const queryMs: number[] = [];
-try {
-  // Warm-up: connections, page cache, JIT.
-  await echoClient(server.url, 50).done;
-  await fetch(`${server.url}/api/stats?from=0`).then((r) => r.json());
+  const parsed = parseServeArgs(["--port", "0", "--db", dbPath, "--no-ping"]);
+  if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");
+  const server = await startServer(parsed.value, { log: () => {} });
+  const results: Record<string, number[]> = {};
+  const queryMs: number[] = [];
+  try {
+    // Warm-up: connections, page cache, JIT.
+    await echoClient(server.url, 50).done;
+    await fetch(`${server.url}/api/stats?from=0`).then((r) => r.json());
 
-  results.idle = await echoClient(server.url, ECHO_REQUESTS).done;
+    results.idle = await echoClient(server.url, ECHO_REQUESTS).done;
 
-  {
-    const client = echoClient(server.url, ECHO_REQUESTS);
-    let finished = false;
-    void client.done.then(() => (finished = true));
-    for (let i = 0; !finished && i < 1000; i++) {
-      const q = i % 2 === 0 ? "stats" : "histogram";
-      t = performance.now();
-      const res = await fetch(`${server.url}/api/${q}?from=0`);
-      await res.json();
-      if (res.status !== 200) throw new Error(`${q}: HTTP ${res.status}`);
-      queryMs.push(performance.now() - t);
+    {
+      const client = echoClient(server.url, ECHO_REQUESTS);
+      let finished = false;
+      void client.done.then(() => (finished = true));
+      for (let i = 0; !finished && i < 1000; i++) {
+        const q = i % 2 === 0 ? "stats" : "histogram";
+        t = performance.now();
+        const res = await fetch(`${server.url}/api/${q}?from=0`);
+        await res.json();
+        if (res.status !== 200) throw new Error(`${q}: HTTP ${res.status}`);
+        queryMs.push(performance.now() - t);
+      }
+      results.sliced = await client.done;
     }
-    results.sliced = await client.done;
+
+    {
+      const pool = openReadPool(dbPath, server.store.db);
+      const client = echoClient(server.url, 100_000);
+      const blockingMs: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        t = performance.now();
+        await statsQuery(pool, { fromMs: 0, toMs: endMs }, new Pace(Number.POSITIVE_INFINITY));
+        blockingMs.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 1000)); // let the stalled echoes through before the next
+      }
+      client.stop();
+      results.blocking = await client.done;
+      pool.close();
+      console.log(`blocking stats query: ${blockingMs.map((x) => x.toFixed(0)).join(", ")} ms`);
+    }
+  } finally {
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  {
-    const pool = openReadPool(dbPath, server.store.db);
-    const client = echoClient(server.url, 100_000);
-    const blockingMs: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      t = performance.now();
-      await statsQuery(pool, { fromMs: 0, toMs: endMs }, new Pace(Number.POSITIVE_INFINITY));
-      blockingMs.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 1000)); // let the stalled echoes through before the next
-    }
-    client.stop();
-    results.blocking = await client.done;
-    pool.close();
-    console.log(`blocking stats query: ${blockingMs.map((x) => x.toFixed(0)).join(", ")} ms`);
+  const q = summarize(queryMs);
+  console.log(`sliced whole-range queries: ${queryMs.length}, p50 ${fmt(q.p50)}, max ${fmt(q.max)}`);
+  const idle = summarize(results.idle!);
+  console.log("\n| echo during | requests | p50 | p99 | max | ratio p50 | ratio p99 |\n|---|---|---|---|---|---|---|");
+  for (const [name, ms] of Object.entries(results)) {
+    const s = summarize(ms);
+    console.log(
+      `| ${name} | ${s.count} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${(s.p50! / idle.p50!).toFixed(2)} | ${(s.p99! / idle.p99!).toFixed(2)} |`,
+    );
   }
-} finally {
-  await server.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  const sliced = summarize(results.sliced!);
+  return [
+    { figure: "/echo p99 during back-to-back whole-range queries (ms)", value: sliced.p99!, baseline: idle.p99!, goal: "(reported)", pass: null },
+  ];
 }
 
-const q = summarize(queryMs);
-console.log(`sliced whole-range queries: ${queryMs.length}, p50 ${fmt(q.p50)}, max ${fmt(q.max)}`);
-const idle = summarize(results.idle!);
-console.log("\n| echo during | requests | p50 | p99 | max | ratio p50 | ratio p99 |\n|---|---|---|---|---|---|---|");
-for (const [name, ms] of Object.entries(results)) {
-  const s = summarize(ms);
-  console.log(
-    `| ${name} | ${s.count} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${(s.p50! / idle.p50!).toFixed(2)} | ${(s.p99! / idle.p99!).toFixed(2)} |`,
-  );
-}
+export const bench: Benchmark = { name: "query-stall", run };
+if (isMain(import.meta.url)) await runAlone(bench);

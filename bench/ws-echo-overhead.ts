@@ -2,15 +2,18 @@
 // Both run in child processes; one client per server sends a message, waits
 // for the echo, repeats (the prober's pattern, without the 1 s pause), in
 // interleaved rounds. Prints latency percentiles and their ratios.
-// Run: npx tsx bench/ws-echo-overhead.ts [rounds] [messages]
+// Run: npm run bench -- ws-echo-overhead  (or: npx tsx bench/ws-echo-overhead.ts [smoke|full])
 import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import WebSocket from "ws";
 import { summarize } from "../shared/stats.js";
 import { startChild } from "./child-server.js";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
 
-const ROUNDS = Number(process.argv[2] ?? 5);
-const MESSAGES_PER_ROUND = Number(process.argv[3] ?? 5000);
+const SIZES = { smoke: { rounds: 1, messages: 200 }, full: { rounds: 5, messages: 5000 } } as const;
+/** Issue 13: "/ws 1.09× a bare ws echo: keep it there." */
+const OVERHEAD_MAX = 1.25;
 
 const BARE_SERVER = `
 const { WebSocketServer } = require(${JSON.stringify(path.resolve("node_modules/ws"))});
@@ -54,26 +57,37 @@ async function pingPong(ws: WebSocket, n: number): Promise<number[]> {
   return out;
 }
 
-const bare = await start(["-e", BARE_SERVER], "bare ws");
-const tp = await start([path.resolve("bin/tailprobe.js"), "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
-const lat: Record<"bare" | "tailprobe", number[]> = { bare: [], tailprobe: [] };
-try {
-  const sockets = { bare: await open(bare.url), tailprobe: await open(`${tp.url}/ws`) };
-  await pingPong(sockets.bare, 500);
-  await pingPong(sockets.tailprobe, 500);
-  for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? (["bare", "tailprobe"] as const) : (["tailprobe", "bare"] as const);
-    for (const name of order) lat[name].push(...(await pingPong(sockets[name], MESSAGES_PER_ROUND)));
+async function run(size: BenchSize): Promise<BenchRow[]> {
+  const { rounds: ROUNDS, messages: MESSAGES_PER_ROUND } = SIZES[size];
+  const bare = await start(["-e", BARE_SERVER], "bare ws");
+  const tp = await start([path.resolve("bin/tailprobe.js"), "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
+  const lat: Record<"bare" | "tailprobe", number[]> = { bare: [], tailprobe: [] };
+  try {
+    const sockets = { bare: await open(bare.url), tailprobe: await open(`${tp.url}/ws`) };
+    await pingPong(sockets.bare, Math.min(500, MESSAGES_PER_ROUND));
+    await pingPong(sockets.tailprobe, Math.min(500, MESSAGES_PER_ROUND));
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = r % 2 === 0 ? (["bare", "tailprobe"] as const) : (["tailprobe", "bare"] as const);
+      for (const name of order) lat[name].push(...(await pingPong(sockets[name], MESSAGES_PER_ROUND)));
+    }
+    sockets.bare.close();
+    sockets.tailprobe.close();
+  } finally {
+    bare.child.kill();
+    tp.child.kill();
   }
-  sockets.bare.close();
-  sockets.tailprobe.close();
-} finally {
-  bare.child.kill();
-  tp.child.kill();
+  const b = summarize(lat.bare);
+  const t = summarize(lat.tailprobe);
+  console.log(`WebSocket echo, ${ROUNDS} rounds × ${MESSAGES_PER_ROUND} round trips, one connection each`);
+  for (const [name, s] of [["bare", b], ["tailprobe", t]] as const)
+    console.log(`${name.padEnd(10)} p50 ${s.p50!.toFixed(3)} ms  p99 ${s.p99!.toFixed(3)} ms  p99.9 ${s.p999!.toFixed(3)} ms`);
+  console.log(`ratio tailprobe/bare: p50 ${(t.p50! / b.p50!).toFixed(2)}  p99 ${(t.p99! / b.p99!).toFixed(2)}`);
+  const judge = (ratio: number) => (size === "smoke" ? null : ratio <= OVERHEAD_MAX);
+  return [
+    { figure: "/ws echo p50 vs bare ws (ms)", value: t.p50!, baseline: b.p50!, goal: `≤ ${OVERHEAD_MAX}× bare`, pass: judge(t.p50! / b.p50!) },
+    { figure: "/ws echo p99 vs bare ws (ms)", value: t.p99!, baseline: b.p99!, goal: "(reported)", pass: null },
+  ];
 }
-const b = summarize(lat.bare);
-const t = summarize(lat.tailprobe);
-console.log(`WebSocket echo, ${ROUNDS} rounds × ${MESSAGES_PER_ROUND} round trips, one connection each`);
-for (const [name, s] of [["bare", b], ["tailprobe", t]] as const)
-  console.log(`${name.padEnd(10)} p50 ${s.p50!.toFixed(3)} ms  p99 ${s.p99!.toFixed(3)} ms  p99.9 ${s.p999!.toFixed(3)} ms`);
-console.log(`ratio tailprobe/bare: p50 ${(t.p50! / b.p50!).toFixed(2)}  p99 ${(t.p99! / b.p99!).toFixed(2)}`);
+
+export const bench: Benchmark = { name: "ws-echo-overhead", run };
+if (isMain(import.meta.url)) await runAlone(bench);

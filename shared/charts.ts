@@ -1,23 +1,31 @@
 // The chart endpoints' contract: the filters every query endpoint accepts and
 // the JSON shapes of /api/histogram, /api/cdf, /api/timeseries, /api/heatmap
 // and /api/clients. Server and histogram page both build against this file.
-import { z } from "zod";
+import { z } from "./zod.js";
 import { METHODS } from "./methods.js";
 import { CLIENT_TOKEN_PATTERN, TARGET_PATTERN } from "./names.js";
 
 /** Query-string integer: "123" → 123; anything else is an error. */
-const queryInt = z
-  .string()
-  .regex(/^-?\d{1,16}$/, "must be an integer")
-  .transform(Number);
+export const queryInt = z.pipe(z.string().check(z.regex(/^-?\d{1,16}$/, "must be an integer")), z.transform(Number));
+
+/** Query-string integer within bounds. */
+const queryIntIn = (min: number, max: number) => z.pipe(queryInt, z.int().check(z.minimum(min), z.maximum(max)));
+
+/** "0" or "1" → boolean. */
+const queryFlag = z.pipe(
+  z.enum(["0", "1"]),
+  z.transform((v) => v === "1"),
+);
 
 /** Comma-separated list in a query string, each item checked. */
-function queryList(item: z.ZodType<string, string>, maxItems: number) {
-  return z
-    .string()
-    .max(2000)
-    .transform((s) => s.split(",").filter((x) => x !== ""))
-    .pipe(z.array(item).max(maxItems));
+function queryList<T extends string>(item: z.core.$ZodType<T, string>, maxItems: number) {
+  return z.pipe(
+    z.pipe(
+      z.string().check(z.maxLength(2000)),
+      z.transform((s) => s.split(",").filter((x) => x !== "")),
+    ),
+    z.array(item).check(z.maxLength(maxItems)),
+  );
 }
 
 /**
@@ -29,26 +37,26 @@ export const DERIVED_SERIES = { tcpminrtt: "tcprtt" } as const;
 const SERIES_METHODS = [...METHODS, ...(Object.keys(DERIVED_SERIES) as (keyof typeof DERIVED_SERIES)[])] as const;
 
 /** "FROM-TO" epoch-ms windows, comma-separated: the spikes a user chose to leave out. */
-const excludeWindows = z
-  .string()
-  .max(2000)
-  .transform((s, ctx) => {
+const excludeWindows = z.pipe(
+  z.string().check(z.maxLength(2000)),
+  z.transform((s: string, ctx) => {
     const out: { fromMs: number; toMs: number }[] = [];
     for (const part of s.split(",")) {
       if (part === "") continue;
       const m = /^(\d{1,16})-(\d{1,16})$/.exec(part);
       if (!m || Number(m[1]) > Number(m[2])) {
-        ctx.addIssue({ code: "custom", message: `exclude window "${part.slice(0, 40)}" is not FROM-TO in epoch ms` });
+        ctx.issues.push({ code: "custom", input: s, message: `exclude window "${part.slice(0, 40)}" is not FROM-TO in epoch ms` });
         return z.NEVER;
       }
       out.push({ fromMs: Number(m[1]), toMs: Number(m[2]) });
     }
     if (out.length > 20) {
-      ctx.addIssue({ code: "custom", message: "at most 20 exclude windows" });
+      ctx.issues.push({ code: "custom", input: s, message: "at most 20 exclude windows" });
       return z.NEVER;
     }
     return out;
-  });
+  }),
+);
 
 /**
  * Filters shared by /api/stats and every chart endpoint. All optional:
@@ -62,48 +70,42 @@ const excludeWindows = z
  *   (they are still counted as failures); default: latency figures are over ok samples only
  */
 export const sampleFilterQueryShape = {
-  from: queryInt.optional(),
-  to: queryInt.optional(),
-  client: z.string().regex(CLIENT_TOKEN_PATTERN).optional(),
-  method: queryList(z.enum(SERIES_METHODS), 16).optional(),
-  target: queryList(z.string().regex(TARGET_PATTERN), 16).optional(),
-  visible: z.enum(["0", "1"]).transform((v) => v === "1").optional(),
-  maxLateMs: queryInt.pipe(z.number().min(0)).optional(),
-  exclude: excludeWindows.optional(),
-  timeouts: z.enum(["0", "1"]).transform((v) => v === "1").optional(),
+  from: z.optional(queryInt),
+  to: z.optional(queryInt),
+  client: z.optional(z.string().check(z.regex(CLIENT_TOKEN_PATTERN))),
+  method: z.optional(queryList(z.enum(SERIES_METHODS), 16)),
+  target: z.optional(queryList(z.string().check(z.regex(TARGET_PATTERN)), 16)),
+  visible: z.optional(queryFlag),
+  maxLateMs: z.optional(z.pipe(queryInt, z.number().check(z.minimum(0)))),
+  exclude: z.optional(excludeWindows),
+  timeouts: z.optional(queryFlag),
 };
 
 /** Log-spaced bins per decade when a query does not say. */
 export const DEFAULT_BINS_PER_DECADE = 20;
 
-export const histogramQuerySchema = z
-  .object({
-    ...sampleFilterQueryShape,
-    /** Log-spaced bins per decade of latency (default 20). */
-    binsPerDecade: queryInt.pipe(z.number().int().min(1).max(100)).optional(),
-  })
-  .strict();
+export const histogramQuerySchema = z.strictObject({
+  ...sampleFilterQueryShape,
+  /** Log-spaced bins per decade of latency (default 20). */
+  binsPerDecade: z.optional(queryIntIn(1, 100)),
+});
 export type HistogramQuery = z.infer<typeof histogramQuerySchema>;
 
-export const cdfQuerySchema = z.object({ ...sampleFilterQueryShape }).strict();
+export const cdfQuerySchema = z.strictObject({ ...sampleFilterQueryShape });
 export type CdfQuery = z.infer<typeof cdfQuerySchema>;
 
-export const timeseriesQuerySchema = z
-  .object({
-    ...sampleFilterQueryShape,
-    /** Bucket width; default chosen from the range (see chooseBucketMs). */
-    bucketMs: queryInt.pipe(z.number().int().min(1000).max(86_400_000)).optional(),
-  })
-  .strict();
+export const timeseriesQuerySchema = z.strictObject({
+  ...sampleFilterQueryShape,
+  /** Bucket width; default chosen from the range (see chooseBucketMs). */
+  bucketMs: z.optional(queryIntIn(1000, 86_400_000)),
+});
 export type TimeseriesQuery = z.infer<typeof timeseriesQuerySchema>;
 
-export const heatmapQuerySchema = z
-  .object({
-    ...sampleFilterQueryShape,
-    bucketMs: queryInt.pipe(z.number().int().min(1000).max(86_400_000)).optional(),
-    binsPerDecade: queryInt.pipe(z.number().int().min(1).max(100)).optional(),
-  })
-  .strict();
+export const heatmapQuerySchema = z.strictObject({
+  ...sampleFilterQueryShape,
+  bucketMs: z.optional(queryIntIn(1000, 86_400_000)),
+  binsPerDecade: z.optional(queryIntIn(1, 100)),
+});
 export type HeatmapQuery = z.infer<typeof heatmapQuerySchema>;
 
 /** One (method, target) pair: the unit every chart draws. */
@@ -186,7 +188,7 @@ export interface HeatmapResponse {
 }
 
 /** GET /api/clients takes no parameters. */
-export const clientsQuerySchema = z.object({}).strict();
+export const clientsQuerySchema = z.strictObject({});
 
 /**
  * Limits a query must respect, else 400 {"code": "QUERY_TOO_LARGE"}: time

@@ -1,12 +1,14 @@
 // The wire protocol, version 1: every message that crosses a process
 // boundary is declared here and parsed from `unknown` on arrival.
-import { z } from "zod";
-import { sampleFilterQueryShape } from "./charts.js";
+import { z } from "./zod.js";
+import { queryInt, sampleFilterQueryShape } from "./charts.js";
 import { BEST2_LEGS, METHODS, OUTCOMES } from "./methods.js";
 import { CLIENT_TOKEN_PATTERN, SERVER_NAME_PATTERN, TARGET_PATTERN } from "./names.js";
 import { fail, ok, type Result } from "./result.js";
 
 export const PROTOCOL_VERSION = 1;
+
+const ENGLISH = z.locales.en();
 
 /** Largest batch one POST /api/samples may carry. */
 export const BATCH_SAMPLES_MAX = 1000;
@@ -18,98 +20,98 @@ export const EPOCH_MS_MAX = 9_999_999_999_999;
 export const REASON_CHARS_MAX = 200;
 export const LABEL_CHARS_MAX = 64;
 
-const epochMs = z.number().int().min(EPOCH_MS_MIN).max(EPOCH_MS_MAX);
-const latencyMs = z.number().finite().min(0).max(LATENCY_MS_MAX);
-const token = z.string().regex(CLIENT_TOKEN_PATTERN);
+const epochMs = z.int().check(z.minimum(EPOCH_MS_MIN), z.maximum(EPOCH_MS_MAX));
+const latencyMs = z.number().check(z.minimum(0), z.maximum(LATENCY_MS_MAX));
+const token = z.string().check(z.regex(CLIENT_TOKEN_PATTERN));
 
 export const sampleSchema = z
-  .object({
+  .strictObject({
     /** Per-session sequence number; (sessionId, seq) makes delivery idempotent. */
-    seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    seq: z.int().check(z.minimum(0), z.maximum(Number.MAX_SAFE_INTEGER)),
     /** When the probe was actually sent (epoch ms, client clock; server clock for baselines). */
     t: epochMs,
     method: z.enum(METHODS),
     /** Server name, or "A+B" for best-of-two. */
-    target: z.string().regex(TARGET_PATTERN),
+    target: z.string().check(z.regex(TARGET_PATTERN)),
     /** Latency; null unless outcome is ok or timeout (a timeout carries the timeout value). */
-    ms: latencyMs.nullable(),
+    ms: z.nullable(latencyMs),
     outcome: z.enum(OUTCOMES),
     /** When the tick was due (epoch ms); `t - scheduledT` is the client's own lateness. */
-    scheduledT: epochMs.optional(),
+    scheduledT: z.optional(epochMs),
     /** Why a sample failed or was skipped, e.g. "frozen", "ws-closed", "http-503". */
-    reason: z.string().max(REASON_CHARS_MAX).optional(),
+    reason: z.optional(z.string().check(z.maxLength(REASON_CHARS_MAX))),
     /** best2: which leg answered first. */
-    winner: z.enum(BEST2_LEGS).optional(),
+    winner: z.optional(z.enum(BEST2_LEGS)),
     /** best2: the losing leg's latency from the race's start, when it answered. */
-    otherMs: latencyMs.nullable().optional(),
-    otherOutcome: z.enum(OUTCOMES).optional(),
+    otherMs: z.optional(z.nullable(latencyMs)),
+    otherOutcome: z.optional(z.enum(OUTCOMES)),
     /** tcprtt: the kernel's minimum RTT on the connection (ms). */
-    minrtt: latencyMs.optional(),
+    minrtt: z.optional(latencyMs),
     /** How late the tick fired against its due time (ms). */
-    lateMs: z.number().finite().min(0).max(LATENCY_MS_MAX).optional(),
+    lateMs: z.optional(latencyMs),
     /** Page visibility when the probe was sent / answered. */
-    visibleAtSend: z.boolean().optional(),
-    visibleAtReply: z.boolean().optional(),
+    visibleAtSend: z.optional(z.boolean()),
+    visibleAtReply: z.optional(z.boolean()),
     /** How long the page had been hidden when the probe was sent (ms, 0 if visible). */
-    hiddenMs: z.number().finite().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    hiddenMs: z.optional(z.number().check(z.minimum(0), z.maximum(Number.MAX_SAFE_INTEGER))),
     /** The page was frozen (or the machine asleep) between send and reply. */
-    froze: z.boolean().optional(),
+    froze: z.optional(z.boolean()),
     /** First sample on a new connection (WebSocket reconnect, new TCP connection for HTTP). */
-    fresh: z.boolean().optional(),
+    fresh: z.optional(z.boolean()),
     /** The echo server's own event-loop delay when it answered (ms, from Server-Timing). */
-    serverLagMs: z.number().finite().min(0).max(LATENCY_MS_MAX).optional(),
+    serverLagMs: z.optional(latencyMs),
   })
-  .strict()
-  .superRefine((s, ctx) => {
-    if (s.outcome === "ok" && s.ms === null) ctx.addIssue({ code: "custom", message: "an ok sample needs ms" });
-    if ((s.outcome === "error" || s.outcome === "skipped") && s.ms !== null)
-      ctx.addIssue({ code: "custom", message: `a ${s.outcome} sample has ms null` });
-    if (s.method !== "best2" && (s.winner !== undefined || s.otherMs !== undefined || s.otherOutcome !== undefined))
-      ctx.addIssue({ code: "custom", message: "winner/otherMs/otherOutcome belong to best2 samples" });
-    if (s.minrtt !== undefined && s.method !== "tcprtt")
-      ctx.addIssue({ code: "custom", message: "minrtt belongs to tcprtt samples" });
-  });
+  .check(
+    z.superRefine((s, ctx) => {
+      if (s.outcome === "ok" && s.ms === null) ctx.addIssue({ code: "custom", message: "an ok sample needs ms" });
+      if ((s.outcome === "error" || s.outcome === "skipped") && s.ms !== null)
+        ctx.addIssue({ code: "custom", message: `a ${s.outcome} sample has ms null` });
+      if (s.method !== "best2" && (s.winner !== undefined || s.otherMs !== undefined || s.otherOutcome !== undefined))
+        ctx.addIssue({ code: "custom", message: "winner/otherMs/otherOutcome belong to best2 samples" });
+      if (s.minrtt !== undefined && s.method !== "tcprtt")
+        ctx.addIssue({ code: "custom", message: "minrtt belongs to tcprtt samples" });
+    }),
+  );
 export type Sample = z.infer<typeof sampleSchema>;
 
 export const sampleBatchSchema = z
-  .object({
+  .strictObject({
     clientId: token,
     sessionId: token,
-    label: z.string().max(LABEL_CHARS_MAX).optional(),
-    samples: z.array(sampleSchema).min(1).max(BATCH_SAMPLES_MAX),
+    label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
+    samples: z.array(sampleSchema).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
   })
-  .strict()
-  .superRefine((b, ctx) => {
-    const seen = new Set<number>();
-    for (const s of b.samples) {
-      if (seen.has(s.seq)) {
-        ctx.addIssue({ code: "custom", message: `seq ${s.seq} appears twice in one batch` });
-        return;
+  .check(
+    z.superRefine((b, ctx) => {
+      const seen = new Set<number>();
+      for (const s of b.samples) {
+        if (seen.has(s.seq)) {
+          ctx.addIssue({ code: "custom", message: `seq ${s.seq} appears twice in one batch` });
+          return;
+        }
+        seen.add(s.seq);
       }
-      seen.add(s.seq);
-    }
-  });
+    }),
+  );
 export type SampleBatch = z.infer<typeof sampleBatchSchema>;
 
 /**
  * POST /api/samples as the server first reads it: the envelope strictly, the
  * samples one by one afterwards, so a refusal can name exactly the bad ones.
  */
-export const sampleBatchEnvelopeSchema = z
-  .object({
-    clientId: token,
-    sessionId: token,
-    label: z.string().max(LABEL_CHARS_MAX).optional(),
-    samples: z.array(z.unknown()).min(1).max(BATCH_SAMPLES_MAX),
-  })
-  .strict();
+export const sampleBatchEnvelopeSchema = z.strictObject({
+  clientId: token,
+  sessionId: token,
+  label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
+  samples: z.array(z.unknown()).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
+});
 
 /** One sample of a refused batch that can never be stored, by its place in the batch. */
 export const rejectedSampleSchema = z.object({
-  index: z.number().int().min(0).max(BATCH_SAMPLES_MAX - 1),
+  index: z.int().check(z.minimum(0), z.maximum(BATCH_SAMPLES_MAX - 1)),
   /** The sample's seq when it had a readable one. */
-  seq: z.number().int().min(0).nullable(),
-  error: z.string().max(REASON_CHARS_MAX + 100),
+  seq: z.nullable(z.int().check(z.minimum(0))),
+  error: z.string().check(z.maxLength(REASON_CHARS_MAX + 100)),
 });
 export type RejectedSample = z.infer<typeof rejectedSampleSchema>;
 
@@ -117,7 +119,7 @@ export type RejectedSample = z.infer<typeof rejectedSampleSchema>;
 export const sampleRefusalSchema = z.object({
   error: z.string(),
   code: z.literal("INVALID_SAMPLES"),
-  rejected: z.array(rejectedSampleSchema).min(1).max(BATCH_SAMPLES_MAX),
+  rejected: z.array(rejectedSampleSchema).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
 });
 export type SampleRefusal = z.infer<typeof sampleRefusalSchema>;
 
@@ -129,16 +131,16 @@ export interface IngestResult {
 }
 
 export const serverInfoSchema = z.object({
-  name: z.string().regex(SERVER_NAME_PATTERN),
+  name: z.string().check(z.regex(SERVER_NAME_PATTERN)),
   /** Base URL the page uses for this server's echo paths; "" means the page's own origin. */
-  url: z.string().max(2048),
+  url: z.string().check(z.maxLength(2048)),
 });
 export type ServerInfo = z.infer<typeof serverInfoSchema>;
 
 export const baselineStatusSchema = z.object({
   available: z.boolean(),
   /** Why the baseline is unavailable, and how to fix it. */
-  reason: z.string().optional(),
+  reason: z.optional(z.string()),
 });
 export type BaselineStatus = z.infer<typeof baselineStatusSchema>;
 
@@ -146,11 +148,11 @@ export type BaselineStatus = z.infer<typeof baselineStatusSchema>;
 export const configSchema = z.object({
   protocol: z.literal(PROTOCOL_VERSION),
   /** This server's own name. */
-  name: z.string().regex(SERVER_NAME_PATTERN),
+  name: z.string().check(z.regex(SERVER_NAME_PATTERN)),
   /** servers[0] is this server (the home server); the rest are peers. */
-  servers: z.array(serverInfoSchema).min(1).max(8),
-  intervalMs: z.number().int().positive(),
-  timeoutMs: z.number().int().positive(),
+  servers: z.array(serverInfoSchema).check(z.minLength(1), z.maxLength(8)),
+  intervalMs: z.int().check(z.positive()),
+  timeoutMs: z.int().check(z.positive()),
   baselines: z.record(z.string(), baselineStatusSchema),
 });
 export type Config = z.infer<typeof configSchema>;
@@ -159,64 +161,55 @@ export type Config = z.infer<typeof configSchema>;
 
 /** Page → server. An echo message is sent back byte for byte. */
 export const clientWsMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("echo"), id: z.number().int().min(0) }).strict(),
-  z
-    .object({
-      type: z.literal("hello"),
-      clientId: token,
-      sessionId: token,
-    })
-    .strict(),
+  z.strictObject({ type: z.literal("echo"), id: z.int().check(z.minimum(0)) }),
+  z.strictObject({
+    type: z.literal("hello"),
+    clientId: token,
+    sessionId: token,
+  }),
 ]);
 export type ClientWsMessage = z.infer<typeof clientWsMessageSchema>;
 
 /** A baseline measured by a server, pushed to the page so its reports carry it home. */
-export const baselineSampleSchema = z
-  .object({
-    method: z.enum(["ping", "wsping", "tcprtt"]),
-    /** Server-side id, unique per connection, so a page never reports one twice. */
-    id: z.number().int().min(0),
-    t: epochMs,
-    target: z.string().regex(SERVER_NAME_PATTERN),
-    ms: latencyMs.nullable(),
-    outcome: z.enum(OUTCOMES),
-    minrtt: latencyMs.optional(),
-    reason: z.string().max(REASON_CHARS_MAX).optional(),
-  })
-  .strict();
+export const baselineSampleSchema = z.strictObject({
+  method: z.enum(["ping", "wsping", "tcprtt"]),
+  /** Server-side id, unique per connection, so a page never reports one twice. */
+  id: z.int().check(z.minimum(0)),
+  t: epochMs,
+  target: z.string().check(z.regex(SERVER_NAME_PATTERN)),
+  ms: z.nullable(latencyMs),
+  outcome: z.enum(OUTCOMES),
+  minrtt: z.optional(latencyMs),
+  reason: z.optional(z.string().check(z.maxLength(REASON_CHARS_MAX))),
+});
 export type BaselineSample = z.infer<typeof baselineSampleSchema>;
 
 /** Server → page (echo replies are the page's own message, not listed here). */
 export const serverWsMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("echo"), id: z.number().int().min(0) }).strict(),
-  z.object({ type: z.literal("welcome"), name: z.string().regex(SERVER_NAME_PATTERN) }).strict(),
-  z.object({ type: z.literal("baseline"), samples: z.array(baselineSampleSchema).max(100) }).strict(),
+  z.strictObject({ type: z.literal("echo"), id: z.int().check(z.minimum(0)) }),
+  z.strictObject({ type: z.literal("welcome"), name: z.string().check(z.regex(SERVER_NAME_PATTERN)) }),
+  z.strictObject({ type: z.literal("baseline"), samples: z.array(baselineSampleSchema).check(z.maxLength(100)) }),
 ]);
 export type ServerWsMessage = z.infer<typeof serverWsMessageSchema>;
 
 // ---- Queries ------------------------------------------------------------------
-
-/** Query-string number: "123" → 123; anything else is an error. */
-const queryInt = z
-  .string()
-  .regex(/^-?\d{1,16}$/, "must be an integer")
-  .transform(Number);
 
 /**
  * GET /api/stats: from, to, client as before, plus the chart endpoints'
  * filters (method, target, visible, maxLateMs, exclude; see shared/charts.ts).
  */
 export const statsQuerySchema = z
-  .object({
+  .strictObject({
     ...sampleFilterQueryShape,
-    from: queryInt.optional(),
-    to: queryInt.optional(),
-    client: token.optional(),
+    from: z.optional(queryInt),
+    to: z.optional(queryInt),
+    client: z.optional(token),
   })
-  .strict()
-  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
-    message: "from must not be after to",
-  });
+  .check(
+    z.refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
+      message: "from must not be after to",
+    }),
+  );
 export type StatsQuery = z.infer<typeof statsQuerySchema>;
 
 export interface StatsRow {
@@ -245,8 +238,9 @@ export interface StatsResponse {
 }
 
 /** Parse an unknown value with a schema into a Result with a readable message. */
-export function parseWith<T>(schema: z.ZodType<T>, input: unknown): Result<T> {
-  const r = schema.safeParse(input);
+export function parseWith<T>(schema: z.core.$ZodType<T>, input: unknown): Result<T> {
+  // zod/mini loads no messages of its own; the English ones are passed per parse.
+  const r = z.safeParse(schema, input, { error: ENGLISH.localeError });
   if (r.success) return ok(r.data);
   const issue = r.error.issues[0];
   const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";

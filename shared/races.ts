@@ -1,71 +1,64 @@
 // GET /api/races: how available each server was, and what best-of-two bought.
 // The query is /api/stats's (from, to, client); these are the answer's shapes.
-import { z } from "zod";
+import { z } from "./zod.js";
 import { BEST2_LEGS } from "./methods.js";
 
-const nullableMs = z.number().finite().nullable();
-const pair = z.object({ p50: nullableMs, p99: nullableMs }).strict();
+const nullableMs = z.nullable(z.number());
+const count = z.int().check(z.minimum(0));
+const pair = z.strictObject({ p50: nullableMs, p99: nullableMs });
 
 /** One server's (or one best-of-two target's) share of probes that answered. */
-export const availabilityRowSchema = z
-  .object({
-    /** Server name, or "A+B" for best-of-two. */
-    target: z.string(),
-    /** Probes (xhr, jsonp, ws; or best2 races) that ended ok. */
-    ok: z.number().int().min(0),
-    /** Probes that ended in timeout or error. Skipped ticks count in neither. */
-    failures: z.number().int().min(0),
-    /** ok / (ok + failures), 0..1; null with no probes in the range. */
-    share: z.number().min(0).max(1).nullable(),
-  })
-  .strict();
+export const availabilityRowSchema = z.strictObject({
+  /** Server name, or "A+B" for best-of-two. */
+  target: z.string(),
+  /** Probes (xhr, jsonp, ws; or best2 races) that ended ok. */
+  ok: count,
+  /** Probes that ended in timeout or error. Skipped ticks count in neither. */
+  failures: count,
+  /** ok / (ok + failures), 0..1; null with no probes in the range. */
+  share: z.nullable(z.number().check(z.minimum(0), z.maximum(1))),
+});
 export type AvailabilityRow = z.infer<typeof availabilityRowSchema>;
 
 /** A single method a race is compared with: one of its own legs, measured alone. */
-export const singleMethodSchema = z
-  .object({
-    method: z.enum(BEST2_LEGS),
-    target: z.string(),
-    /** ok samples of that method alone in the range. */
-    count: z.number().int().min(0),
-    p50: nullableMs,
-    p99: nullableMs,
-  })
-  .strict();
+export const singleMethodSchema = z.strictObject({
+  method: z.enum(BEST2_LEGS),
+  target: z.string(),
+  /** ok samples of that method alone in the range. */
+  count: count,
+  p50: nullableMs,
+  p99: nullableMs,
+});
 export type SingleMethod = z.infer<typeof singleMethodSchema>;
 
-export const best2RowSchema = z
-  .object({
-    /** "A+B": WebSocket to A raced against JSONP to B. */
-    target: z.string(),
-    /** Races won by either leg (ok samples). */
-    count: z.number().int().min(0),
-    /** Races both legs lost (timeout or error). */
-    failures: z.number().int().min(0),
-    /** How many races each leg won. */
-    wins: z.object({ ws: z.number().int().min(0), jsonp: z.number().int().min(0) }).strict(),
-    /** Percentiles of the race's latency (first send to first reply), nearest rank, ms. */
-    p50: nullableMs,
-    p99: nullableMs,
-    /** The legs alone: ws to the first server, jsonp to the second. */
-    single: z.array(singleMethodSchema),
-    /**
-     * Against the faster single method, per percentile: min(single pX) − best2 pX (ms).
-     * Positive means racing helped; null when a figure is missing.
-     */
-    saved: pair,
-    /** Per race where both legs answered: how far the loser trailed the winner (otherMs − ms), percentiles, ms. */
-    margin: pair,
-  })
-  .strict();
+export const best2RowSchema = z.strictObject({
+  /** "A+B": WebSocket to A raced against JSONP to B. */
+  target: z.string(),
+  /** Races won by either leg (ok samples). */
+  count: count,
+  /** Races both legs lost (timeout or error). */
+  failures: count,
+  /** How many races each leg won. */
+  wins: z.strictObject({ ws: count, jsonp: count }),
+  /** Percentiles of the race's latency (first send to first reply), nearest rank, ms. */
+  p50: nullableMs,
+  p99: nullableMs,
+  /** The legs alone: ws to the first server, jsonp to the second. */
+  single: z.array(singleMethodSchema),
+  /**
+   * Against the faster single method, per percentile: min(single pX) − best2 pX (ms).
+   * Positive means racing helped; null when a figure is missing.
+   */
+  saved: pair,
+  /** Per race where both legs answered: how far the loser trailed the winner (otherMs − ms), percentiles, ms. */
+  margin: pair,
+});
 export type Best2Row = z.infer<typeof best2RowSchema>;
 
-export const racesResponseSchema = z
-  .object({
-    from: z.number(),
-    to: z.number(),
-    availability: z.array(availabilityRowSchema),
-    best2: z.array(best2RowSchema),
-  })
-  .strict();
+export const racesResponseSchema = z.strictObject({
+  from: z.number(),
+  to: z.number(),
+  availability: z.array(availabilityRowSchema),
+  best2: z.array(best2RowSchema),
+});
 export type RacesResponse = z.infer<typeof racesResponseSchema>;

@@ -1,7 +1,7 @@
 // Every query endpoint parses its query string and the sample filters in it
 // the same way, and answers a bad one itself with 400 INVALID_QUERY.
 import type { Request, Response } from "express";
-import type { z } from "zod";
+import type { z } from "../../shared/zod.js";
 import { parseWith } from "../../shared/protocol.js";
 import { filterFromQuery, type SampleFilter } from "../store/store.js";
 import type { SampleFilterQuery } from "../store/sample-filter.js";
@@ -10,7 +10,7 @@ import { sendError } from "./http-error.js";
 
 /** The parsed query and its filter, or null once a 400 has been sent. */
 export function parseFilterQuery<T extends SampleFilterQuery>(
-  schema: z.ZodType<T>,
+  schema: z.core.$ZodType<T>,
   req: Request,
   res: Response,
   nowMs: number,

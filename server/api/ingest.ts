@@ -4,6 +4,7 @@
 import express, { type RequestHandler, type Router } from "express";
 import {
   parseWith,
+  REASON_CHARS_MAX,
   sampleBatchEnvelopeSchema,
   sampleSchema,
   type RejectedSample,
@@ -20,6 +21,8 @@ import { sameOriginOnly } from "./same-origin.js";
 /** A full batch of 1000 samples with every optional field is ~400 kB. */
 export const INGEST_BODY_BYTES_MAX = 1024 * 1024;
 export const USER_AGENT_CHARS_MAX = 512;
+/** Characters of the reason given per refused sample (the wire contract's bound). */
+const REJECTED_ERROR_CHARS_MAX = REASON_CHARS_MAX + 100;
 
 export interface IngestOptions {
   nowMs: () => number;
@@ -46,7 +49,7 @@ export function parseSamples(raw: unknown[], check: (s: Sample) => string | unde
       ? parsed.error
       : (check(parsed.value) ?? (seen.has(parsed.value.seq) ? `seq ${parsed.value.seq} appears twice in one batch` : undefined));
     if (error !== undefined || !parsed.ok) {
-      rejected.push({ index, seq, error: error ?? "invalid" });
+      rejected.push({ index, seq, error: (error ?? "invalid").slice(0, REJECTED_ERROR_CHARS_MAX) });
       return;
     }
     seen.add(parsed.value.seq);

@@ -1,9 +1,10 @@
 // The outbox's promises, on its in-memory store with a fake fetch: rows go
 // only after a 200, hopeless answers are dropped and counted, failures back
 // off, and rows an earlier session left go first.
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { Outbox } from "../../client/src/probe/outbox.js";
-import { MemoryStore } from "../../client/src/probe/outbox-store.js";
+import { describe, expect, it, vi } from "vitest";
+import type { Clock } from "../../client/src/common/clock.js";
+import { FLUSH_INTERVAL_MS, Outbox, RETRY_MS_FIRST, type OutboxOptions, type OutboxTransport } from "../../client/src/report/outbox.js";
+import { MemoryStore } from "../../client/src/report/outbox-store.js";
 import type { Sample } from "../../shared/protocol.js";
 
 const sample = (seq: number): Sample => ({ seq, t: 1_700_000_000_000 + seq, method: "xhr", target: "A", ms: 1, outcome: "ok" });
@@ -14,49 +15,75 @@ interface Call {
   keepalive: boolean;
 }
 
-function fakeFetch(answer: () => { status: number; body?: unknown }): { calls: Call[] } {
+function fakeTransport(answer: () => { status: number; body?: unknown }): { calls: Call[]; transport: OutboxTransport } {
   const calls: Call[] = [];
-  vi.stubGlobal("fetch", (_url: string, init: RequestInit) => {
-    const body = JSON.parse(String(init.body)) as { sessionId: string; samples: Sample[] };
-    calls.push({ sessionId: body.sessionId, seqs: body.samples.map((s) => s.seq), keepalive: init.keepalive === true });
-    const a = answer();
-    return Promise.resolve(new Response(JSON.stringify(a.body ?? { accepted: body.samples.length, duplicates: 0 }), { status: a.status }));
-  });
-  return { calls };
+  const transport: OutboxTransport = {
+    fetch: (_url, init) => {
+      const body = JSON.parse(String(init.body)) as { sessionId: string; samples: Sample[] };
+      calls.push({ sessionId: body.sessionId, seqs: body.samples.map((s) => s.seq), keepalive: init.keepalive === true });
+      const a = answer();
+      return Promise.resolve(new Response(JSON.stringify(a.body ?? { accepted: body.samples.length, duplicates: 0 }), { status: a.status }));
+    },
+  };
+  return { calls, transport };
 }
+
+/** A clock that stands still unless the test moves it: backoff is then decided by the test alone. */
+const stillClock = (): Clock & { advance(ms: number): void } => {
+  let mono = 0;
+  return {
+    nowMs: () => 1_700_000_000_000 + mono,
+    monoMs: () => mono,
+    random: () => 0.5,
+    advance: (ms) => (mono += ms),
+  };
+};
+
+const options = (transport: OutboxTransport, clock: Clock, more: Partial<OutboxOptions> = {}): OutboxOptions => ({
+  endpoint: "/api/samples",
+  clientId: "client01",
+  sessionId: "session1",
+  clock,
+  transport,
+  ...more,
+});
 
 async function settle(outbox: Outbox, check: (c: Outbox["counters"]) => boolean): Promise<void> {
   await vi.waitFor(() => expect(check(outbox.counters)).toBe(true), { timeout: 2000, interval: 5 });
 }
 
-afterEach(() => vi.unstubAllGlobals());
-
 describe("outbox", () => {
   it("deletes rows only after the server's 200, and backs off after a failure", async () => {
     let status = 503;
-    const { calls } = fakeFetch(() => ({ status }));
-    const outbox = new Outbox(new MemoryStore(), { endpoint: "/api/samples", clientId: "client01", sessionId: "session1" });
+    const { calls, transport } = fakeTransport(() => ({ status }));
+    const clock = stillClock();
+    const outbox = new Outbox(new MemoryStore(), options(transport, clock));
     await outbox.start();
     for (let i = 0; i < 3; i++) outbox.add(sample(i));
     await settle(outbox, (c) => c.pending === 3);
     outbox.pump();
     await settle(outbox, (c) => c.failures === 1);
     expect(outbox.counters.pending).toBe(3);
-    // Backing off: the next tick does not retry yet.
+    // Backing off: with the clock standing still the next tick does not retry.
     outbox.pump();
     await new Promise((r) => setTimeout(r, 20));
     expect(calls).toHaveLength(1);
+    // Past the backoff (RETRY_MS_FIRST × 0.75 jitter) and the flush interval, it does.
+    clock.advance(Math.max(RETRY_MS_FIRST, FLUSH_INTERVAL_MS));
+    outbox.pump();
+    await settle(outbox, (c) => c.failures === 2);
+    expect(calls).toHaveLength(2);
     // Hiding the page sends now, with keepalive, and the 200 clears the rows.
     status = 200;
     outbox.flushOnHide();
     await settle(outbox, (c) => c.pending === 0);
-    expect(calls[1]).toEqual({ sessionId: "session1", seqs: [0, 1, 2], keepalive: true });
+    expect(calls[2]).toEqual({ sessionId: "session1", seqs: [0, 1, 2], keepalive: true });
     expect(outbox.counters).toMatchObject({ delivered: 3, failures: 0, rejected: 0, storage: "memory" });
   });
 
   it.each([400, 409, 413])("drops and counts a batch answered %i", async (status) => {
-    fakeFetch(() => ({ status, body: { error: "no" } }));
-    const outbox = new Outbox(new MemoryStore(), { endpoint: "/api/samples", clientId: "client01", sessionId: "session1" });
+    const { transport } = fakeTransport(() => ({ status, body: { error: "no" } }));
+    const outbox = new Outbox(new MemoryStore(), options(transport, stillClock()));
     await outbox.start();
     outbox.add(sample(0));
     outbox.add(sample(1));
@@ -67,16 +94,11 @@ describe("outbox", () => {
   });
 
   it("delivers what a closed session left before its own samples, each under its own ids", async () => {
-    const { calls } = fakeFetch(() => ({ status: 200 }));
+    const { calls, transport } = fakeTransport(() => ({ status: 200 }));
     const store = new MemoryStore();
     await store.put([0, 1].map((seq) => ({ sessionId: "oldsession", clientId: "client00", sample: sample(seq) })));
     await store.put([0].map((seq) => ({ sessionId: "livesession", clientId: "client09", sample: sample(seq) })));
-    const outbox = new Outbox(store, {
-      endpoint: "/api/samples",
-      clientId: "client01",
-      sessionId: "session1",
-      liveSessions: () => Promise.resolve(new Set(["livesession"])),
-    });
+    const outbox = new Outbox(store, options(transport, stillClock(), { liveSessions: () => Promise.resolve(new Set(["livesession"])) }));
     outbox.add(sample(0));
     await outbox.start();
     await settle(outbox, (c) => c.delivered === 2);

@@ -1,7 +1,7 @@
 // Runtime checks of what the chart endpoints answer. The shapes are the
 // contract in shared/charts.ts; each schema is tied to its interface so the
 // two cannot drift apart without a type error.
-import { z } from "zod";
+import { z } from "../../../shared/zod.js";
 import type {
   CdfResponse,
   ClientsResponse,
@@ -11,12 +11,13 @@ import type {
 } from "../../../shared/charts.js";
 import type { StatsResponse } from "../../../shared/protocol.js";
 
-const ms = z.number().finite();
-const count = z.number().int().min(0);
-const nullableMs = ms.nullable();
-const key = { method: z.string().max(32), target: z.string().max(80) };
+const ms = z.number();
+const count = z.int().check(z.minimum(0));
+const nullableMs = z.nullable(ms);
+const key = { method: z.string().check(z.maxLength(32)), target: z.string().check(z.maxLength(80)) };
+const positiveInt = z.int().check(z.minimum(1));
 
-export const statsResponseSchema: z.ZodType<StatsResponse> = z.object({
+export const statsResponseSchema: z.core.$ZodType<StatsResponse> = z.object({
   from: ms,
   to: ms,
   rows: z.array(
@@ -37,31 +38,31 @@ export const statsResponseSchema: z.ZodType<StatsResponse> = z.object({
   ),
 });
 
-export const histogramResponseSchema: z.ZodType<HistogramResponse> = z.object({
+export const histogramResponseSchema: z.core.$ZodType<HistogramResponse> = z.object({
   from: ms,
   to: ms,
-  binsPerDecade: z.number().int().min(1),
+  binsPerDecade: positiveInt,
   edges: z.array(ms),
   series: z.array(z.object({ ...key, count, failures: count, counts: z.array(count) })),
 });
 
-export const cdfResponseSchema: z.ZodType<CdfResponse> = z.object({
+export const cdfResponseSchema: z.core.$ZodType<CdfResponse> = z.object({
   from: ms,
   to: ms,
   series: z.array(
     z.object({
       ...key,
       count,
-      points: z.array(z.tuple([ms, z.number().min(0).max(1)])),
-      markers: z.array(z.object({ p: z.number().min(0).max(100), ms })).optional(),
+      points: z.array(z.tuple([ms, z.number().check(z.minimum(0), z.maximum(1))])),
+      markers: z.optional(z.array(z.object({ p: z.number().check(z.minimum(0), z.maximum(100)), ms }))),
     }),
   ),
 });
 
-export const timeseriesResponseSchema: z.ZodType<TimeseriesResponse> = z.object({
+export const timeseriesResponseSchema: z.core.$ZodType<TimeseriesResponse> = z.object({
   from: ms,
   to: ms,
-  bucketMs: z.number().int().min(1),
+  bucketMs: positiveInt,
   t: z.array(ms),
   series: z.array(
     z.object({
@@ -76,22 +77,22 @@ export const timeseriesResponseSchema: z.ZodType<TimeseriesResponse> = z.object(
   ),
 });
 
-export const heatmapResponseSchema: z.ZodType<HeatmapResponse> = z.object({
+export const heatmapResponseSchema: z.core.$ZodType<HeatmapResponse> = z.object({
   from: ms,
   to: ms,
-  bucketMs: z.number().int().min(1),
-  binsPerDecade: z.number().int().min(1),
+  bucketMs: positiveInt,
+  binsPerDecade: positiveInt,
   t: z.array(ms),
   edges: z.array(ms),
   series: z.array(z.object({ ...key, counts: z.array(z.array(count)) })),
 });
 
-export const clientsResponseSchema: z.ZodType<ClientsResponse> = z.object({
+export const clientsResponseSchema: z.core.$ZodType<ClientsResponse> = z.object({
   clients: z.array(
     z.object({
       id: z.string(),
-      label: z.string().nullable(),
-      browser: z.string().nullable(),
+      label: z.nullable(z.string()),
+      browser: z.nullable(z.string()),
       firstSeen: ms,
       lastSeen: ms,
       sessions: count,

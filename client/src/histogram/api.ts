@@ -1,6 +1,6 @@
 // Fetches one endpoint and checks its answer; a refresh passes one
 // AbortSignal to all its requests so a newer view cancels the stale ones.
-import type { z } from "zod";
+import type { z } from "../../../shared/zod.js";
 import { parseWith } from "../../../shared/protocol.js";
 
 export class ApiError extends Error {
@@ -22,7 +22,7 @@ function errorText(body: unknown, status: number): string {
 export async function getChecked<T>(
   path: string,
   query: URLSearchParams | null,
-  schema: z.ZodType<T>,
+  schema: z.core.$ZodType<T>,
   signal: AbortSignal,
 ): Promise<T> {
   const url = query === null ? path : `${path}?${query.toString()}`;

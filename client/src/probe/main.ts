@@ -1,12 +1,16 @@
 // The probe page: learns its servers, starts the clock worker, and wires
 // ticks → probes → samples → outbox → home server.
 import "../common/page.css";
+import { browserClock } from "../common/clock.js";
+import { browserTransport, Outbox } from "../report/outbox.js";
+import { openOutboxStore } from "../report/outbox-store.js";
+import { showOutbox } from "../report/outbox-status.js";
+import { watchPageExit } from "../report/page-exit.js";
+import { holdSessionLock, liveSessions } from "../report/session-lock.js";
 import { configSchema, parseWith, type Config, type Sample } from "../../../shared/protocol.js";
 import type { ClockStart, ClockTick } from "./clock-protocol.js";
 import { loadClientId, loadLabel, randomToken } from "./identity.js";
 import { LiveView } from "./live-view.js";
-import { Outbox, type OutboxCounters } from "./outbox.js";
-import { openOutboxStore } from "./outbox-store.js";
 import { PageContext } from "./page-context.js";
 import { buildPlan, resolveServers } from "./plan.js";
 import { Prober } from "./prober.js";
@@ -32,30 +36,6 @@ function showStatus(text: string, bad = false): void {
   el.classList.toggle("bad", bad);
 }
 
-/** Held for the page's lifetime, so other tabs leave this session's outbox rows to it. */
-function holdSessionLock(sessionId: string): void {
-  void navigator.locks?.request(`tailprobe-session:${sessionId}`, () => new Promise<never>(() => undefined));
-}
-
-async function liveSessions(): Promise<Set<string>> {
-  const held = (await navigator.locks?.query())?.held ?? [];
-  const prefix = "tailprobe-session:";
-  return new Set(held.flatMap((l) => (l.name?.startsWith(prefix) ? [l.name.slice(prefix.length)] : [])));
-}
-
-function showOutbox(c: OutboxCounters): void {
-  const parts = [`${c.delivered} reported`, `${c.pending} waiting`];
-  if (c.dropped > 0) parts.push(`${c.dropped} dropped (outbox full)`);
-  if (c.rejected > 0) parts.push(`${c.rejected} refused by the server`);
-  if (c.failures > 0 && c.lastError !== undefined) parts.push(`home server: ${c.lastError}`);
-  $("reported").textContent = parts.join(", ");
-  const warn = $("storage-warning");
-  warn.hidden = c.storage !== "memory";
-  if (c.storage === "memory") {
-    warn.textContent = `Samples are kept in memory only (${c.fallbackReason ?? "IndexedDB unavailable"}): those not yet reported are lost if this tab closes or reloads.`;
-  }
-}
-
 async function start(): Promise<void> {
   const clientId = loadClientId();
   const sessionId = randomToken();
@@ -68,19 +48,13 @@ async function start(): Promise<void> {
     clientId,
     sessionId,
     label,
+    clock: browserClock,
+    transport: browserTransport(),
     liveSessions,
-    onChange: showOutbox,
+    onChange: (c) => showOutbox(c, $("reported"), $("storage-warning")),
   });
   await outbox.start();
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "hidden") outbox.flushOnHide();
-  });
-  // pagehide: first record the probes that will never answer (once probing runs), then beacon it all.
-  let abandonProbes: () => void = () => undefined;
-  window.addEventListener("pagehide", () => {
-    abandonProbes();
-    outbox.beaconOnPageHide();
-  });
+  const exit = watchPageExit(outbox);
   let sent = 0;
   let ticks = 0;
   // Exposed for tests and for the curious: read-only facts about this session.
@@ -154,6 +128,7 @@ async function start(): Promise<void> {
     timeoutMs: config.timeoutMs,
     channels,
     context,
+    clock: browserClock,
     emit,
     onTick: () => {
       ticks++;
@@ -162,7 +137,7 @@ async function start(): Promise<void> {
     },
   });
 
-  abandonProbes = () => prober.abandonInFlight();
+  exit.setAbandon(() => prober.abandonInFlight());
 
   const worker = new Worker(new URL("./clock.worker.ts", import.meta.url), { type: "module" });
   worker.onmessage = (ev: MessageEvent<ClockTick>) => prober.onTick(ev.data);

@@ -1,5 +1,6 @@
 // Turns clock ticks into samples: every due (tick, slot) yields exactly one
 // sample, ok, timeout, error or skipped, never silence.
+import type { Clock } from "../common/clock.js";
 import type { BaselineSample, Sample } from "../../../shared/protocol.js";
 import { raceBest2 } from "./best2-probe.js";
 import type { ClockTick } from "./clock-protocol.js";
@@ -25,6 +26,7 @@ export interface ProberOptions {
   timeoutMs: number;
   channels: Map<string, WsChannel>;
   context: PageContext;
+  clock: Clock;
   emit(sample: Sample): void;
   /** Called once per tick, before its first probe. */
   onTick?(): void;
@@ -54,7 +56,7 @@ export class Prober {
     const slot = this.o.slots[tick.slot];
     if (slot === undefined) return;
     const base = { method: slot.method, target: slot.target, scheduledT: tick.dueMs };
-    const now = Date.now();
+    const now = this.o.clock.nowMs();
     // The worker ran but this page did not (main thread frozen or blocked) when
     // a tick reaches it after the slot's next due time: sending it now would
     // measure nothing the user saw, so it is a gap like any other.
@@ -85,7 +87,7 @@ export class Prober {
 
   private run(tick: ClockTick, slot: Slot): void {
     const ctx = this.o.context;
-    const sentAtMs = Date.now();
+    const sentAtMs = this.o.clock.nowMs();
     const common = {
       method: slot.method,
       target: slot.target,

@@ -4,6 +4,7 @@
 // server loses nothing. Delivery is idempotent on (sessionId, seq): a batch
 // sent twice (a lost answer, a beacon and then a retry) is never counted twice.
 import { BATCH_SAMPLES_MAX, type IngestResult, type Sample } from "../../../shared/protocol.js";
+import type { Clock } from "../common/clock.js";
 import { MemoryStore, type OutboxRow, type OutboxStore, type StoredRow } from "./outbox-store.js";
 
 /** Send at most this often while samples trickle in (ms). */
@@ -46,8 +47,22 @@ export interface OutboxCounters {
   lastError: string | undefined;
 }
 
+/** How a batch leaves the page: `fetch` and `navigator.sendBeacon` in a browser, fakes in tests. */
+export interface OutboxTransport {
+  fetch(url: string, init: RequestInit): Promise<Response>;
+  /** Absent where the browser has no sendBeacon. */
+  sendBeacon?(url: string, body: string): boolean;
+}
+
+export const browserTransport = (): OutboxTransport => ({
+  fetch: (url, init) => fetch(url, init),
+  ...(typeof navigator.sendBeacon === "function" ? { sendBeacon: (url, body) => navigator.sendBeacon(url, body) } : {}),
+});
+
 export interface OutboxOptions {
   endpoint: string;
+  clock: Clock;
+  transport: OutboxTransport;
   clientId: string;
   sessionId: string;
   label?: string | undefined;
@@ -119,7 +134,7 @@ export class Outbox {
 
   /** Called on every clock tick: delivers a batch when one is due. */
   pump(): void {
-    const now = performance.now();
+    const now = this.options.clock.monoMs();
     if (this.inFlight || now < this.nextAttemptMs) return;
     const scanDue = now - this.lastScanMs >= ORPHAN_SCAN_MS;
     if (this.orphanSessions.length === 0 && !scanDue) {
@@ -142,10 +157,11 @@ export class Outbox {
    * and the server counts them once.
    */
   beaconOnPageHide(): void {
-    if (this.recent.size === 0 || typeof navigator.sendBeacon !== "function") return;
+    const beacon = this.options.transport.sendBeacon;
+    if (this.recent.size === 0 || beacon === undefined) return;
     const newest = [...this.recent.values()].reverse();
     const samples = fitToBytes(newest, UNLOAD_BODY_BYTES_MAX).reverse();
-    navigator.sendBeacon(this.options.endpoint, this.body(this.options, samples));
+    beacon(this.options.endpoint, this.body(this.options, samples));
   }
 
   private async save(): Promise<void> {
@@ -191,7 +207,7 @@ export class Outbox {
 
   /** Finds closed sessions' rows (another tab that went away leaves some) and enforces the bound. */
   private async scan(): Promise<void> {
-    this.lastScanMs = performance.now();
+    this.lastScanMs = this.options.clock.monoMs();
     const own = this.options.sessionId;
     const others = (await this.store.sessions()).filter((s) => s !== own);
     const live = others.length === 0 ? new Set<string>() : ((await this.options.liveSessions?.().catch(() => undefined)) ?? new Set<string>());
@@ -204,9 +220,9 @@ export class Outbox {
 
   private async deliver(keepalive: boolean): Promise<void> {
     this.inFlight = true;
-    this.lastSendMs = performance.now();
+    this.lastSendMs = this.options.clock.monoMs();
     try {
-      if (!keepalive && performance.now() - this.lastScanMs >= ORPHAN_SCAN_MS) await this.scan();
+      if (!keepalive && this.options.clock.monoMs() - this.lastScanMs >= ORPHAN_SCAN_MS) await this.scan();
       // Keep going while there is a backlog, one batch at a time, until an attempt fails.
       for (;;) {
         const orphan = this.orphanSessions[0];
@@ -221,7 +237,7 @@ export class Outbox {
         if (keepalive) rows = rows.slice(0, fitToBytes(rows.map((r) => r.row.sample), UNLOAD_BODY_BYTES_MAX).length);
         const first = rows[0]!.row;
         const samples = rows.map((r) => r.row.sample);
-        const res = await fetch(this.options.endpoint, {
+        const res = await this.options.transport.fetch(this.options.endpoint, {
           method: "POST",
           headers: { "Content-Type": "application/json" },
           body: this.body(first, samples),
@@ -255,7 +271,7 @@ export class Outbox {
       this.c.lastError = (err as Error)?.message ?? String(err);
       const backoff = Math.min(RETRY_MS_MAX, RETRY_MS_FIRST * 2 ** (this.c.failures - 1));
       // Jitter spreads the retries of many tabs after a server restart.
-      this.nextAttemptMs = performance.now() + backoff * (0.5 + Math.random() / 2);
+      this.nextAttemptMs = this.options.clock.monoMs() + backoff * (0.5 + this.options.clock.random() / 2);
     } finally {
       this.inFlight = false;
       this.changed();
