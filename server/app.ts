@@ -23,6 +23,7 @@ import { createWsEcho } from "./echo/ws-echo.js";
 import { createBudgets } from "./limits/budgets.js";
 import { capConnections } from "./limits/connection-caps.js";
 import { createPeerDirectory } from "./peers.js";
+import { pageSecurityHeaders } from "./page-security.js";
 import { staticPages } from "./static-pages.js";
 import { startupStorageMessage, storageHealth } from "./storage-faults.js";
 import { createClientDirectory } from "./privacy/public-ids.js";
@@ -133,6 +134,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(queryRouter(store, nowMs, clients));
   app.use(chartsRouter(store, nowMs, clients));
   app.use(racesRouter(store, nowMs, clients));
+  app.use(pageSecurityHeaders(options.peers, options.tlsCertPath !== undefined));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);
