@@ -85,6 +85,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     timeoutMs: options.timeoutMs,
     pingCommand: options.pingCommand,
     trustProxy: options.trustProxy,
+    pingProcessesMax: options.limits.pingProcessesMax,
   });
 
   const app = express();

@@ -47,6 +47,8 @@ export interface BaselineOptions {
   trustProxy?: boolean;
   /** How long a pinger outlives its last tab (ms). */
   pingLingerMs?: number;
+  /** Ping processes at once, loopback not counted (default in pinger.ts). */
+  pingProcessesMax?: number;
   tcpInfo?: TcpInfoReader;
   /** Where in the interval ping frames go, as a fraction after the ss run (0..1). Default 0.5. */
   wsPingPhase?: number;
@@ -135,6 +137,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
         intervalMs,
         timeoutMs,
         lingerMs: options.pingLingerMs,
+        processesMax: options.pingProcessesMax,
         nowMs,
         log,
         onResult(address: string, r: PingResult) {

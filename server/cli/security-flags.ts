@@ -22,6 +22,10 @@ export const SECURITY_FLAGS = {
   "headers-timeout-ms": { type: "string", help: `a request's headers must arrive within MS (default ${L.HEADERS_TIMEOUT_MS_DEFAULT})` },
   "request-timeout-ms": { type: "string", help: `a whole request must arrive within MS (default ${L.REQUEST_TIMEOUT_MS_DEFAULT})` },
   "ws-heartbeat-ms": { type: "string", help: `terminate a WebSocket silent to pings for MS (default ${L.WS_HEARTBEAT_MS_DEFAULT})` },
+  "ping-processes": {
+    type: "string",
+    help: "ping processes at once, loopback not counted; more addresses take turns (default 64)",
+  },
   "admin-token": {
     type: "string",
     help: `enable the admin API (delete a client's data, prune now) for this secret; or set ${ADMIN_TOKEN_ENV}`,
@@ -37,6 +41,7 @@ export const SECURITY_FLAG_ARGS = {
   "headers-timeout-ms": "MS",
   "request-timeout-ms": "MS",
   "ws-heartbeat-ms": "MS",
+  "ping-processes": "N",
   "admin-token": "TOKEN",
 } as const;
 
@@ -74,6 +79,8 @@ export function parseSecurityFlags(
   if (request.value < headers.value) return fail("--request-timeout-ms must not be shorter than --headers-timeout-ms");
   const heartbeat = int("ws-heartbeat-ms", d.wsHeartbeatMs, L.WS_HEARTBEAT_MS_MIN, L.WS_HEARTBEAT_MS_MAX);
   if (!heartbeat.ok) return heartbeat;
+  const pings = int("ping-processes", d.pingProcessesMax, L.PING_PROCESSES_MIN, L.PING_PROCESSES_MAX);
+  if (!pings.ok) return pings;
 
   const fromFlag = values["admin-token"] as string | undefined;
   const adminToken = fromFlag ?? (env[ADMIN_TOKEN_ENV] === "" ? undefined : env[ADMIN_TOKEN_ENV]);
@@ -95,6 +102,7 @@ export function parseSecurityFlags(
       requestTimeoutMs: request.value,
       wsHeartbeatMs: heartbeat.value,
       wsSendBufferBytesMax: d.wsSendBufferBytesMax,
+      pingProcessesMax: pings.value,
     },
     adminToken,
   });

@@ -1,3 +1,5 @@
+import { PING_PROCESSES_MAX_DEFAULT } from "../baseline/pinger.js";
+
 // Every limit a public server puts on one address, with its unit and default.
 // Defaults are sized for honest use: several tabs from one address (a shared
 // office NAT) probing at the configured interval, with room for bursts.
@@ -49,6 +51,9 @@ export const WS_HEARTBEAT_MS_MIN = 100;
 export const WS_HEARTBEAT_MS_MAX = 600_000;
 /** A WebSocket whose unsent output passes this (bytes) has stopped reading and is closed. */
 export const WS_SEND_BUFFER_BYTES_MAX = 1024 * 1024;
+/** Ping processes at once (loopback not counted); beyond it addresses share the slots in turn. */
+export const PING_PROCESSES_MIN = 1;
+export const PING_PROCESSES_MAX = 10_000;
 /** Addresses a limiter remembers at most; the least recently seen are forgotten first. */
 export const LIMITER_ADDRESSES_MAX = 10_000;
 
@@ -69,6 +74,8 @@ export interface LimitOptions {
   requestTimeoutMs: number;
   wsHeartbeatMs: number;
   wsSendBufferBytesMax: number;
+  /** Concurrent ping processes (see server/baseline/pinger.ts). */
+  pingProcessesMax: number;
 }
 
 export function defaultLimits(intervalMs: number): LimitOptions {
@@ -83,5 +90,6 @@ export function defaultLimits(intervalMs: number): LimitOptions {
     requestTimeoutMs: REQUEST_TIMEOUT_MS_DEFAULT,
     wsHeartbeatMs: WS_HEARTBEAT_MS_DEFAULT,
     wsSendBufferBytesMax: WS_SEND_BUFFER_BYTES_MAX,
+    pingProcessesMax: PING_PROCESSES_MAX_DEFAULT,
   };
 }
