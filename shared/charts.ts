@@ -68,6 +68,9 @@ const excludeWindows = z.pipe(
  * - exclude=FROM-TO,...: leave these windows out (the focus window's "invert")
  * - timeouts=1: timeouts enter the latency figures at their timeout value
  *   (they are still counted as failures); default: latency figures are over ok samples only
+ * - reportInFlight=1: only probes sent while a report to their server was in
+ *   flight; reportInFlight=0: leave those out (samples that record nothing, e.g.
+ *   baselines, stay)
  */
 export const sampleFilterQueryShape = {
   from: z.optional(queryInt),
@@ -79,6 +82,7 @@ export const sampleFilterQueryShape = {
   maxLateMs: z.optional(z.pipe(queryInt, z.number().check(z.minimum(0)))),
   exclude: z.optional(excludeWindows),
   timeouts: z.optional(queryFlag),
+  reportInFlight: z.optional(queryFlag),
 };
 
 /** Log-spaced bins per decade when a query does not say. */

@@ -19,6 +19,8 @@ export const EPOCH_MS_MIN = 1_000_000_000_000;
 export const EPOCH_MS_MAX = 9_999_999_999_999;
 export const REASON_CHARS_MAX = 200;
 export const LABEL_CHARS_MAX = 64;
+/** Coarser than this (ms) is no high-resolution timer at all. */
+export const TIMER_RESOLUTION_MS_MAX = 1000;
 
 const epochMs = z.int().check(z.minimum(EPOCH_MS_MIN), z.maximum(EPOCH_MS_MAX));
 const latencyMs = z.number().check(z.minimum(0), z.maximum(LATENCY_MS_MAX));
@@ -60,6 +62,12 @@ export const sampleSchema = z
     fresh: z.optional(z.boolean()),
     /** The echo server's own event-loop delay when it answered (ms, from Server-Timing). */
     serverLagMs: z.optional(latencyMs),
+    /**
+     * A report (POST /api/samples, keepalive flush) to this probe's server (either
+     * server, for best-of-two) was in flight when the probe was sent: the page's
+     * own reporting may have shared the probe's moment. Absent on unsent ticks and baselines.
+     */
+    reportInFlight: z.optional(z.boolean()),
   })
   .check(
     z.superRefine((s, ctx) => {
@@ -79,6 +87,13 @@ export const sampleBatchSchema = z
     clientId: token,
     sessionId: token,
     label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
+    /**
+     * The smallest step of performance.now() the session's page measured (ms):
+     * 0.005 when cross-origin isolated, 0.1 otherwise in Chromium. Every
+     * latency of the session is a multiple of it. Sent with each batch of the
+     * session; the server keeps the first it receives.
+     */
+    timerResolutionMs: z.optional(z.number().check(z.minimum(0), z.maximum(TIMER_RESOLUTION_MS_MAX))),
     samples: z.array(sampleSchema).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
   })
   .check(
@@ -235,6 +250,12 @@ export interface StatsResponse {
   from: number;
   to: number;
   rows: StatsRow[];
+  /**
+   * The coarsest timer resolution (ms) reported by the sessions whose samples
+   * are in the range: browser latencies are multiples of it (0.1 without
+   * cross-origin isolation, 0.005 with it). null when no session reported one.
+   */
+  timerResolutionMs: number | null;
 }
 
 /** Parse an unknown value with a schema into a Result with a readable message. */

@@ -6,11 +6,16 @@ import type { LoopLag } from "./loop-lag.js";
 
 const ECHO_BODY = '{"ok":true}';
 
-/** Headers every echo answer carries: any origin may probe, nothing may cache. */
+/**
+ * Headers every echo answer carries: any origin may probe, nothing may cache.
+ * Cross-Origin-Resource-Policy lets a cross-origin isolated page (COEP
+ * require-corp, server/static-pages.ts) load another server's /jsonp as a script.
+ */
 const COMMON_HEADERS = {
   "Cache-Control": "no-store",
   "Access-Control-Allow-Origin": "*",
   "Timing-Allow-Origin": "*",
+  "Cross-Origin-Resource-Policy": "cross-origin",
 } as const;
 
 function serverTiming(startNs: bigint, lag: LoopLag): string {

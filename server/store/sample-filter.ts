@@ -29,6 +29,11 @@ export interface SampleFilter {
    * (they stay failures too). Selects no rows: it changes how they are summarised.
    */
   timeoutsInTail?: boolean | undefined;
+  /**
+   * true: only probes sent while a report to their server was in flight;
+   * false: leave those out (samples that record nothing stay).
+   */
+  reportInFlight?: boolean | undefined;
 }
 
 const filterQuerySchema = z.object(sampleFilterQueryShape);
@@ -49,6 +54,7 @@ export function filterFromQuery(q: SampleFilterQuery, nowMs: number): Result<Sam
     maxLateMs: q.maxLateMs,
     exclude: q.exclude,
     timeoutsInTail: q.timeouts,
+    reportInFlight: q.reportInFlight,
   });
 }
 
@@ -82,6 +88,10 @@ export function sampleWhere(f: SampleFilter): SqlWhere {
     // Samples that record no visibility (server-measured baselines) stay:
     // the page's visibility cannot have delayed them.
     conds.push(`((flags >> ${FLAG_KNOWN_SHIFT}) & ${VISIBLE_BITS} & ~flags) = 0`);
+  }
+  if (f.reportInFlight !== undefined) {
+    const bit = FLAG.reportInFlight;
+    conds.push(f.reportInFlight ? `(flags & ${bit}) != 0` : `(flags & ${bit}) = 0`);
   }
   if (f.maxLateMs !== undefined) {
     // Baselines have no tick, hence no lateness; they stay for comparison.

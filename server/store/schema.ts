@@ -9,6 +9,7 @@ export const FLAG = {
   visibleAtReply: 2,
   froze: 4,
   fresh: 8,
+  reportInFlight: 16,
 } as const;
 /** Bits recording that the boolean was present at all (absent ≠ false). */
 export const FLAG_KNOWN_SHIFT = 8;
@@ -24,7 +25,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   client_id     TEXT NOT NULL,
   label         TEXT,
   user_agent    TEXT,
-  first_seen_ms INTEGER NOT NULL
+  first_seen_ms INTEGER NOT NULL,
+  timer_resolution_us REAL  -- the page's performance.now() step (µs); NULL if not reported
 );
 CREATE INDEX IF NOT EXISTS sessions_client ON sessions (client_id);
 -- One row per probe, baseline or skipped tick. WITHOUT ROWID keyed on
@@ -52,8 +54,18 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
 `;
 
+/**
+ * Columns added within schema version 1, to databases created before them:
+ * added when missing, so migrate stays idempotent.
+ */
+const ADDED_COLUMNS = [{ table: "sessions", column: "timer_resolution_us", type: "REAL" }] as const;
+
 export function migrate(db: Database.Database): void {
   db.exec(DDL);
+  for (const c of ADDED_COLUMNS) {
+    const has = (db.prepare(`PRAGMA table_info(${c.table})`).all() as { name: string }[]).some((r) => r.name === c.column);
+    if (!has) db.exec(`ALTER TABLE ${c.table} ADD COLUMN ${c.column} ${c.type}`);
+  }
   const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
   if (row === undefined) {
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));

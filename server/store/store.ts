@@ -17,6 +17,7 @@ import type { SampleFilter } from "./sample-filter.js";
 import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "./schema.js";
 import type { RacesResponse } from "../../shared/races.js";
 import { racesQuery } from "./race-queries.js";
+import { timerResolutionQuery } from "./timer-resolution.js";
 
 export interface IngestMeta {
   userAgent: string | null;
@@ -46,6 +47,8 @@ export interface Store {
   /** Stores a batch in one transaction; returns after the commit. */
   insertBatch(batch: SampleBatch, meta: IngestMeta): IngestResult;
   stats(filter: SampleFilter, options?: QueryOptions): Promise<StatsRow[]>;
+  /** Coarsest timer resolution (ms) reported by the sessions in the filter; null if none did. */
+  timerResolution(filter: SampleFilter, options?: QueryOptions): Promise<number | null>;
   histogram(filter: SampleFilter, options: QueryOptions & { binsPerDecade?: number | undefined }): Promise<HistogramResponse>;
   cdf(filter: SampleFilter, options?: QueryOptions): Promise<CdfResponse>;
   /** bucketMs undefined: chosen from the range (chooseBucketMs). */
@@ -94,8 +97,10 @@ export function openStore(dbPath: string): Store {
     "SELECT id, client_id FROM sessions WHERE session_key = ?",
   );
   const addSession = db.prepare(
-    "INSERT INTO sessions (session_key, client_id, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, ?)",
+    "INSERT INTO sessions (session_key, client_id, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (?, ?, ?, ?, ?, ?)",
   );
+  // The first resolution a session reports is kept: it cannot change within a page's life.
+  const setTimerResolution = db.prepare("UPDATE sessions SET timer_resolution_us = ? WHERE id = ? AND timer_resolution_us IS NULL");
   const updateLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ? AND label IS NOT ?");
   const addSample = db.prepare(`
     INSERT OR IGNORE INTO samples
@@ -104,6 +109,7 @@ export function openStore(dbPath: string): Store {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
   const insertBatchTx = db.transaction((batch: SampleBatch, meta: IngestMeta): IngestResult => {
+    const resolutionUs = batch.timerResolutionMs === undefined ? null : batch.timerResolutionMs * 1000;
     let session = findSession.get(batch.sessionId);
     if (session === undefined) {
       const info = addSession.run(
@@ -112,12 +118,14 @@ export function openStore(dbPath: string): Store {
         batch.label ?? null,
         meta.userAgent,
         meta.receivedAtMs,
+        resolutionUs,
       );
       session = { id: Number(info.lastInsertRowid), client_id: batch.clientId };
     } else if (session.client_id !== batch.clientId) {
       throw new SessionOwnerError("sessionId belongs to another clientId");
     }
     if (batch.label !== undefined) updateLabel.run(batch.label, session.id, batch.label);
+    if (resolutionUs !== null) setTimerResolution.run(resolutionUs, session.id);
     let accepted = 0;
     for (const s of batch.samples) {
       const info = addSample.run(
@@ -151,6 +159,7 @@ export function openStore(dbPath: string): Store {
     db,
     insertBatch: (batch, meta) => insertBatchTx.immediate(batch, meta),
     stats: (filter, o) => statsQuery(readers, filter, pace(o)),
+    timerResolution: (filter, o) => timerResolutionQuery(readers, filter, pace(o)),
     histogram: (filter, o) => histogramQuery(readers, filter, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
     cdf: (filter, o) => cdfQuery(readers, filter, pace(o)),
     timeseries: (filter, o) => timeseriesQuery(readers, filter, o.bucketMs, pace(o)),

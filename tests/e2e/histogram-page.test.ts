@@ -206,6 +206,7 @@ describe("histogram page", () => {
     expect(await page.locator("#focus-caption").innerText()).toMatch(/except/);
 
     // Dark theme and a phone, same view.
+    console.log("simulated: dark colour scheme (emulateMedia) and a 390×844 phone viewport");
     await page.emulateMedia({ colorScheme: "dark" });
     const beforeDark = await generation(page);
     await settled(page, beforeDark - 1);
@@ -254,7 +255,8 @@ describe("histogram page", () => {
     await page.close();
   });
 
-  it("a slow query shows progress while the rest renders, and a newer view aborts it", { timeout: 30_000 }, async () => {
+  it("a slow query shows progress while the rest renders, and a newer view aborts it (simulated: a delayed response)", { timeout: 30_000 }, async () => {
+    console.log("simulated: the first /api/timeseries response held back 8 s by a Playwright route");
     const page = await browser.context.newPage();
     const aborted: string[] = [];
     page.on("requestfailed", (r) => void (r.url().includes("/api/timeseries") && aborted.push(r.failure()?.errorText ?? "")));

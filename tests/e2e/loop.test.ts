@@ -1,8 +1,11 @@
 // The whole loop in a real browser: probe page → echo servers A and B →
 // SQLite → /api/stats → histogram page. This is what a newcomer sees.
 import { beforeAll, describe, expect, it } from "vitest";
+import { INTERVAL_MS_DEFAULT, TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import type { StatsResponse, StatsRow } from "../../shared/protocol.js";
 import { artifactPath } from "../helpers/browser.js";
+import { waitForDelivered } from "../helpers/delivered.js";
+import { readSession } from "../helpers/durability.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
@@ -50,18 +53,16 @@ describe("probe page → stats → histogram page", () => {
 
     for (const r of rows) {
       const label = `${r.method} ${r.target}`;
-      // One probe per method per second: no bursts, no silence.
-      expect(r.count + r.failures, label).toBeLessThanOrEqual(PROBE_SECONDS + 8);
       expect(r.failures, label).toBeLessThanOrEqual(1);
+      // Ordered, and an answer later than the timeout would be a timeout, not a latency.
       expect(r.min!, label).toBeGreaterThan(0);
-      expect(r.max!, label).toBeLessThan(1000);
+      expect(r.min!, label).toBeLessThanOrEqual(r.p50!);
       expect(r.p50!, label).toBeLessThanOrEqual(r.p90!);
       expect(r.p90!, label).toBeLessThanOrEqual(r.p99!);
+      expect(r.p99!, label).toBeLessThanOrEqual(r.max!);
+      expect(r.max!, label).toBeLessThanOrEqual(TIMEOUT_MS_DEFAULT);
     }
-    // Best of two cannot be slower than both of its legs by much: it is their minimum.
-    const best2 = rows.find((r) => r.method === "best2")!;
-    const wsA = rows.find((r) => r.method === "ws" && r.target === "A")!;
-    expect(best2.p50!).toBeLessThan(wsA.p50! + 20);
+
     expect(consoleErrors, consoleErrors.join("\n")).toEqual([]);
 
     // The histogram page renders the same rows.
@@ -76,6 +77,28 @@ describe("probe page → stats → histogram page", () => {
       expect(Number(cells[2]!.replace(/[^\d]/g, "")), `${m} ${t} samples`).toBeGreaterThanOrEqual(PROBE_SECONDS - 4);
     }
     await hist.screenshot({ path: artifactPath("loop-histogram-page.png"), fullPage: true });
+
+    // One probe per method per second, no bursts and no silence: the stored
+    // due times of each (method, server) step exactly one interval apart. A
+    // probe is stored when it settles, so near the end one still in flight may
+    // leave a hole; probes due TIMEOUT_MS before the read have all settled.
+    const readAtMs = Date.now();
+    await waitForDelivered(page, a.dbPath);
+    const sessionId = await page.evaluate(() => (window as unknown as { tailprobe: { sessionId: string } }).tailprobe.sessionId);
+    const stored = readSession(a.dbPath, sessionId);
+    const settledBefore = readAtMs - TIMEOUT_MS_DEFAULT - INTERVAL_MS_DEFAULT;
+    for (const [m, t] of [["xhr", "A"], ["jsonp", "A"], ["ws", "A"], ["xhr", "B"], ["jsonp", "B"], ["ws", "B"], ["best2", "A+B"]]) {
+      const due = stored.filter((r) => r.method === m && r.target === t).map((r) => r.scheduledT!).sort((x, y) => x - y);
+      const steps = due.slice(1).map((d, i) => [due[i]!, d - due[i]!] as const);
+      expect(due.length, `${m} ${t} probes`).toBeGreaterThanOrEqual(PROBE_SECONDS - 4);
+      expect(due.filter((d) => d < settledBefore).length, `${m} ${t} settled probes`).toBeGreaterThanOrEqual(4);
+      expect(steps.filter(([, step]) => step < INTERVAL_MS_DEFAULT), `${m} ${t} bursts: [due, step ms]`).toEqual([]);
+      expect(steps.filter(([d, step]) => d < settledBefore && step !== INTERVAL_MS_DEFAULT), `${m} ${t} holes: [due, step ms]`).toEqual([]);
+    }
+    // Best of two is the faster of its legs: each race's latency is at most the other leg's.
+    const racesWithBothLegs = stored.filter((r) => r.method === "best2" && r.outcome === "ok" && r.otherMs !== null);
+    expect(racesWithBothLegs.length).toBeGreaterThanOrEqual(PROBE_SECONDS - 5);
+    expect(racesWithBothLegs.filter((r) => r.ms! > r.otherMs!), "races slower than their losing leg").toEqual([]);
     await page.close();
     await hist.close();
   });

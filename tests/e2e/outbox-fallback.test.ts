@@ -1,6 +1,9 @@
 // Without a usable IndexedDB (some private modes, storage disabled) the page
 // keeps probing and reporting from memory, and says plainly that a reload or
 // a closed tab would lose what is not yet reported.
+//
+// Simulated: Chromium here has a working IndexedDB, so the test replaces
+// window.indexedDB with one whose open() throws, as disabled storage does.
 import { describe, expect, it } from "vitest";
 import { debugState, openProbePage, readSession } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
@@ -10,7 +13,8 @@ let server: ServerProcess | undefined;
 const browser = browserForFile(() => server?.stop());
 
 describe("outbox without IndexedDB", () => {
-  it("falls back to memory, shows it, and still delivers", { timeout: 60_000 }, async () => {
+  it("falls back to memory, shows it, and still delivers (simulated: indexedDB.open throws)", { timeout: 60_000 }, async () => {
+    console.log("simulated: window.indexedDB replaced by one whose open() throws SecurityError");
     server = await startServerProcess(["--no-ping"]);
     const page = await browser().context.newPage();
     await page.addInitScript(() => {

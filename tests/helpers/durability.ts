@@ -10,12 +10,17 @@ export interface StoredSample {
   t: number;
   method: string;
   target: string;
+  ms: number | null;
   outcome: string;
   reason: string | null;
   scheduledT: number | null;
   hiddenMs: number | null;
   lateMs: number | null;
   flags: number;
+  /** Best of two: which leg answered first, and how the other leg did. */
+  winner: string | null;
+  otherMs: number | null;
+  otherOutcome: string | null;
 }
 
 /** Every sample one session stored, in seq order (read-only: the server may be running). */
@@ -25,8 +30,8 @@ export function readSession(dbPath: string, sessionId: string): StoredSample[] {
   try {
     return db
       .prepare(
-        `SELECT seq, t, method, target, outcome, reason, scheduled_t AS scheduledT, hidden_ms AS hiddenMs,
-                late_ms AS lateMs, flags
+        `SELECT seq, t, method, target, ms, outcome, reason, scheduled_t AS scheduledT, hidden_ms AS hiddenMs,
+                late_ms AS lateMs, flags, winner, other_ms AS otherMs, other_outcome AS otherOutcome
          FROM samples JOIN sessions ON sessions.id = samples.session
          WHERE sessions.session_key = ? ORDER BY seq`,
       )

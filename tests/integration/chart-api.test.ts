@@ -75,7 +75,7 @@ afterAll(async () => {
 describe("GET /api/stats with the chart filters", () => {
   it("keeps its shape and takes method, target, visible, maxLateMs and exclude", async () => {
     const all = await get<StatsResponse>(`/api/stats?${RANGE}`);
-    expect(Object.keys(all).sort()).toEqual(["from", "rows", "to"]);
+    expect(Object.keys(all).sort()).toEqual(["from", "rows", "timerResolutionMs", "to"]);
     expect(all.rows.map((r) => `${r.method}/${r.target}`)).toEqual(["xhr/A", "ws/A", "tcprtt/A", "tcpminrtt/A", "jsonp/B"]);
     const ws = await get<StatsResponse>(`/api/stats?${RANGE}&method=ws&target=A`);
     expect(ws.rows).toHaveLength(1);

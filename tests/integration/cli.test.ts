@@ -9,9 +9,10 @@ describe("tailprobe command", () => {
     [["serve", "--peer", "not a url"], /--peer/],
     [["demo", "--nmae", "x"], /--nmae/],
     [["frobnicate"], /frobnicate/],
-  ])("exits non-zero naming the problem for %j", async (args, message) => {
+  ])("exits with status 2 naming the problem for %j", async (args, message) => {
     const r = await runCli(args);
-    expect(r.code).not.toBe(0);
+    // README: "an unknown or malformed flag exits with status 2 and a message naming it".
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
   });
 

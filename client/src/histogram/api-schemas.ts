@@ -20,6 +20,7 @@ const positiveInt = z.int().check(z.minimum(1));
 export const statsResponseSchema: z.core.$ZodType<StatsResponse> = z.object({
   from: ms,
   to: ms,
+  timerResolutionMs: z.nullable(z.number().check(z.minimum(0))),
   rows: z.array(
     z.object({
       ...key,

@@ -101,3 +101,17 @@ export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[
   }
   tbody.replaceChildren(frag);
 }
+
+/** Finer than this (ms), a browser's timer is high-resolution: cross-origin isolated Chromium gives 0.005. */
+const FINE_TIMER_MS_MAX = 0.01;
+
+/**
+ * The sentence beside the table about the browser's timer: every browser
+ * latency is a multiple of the coarsest step any session in the range
+ * measured. Empty when no session reported its step.
+ */
+export function timerNote(resolutionMs: number | null): string {
+  if (resolutionMs === null) return "";
+  if (resolutionMs <= FINE_TIMER_MS_MAX) return `Browser latencies are timed to ${+(resolutionMs * 1000).toFixed(1)} µs.`;
+  return `Browser latencies are quantised to ${+resolutionMs.toFixed(3)} ms: a probe page's timer had that resolution (a page that is not cross-origin isolated gets 0.1 ms), so medians move in steps of it.`;
+}

@@ -21,7 +21,7 @@ import { Picker } from "./picker.js";
 import { Progress } from "./progress.js";
 import { heatmapQuery, populations, timeseriesQuery, type Populations } from "./queries.js";
 import { describeBucket, describeRange, RangeControls } from "./range-controls.js";
-import { orderRows, renderStatsTable } from "./stats-table.js";
+import { orderRows, renderStatsTable, timerNote } from "./stats-table.js";
 import { seriesLabel } from "./series-label.js";
 import { readView, seriesId, writeView, type TimeWindow, type ViewState } from "./url-state.js";
 
@@ -160,6 +160,7 @@ export class Workbench {
         for (const r of s.rows) this.knownTargets.add(r.target);
         if (this.knownTargets.size !== before) this.render(p);
         renderStatsTable($<HTMLTableSectionElement>("stats-rows"), s.rows);
+        $("timer-note").textContent = timerNote(s.timerResolutionMs);
       }),
       getChecked("/api/histogram", p.summary, histogramResponseSchema, signal).then((h) =>
         this.histogram.update(h, view.histScale, this.targetList()),

@@ -3,7 +3,7 @@
 export interface ClockStart {
   type: "start";
   intervalMs: number;
-  /** Probes per tick; slot i fires at due + i * intervalMs / slots, spreading them over the interval. */
+  /** Slots per tick (probes plus housekeeping); slot i fires at due + i * intervalMs / slots, spreading them over the interval. */
   slots: number;
 }
 

@@ -9,6 +9,11 @@ import type { ClockTick, MissReason } from "./clock-protocol.js";
  */
 export const SLEEP_SKEW_MS = 1000;
 
+/** Where slot `slot` of `slots` falls within an interval (ms after the tick's due time). */
+export function slotOffsetMs(slot: number, slots: number, intervalMs: number): number {
+  return Math.floor((slot * intervalMs) / slots);
+}
+
 export class ClockSchedule {
   /** First due time: the next whole interval, so ticks of different tabs line up. */
   readonly t0: number;
@@ -29,7 +34,7 @@ export class ClockSchedule {
   }
 
   dueOf(k: number, slot: number): number {
-    return this.t0 + k * this.intervalMs + Math.floor((slot * this.intervalMs) / this.slots);
+    return this.t0 + k * this.intervalMs + slotOffsetMs(slot, this.slots, this.intervalMs);
   }
 
   /** When the next slot is due (epoch ms). */

@@ -1,5 +1,7 @@
 // The probe page: learns its servers, starts the clock worker, and wires
-// ticks → probes → samples → outbox → home server.
+// ticks → probes → samples → outbox → home server. Ticks go through the
+// scheduler (scheduler.ts): a probe slot sends its probe and nothing else;
+// the housekeeping slot does the page's own work.
 import "../common/page.css";
 import { browserClock } from "../common/clock.js";
 import { browserTransport, Outbox } from "../report/outbox.js";
@@ -12,8 +14,11 @@ import type { ClockStart, ClockTick } from "./clock-protocol.js";
 import { loadClientId, loadLabel, randomToken } from "./identity.js";
 import { LiveView } from "./live-view.js";
 import { PageContext } from "./page-context.js";
+import { clearResourceTimings } from "./resource-timing.js";
 import { buildPlan, resolveServers } from "./plan.js";
 import { Prober } from "./prober.js";
+import { clockSlots, Scheduler } from "./scheduler.js";
+import { measureTimerResolutionMs } from "./timer-resolution.js";
 import { WsChannel } from "./ws-channel.js";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -41,6 +46,8 @@ async function start(): Promise<void> {
   const sessionId = randomToken();
   const label = loadLabel();
   holdSessionLock(sessionId);
+  // Once per session, before anything else runs: every latency is a multiple of it.
+  const timerResolutionMs = measureTimerResolutionMs(browserClock.monoMs) ?? undefined;
   // The outbox starts before anything else: what an earlier session left goes
   // home even while this one waits for its configuration.
   const outbox = new Outbox(await openOutboxStore(), {
@@ -51,6 +58,7 @@ async function start(): Promise<void> {
     clock: browserClock,
     transport: browserTransport(),
     liveSessions,
+    timerResolutionMs,
     onChange: (c) => showOutbox(c, $("reported"), $("storage-warning")),
   });
   await outbox.start();
@@ -61,6 +69,8 @@ async function start(): Promise<void> {
   (window as unknown as { tailprobe: object }).tailprobe = {
     clientId,
     sessionId,
+    timerResolutionMs,
+    crossOriginIsolated: globalThis.crossOriginIsolated === true,
     get sent() {
       return sent;
     },
@@ -75,7 +85,7 @@ async function start(): Promise<void> {
     },
   };
 
-  // Until the clock runs (it pumps the outbox on every tick), a page timer does.
+  // Until the clock runs (it pumps the outbox in every housekeeping slot), a page timer does; no probe runs yet.
   const prePump = setInterval(() => outbox.pump(), 1000);
   let config: Config | undefined;
   for (let attempt = 0; config === undefined; attempt++) {
@@ -91,7 +101,8 @@ async function start(): Promise<void> {
   const servers = resolveServers(config.servers, location.href);
   const slots = buildPlan(servers);
   const context = new PageContext();
-  const live = new LiveView($<HTMLTableSectionElement>("live-rows"));
+  const live = new LiveView($<HTMLTableSectionElement>("live-rows"), $("count"));
+  const home = servers[0]?.name;
 
   const blocked = servers.filter((s) => s.blockedReason !== null);
   if (blocked.length > 0) {
@@ -130,18 +141,32 @@ async function start(): Promise<void> {
     context,
     clock: browserClock,
     emit,
-    onTick: () => {
-      ticks++;
-      outbox.pump();
-      $("count").textContent = `${sent} samples`;
+    // Reports go to the home server only.
+    reportInFlight: (server) => server === home && outbox.requestInFlight,
+    onSettled: () => scheduler.onProbeSettled(),
+  });
+  const scheduler = new Scheduler({
+    probeSlots: slots.length,
+    clock: browserClock,
+    probe: (tick) => prober.onTick(tick),
+    reportServerProbesInFlight: () => (home === undefined ? 0 : prober.inFlightTo(home)),
+    local: () => {
+      outbox.commit();
+      live.render();
+      for (const ch of channels.values()) ch.maintain();
+      clearResourceTimings();
     },
+    report: (deadlineMs) => outbox.pump(deadlineMs),
   });
 
   exit.setAbandon(() => prober.abandonInFlight());
 
   const worker = new Worker(new URL("./clock.worker.ts", import.meta.url), { type: "module" });
-  worker.onmessage = (ev: MessageEvent<ClockTick>) => prober.onTick(ev.data);
-  const startMsg: ClockStart = { type: "start", intervalMs: config.intervalMs, slots: slots.length };
+  worker.onmessage = (ev: MessageEvent<ClockTick>) => {
+    if (ev.data.slot === 0) ticks++;
+    scheduler.onTick(ev.data);
+  };
+  const startMsg: ClockStart = { type: "start", intervalMs: config.intervalMs, slots: clockSlots(slots.length) };
   worker.postMessage(startMsg);
 
   $("servers").textContent = servers.map((s) => `${s.name} ${s.baseUrl}`).join(" · ");

@@ -8,7 +8,6 @@ import { probeJsonp } from "./jsonp-probe.js";
 import type { PageContext } from "./page-context.js";
 import type { Slot } from "./plan.js";
 import { resultMs, type ProbeResult } from "./probe-result.js";
-import { clearResourceTimings } from "./resource-timing.js";
 import type { WsChannel } from "./ws-channel.js";
 import { probeXhr } from "./xhr-probe.js";
 
@@ -28,8 +27,10 @@ export interface ProberOptions {
   context: PageContext;
   clock: Clock;
   emit(sample: Sample): void;
-  /** Called once per tick, before its first probe. */
-  onTick?(): void;
+  /** Whether a report request to this server is in flight now (sets the sample's reportInFlight). */
+  reportInFlight?(server: string): boolean;
+  /** A probe settled (answered, failed or timed out). */
+  onSettled?(): void;
 }
 
 export class Prober {
@@ -37,6 +38,8 @@ export class Prober {
   private readonly outstanding: number[];
   /** How to settle each probe still in flight, should the page go away first. */
   private readonly inFlight = new Set<() => void>();
+  /** Probes in flight per server name (best-of-two counts for both of its servers). */
+  private readonly inFlightPerServer = new Map<string, number>();
 
   constructor(private readonly o: ProberOptions) {
     this.outstanding = o.slots.map(() => 0);
@@ -47,12 +50,13 @@ export class Prober {
     return this.seq++;
   }
 
+  /** Probes to this server in flight now. */
+  inFlightTo(server: string): number {
+    return this.inFlightPerServer.get(server) ?? 0;
+  }
+
+  /** Sends (or records as skipped) the probe of one slot: nothing else happens in this task. */
   onTick(tick: ClockTick): void {
-    if (tick.slot === 0) {
-      clearResourceTimings();
-      for (const ch of this.o.channels.values()) ch.maintain();
-      this.o.onTick?.();
-    }
     const slot = this.o.slots[tick.slot];
     if (slot === undefined) return;
     const base = { method: slot.method, target: slot.target, scheduledT: tick.dueMs };
@@ -96,8 +100,10 @@ export class Prober {
       lateMs: Math.max(0, sentAtMs - tick.dueMs),
       visibleAtSend: ctx.visible,
       hiddenMs: ctx.hiddenMs(sentAtMs),
+      reportInFlight: slot.servers.some((s) => this.o.reportInFlight?.(s.name) === true),
     };
     const freezesAtSend = ctx.freezeCount;
+    const serverNames = [...new Set(slot.servers.map((s) => s.name))];
     const timeoutMs = this.o.timeoutMs;
     let released = false;
     // Frees this probe's place under the cap; best-of-two does so as soon as the race is decided.
@@ -112,6 +118,7 @@ export class Prober {
       if (settled) return;
       settled = true;
       this.inFlight.delete(abandon);
+      for (const name of serverNames) this.inFlightPerServer.set(name, this.inFlightTo(name) - 1);
       release();
       const sample: Sample = {
         ...common,
@@ -121,6 +128,7 @@ export class Prober {
         froze: ctx.freezeCount !== freezesAtSend,
       };
       this.o.emit(sample);
+      this.o.onSettled?.();
     };
     const settleProbe = (r: ProbeResult) => {
       const fields: Partial<Sample> & Pick<Sample, "ms" | "outcome"> = { ms: resultMs(r, timeoutMs), outcome: r.outcome };
@@ -136,6 +144,7 @@ export class Prober {
     if (first === undefined || ch === undefined) return; // ruled out in onTick
     this.outstanding[tick.slot]!++;
     this.inFlight.add(abandon);
+    for (const name of serverNames) this.inFlightPerServer.set(name, this.inFlightTo(name) + 1);
     switch (slot.method) {
       case "xhr":
         void probeXhr(first.baseUrl, timeoutMs).then(settleProbe);

@@ -30,38 +30,46 @@ export function sparkPoints(values: readonly (number | null)[], width: number, h
   }));
 }
 
+/** Colours of a sparkline, read from CSS once per render of the whole view, not per canvas. */
+export interface SparkColours {
+  line: string;
+  bad: string;
+}
+
 export class Sparkline {
   private readonly values: (number | null)[] = [];
-  private pending = false;
+  /** Values changed since the last draw. */
+  private dirty = false;
+  /**
+   * The canvas's CSS size, read once: reading clientWidth after the live view
+   * wrote its cells would force a layout per sparkline (the size is fixed in CSS).
+   */
+  private size: { w: number; h: number } | undefined;
 
   constructor(readonly canvas: HTMLCanvasElement) {}
 
   push(ms: number | null): void {
     this.values.push(ms);
     if (this.values.length > SPARK_POINTS_MAX) this.values.shift();
-    if (this.pending) return;
-    this.pending = true;
-    // One draw per frame at most, and none while the tab is hidden.
-    requestAnimationFrame(() => {
-      this.pending = false;
-      this.draw();
-    });
+    this.dirty = true;
   }
 
-  private draw(): void {
+  /** Draws if anything changed; the live view calls it in the page's housekeeping slot. */
+  draw(colours: SparkColours): void {
+    if (!this.dirty) return;
+    this.dirty = false;
     const c = this.canvas;
     const ratio = window.devicePixelRatio || 1;
-    const w = c.clientWidth || 120;
-    const h = c.clientHeight || 22;
+    this.size ??= { w: c.clientWidth || 120, h: c.clientHeight || 22 };
+    const { w, h } = this.size;
     if (c.width !== Math.round(w * ratio)) c.width = Math.round(w * ratio);
     if (c.height !== Math.round(h * ratio)) c.height = Math.round(h * ratio);
     const ctx = c.getContext("2d");
     if (ctx === null) return;
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, w, h);
-    const css = getComputedStyle(c);
     const pts = sparkPoints(this.values, w, h);
-    ctx.strokeStyle = css.color;
+    ctx.strokeStyle = colours.line;
     ctx.lineWidth = 1.25;
     ctx.beginPath();
     let drawing = false;
@@ -75,7 +83,7 @@ export class Sparkline {
       drawing = true;
     }
     ctx.stroke();
-    ctx.fillStyle = css.getPropertyValue("--bad").trim() || "#b3261e";
+    ctx.fillStyle = colours.bad;
     for (const p of pts) if (p.y === null) ctx.fillRect(p.x - 0.75, h - 6, 1.5, 6);
   }
 }

@@ -26,6 +26,13 @@ export const ORPHAN_SCAN_MS = 60_000;
 /** This session's unacknowledged samples kept in memory too, for the beacon at pagehide. */
 export const RECENT_MAX = 2000;
 
+/**
+ * Pumps in a row whose report may miss its moment (pump's deadline passed
+ * before the request could start) before one goes regardless: at very short
+ * intervals there is no moment free of probes, and the outbox must still drain.
+ */
+export const POSTPONE_MAX = 3;
+
 /** Answers that will never succeed however often the same batch is retried. */
 const HOPELESS_STATUS = new Set([400, 409, 413]);
 /** Answers that ask to come back later, after their Retry-After. */
@@ -83,12 +90,17 @@ export interface OutboxOptions {
   /** Sessions whose page is still open elsewhere; their own tab delivers their rows. */
   liveSessions?(): Promise<Set<string>>;
   onChange?(counters: OutboxCounters): void;
+  /** This page's measured performance.now() step (ms), sent with every batch of its own session. */
+  timerResolutionMs?: number | undefined;
 }
 
 export class Outbox {
   /** Samples handed over but not yet committed to the store. */
   private unsaved: OutboxRow[] = [];
-  private saving = false;
+  /** Rows in the transaction being written. */
+  private writing = 0;
+  /** The write under way, if any: a delivery waits for it so it reads what was taken. */
+  private saving: Promise<void> | null = null;
   /** This session's unacknowledged samples by seq, newest last. */
   private readonly recent = new Map<number, Sample>();
   /**
@@ -103,8 +115,12 @@ export class Outbox {
   /** Per session, the last seq delivered (or refused): the next read starts after it. */
   private readonly doneSeq = new Map<string, number>();
   private inFlight = false;
+  /** A request to the endpoint is on the wire (sent, answer not yet read). */
+  private requesting = false;
+  /** Deliveries in a row that found their deadline passed. */
+  private postponed = 0;
   private nextAttemptMs = 0;
-  /** Samples per POST now: halved while a refused batch is split to find its bad samples. */
+  /** Samples per POST now: halved while a refused batch is split to find its bad samples, doubled back after each success. */
   private batchLimit = BATCH_SAMPLES;
   private lastSendMs = Number.NEGATIVE_INFINITY;
   private readonly c: OutboxCounters;
@@ -127,7 +143,7 @@ export class Outbox {
   }
 
   get counters(): Readonly<OutboxCounters> {
-    this.c.pending = this.own + this.unsaved.length + this.orphanRows;
+    this.c.pending = this.own + this.writing + this.unsaved.length + this.orphanRows;
     return this.c;
   }
 
@@ -138,6 +154,10 @@ export class Outbox {
     this.pump();
   }
 
+  /**
+   * Takes a sample; it is written to the store at the next commit() (the
+   * page's housekeeping slot), so no IndexedDB transaction runs in a probe's task.
+   */
   add(sample: Sample): void {
     const o = this.options;
     const row: OutboxRow = { sessionId: o.sessionId, clientId: o.clientId, sample };
@@ -145,24 +165,41 @@ export class Outbox {
     this.unsaved.push(row);
     this.recent.set(sample.seq, sample);
     if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
-    void this.save();
   }
 
-  /** Called on every clock tick: delivers a batch when one is due. */
-  pump(): void {
+  /** Writes the samples taken since the last commit to the store. */
+  commit(): void {
+    if (this.unsaved.length > 0) void this.save();
+  }
+
+  /** Whether a report request is on the wire now (probes sent meanwhile record it). */
+  get requestInFlight(): boolean {
+    return this.requesting;
+  }
+
+  /**
+   * Called in every housekeeping slot: commits, then sends one batch when one
+   * is due. deadlineMs (epoch ms, the options' clock): the request must start
+   * by then or wait for the next pump (at most POSTPONE_MAX in a row), so the
+   * IndexedDB read before it cannot push it into the next probe's moment.
+   */
+  pump(deadlineMs?: number): void {
+    this.commit();
     const now = this.options.clock.monoMs();
     if (this.inFlight || now < this.nextAttemptMs) return;
     const scanDue = now - this.lastScanMs >= ORPHAN_SCAN_MS;
+    const own = this.own + this.writing + this.unsaved.length;
     if (this.orphanSessions.length === 0 && !scanDue) {
-      if (this.own === 0) return;
-      if (this.own < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
+      if (own === 0) return;
+      if (own < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
     }
-    void this.deliver(false);
+    void this.deliver(false, this.postponed >= POSTPONE_MAX ? undefined : deadlineMs);
   }
 
   /** The page was hidden: it may never run again, so send what fits in a keepalive request now. */
   flushOnHide(): void {
-    if (this.inFlight || this.own + this.orphanRows === 0) return;
+    this.commit();
+    if (this.inFlight || this.own + this.writing + this.unsaved.length + this.orphanRows === 0) return;
     void this.deliver(true);
   }
 
@@ -180,14 +217,18 @@ export class Outbox {
     beacon(this.options.endpoint, this.body(this.options, samples));
   }
 
-  private async save(): Promise<void> {
-    if (this.saving) return;
-    this.saving = true;
+  private save(): Promise<void> {
+    if (this.saving === null) this.saving = this.saveAll().finally(() => (this.saving = null));
+    return this.saving;
+  }
+
+  private async saveAll(): Promise<void> {
     try {
       // Writes are batched by arrival: while one transaction commits, the next samples gather.
       while (this.unsaved.length > 0) {
         const batch = this.unsaved;
         this.unsaved = [];
+        this.writing = batch.length;
         try {
           await this.store.put(batch);
         } catch (err) {
@@ -202,10 +243,10 @@ export class Outbox {
           await this.store.put(batch);
         }
         this.own += batch.length;
+        this.writing = 0;
       }
       if (this.own > STORED_ROWS_MAX) await this.bound(this.own);
     } finally {
-      this.saving = false;
       this.changed();
     }
   }
@@ -234,15 +275,14 @@ export class Outbox {
     await this.bound(await this.store.count());
   }
 
-  private async deliver(keepalive: boolean): Promise<void> {
+  private async deliver(keepalive: boolean, deadlineMs?: number): Promise<void> {
     this.inFlight = true;
     this.lastSendMs = this.options.clock.monoMs();
-    this.batchLimit = BATCH_SAMPLES;
-    /** A refused batch is being split: keep going until its parts are settled. */
-    let splitting = false;
     try {
+      await this.save();
       if (!keepalive && this.options.clock.monoMs() - this.lastScanMs >= ORPHAN_SCAN_MS) await this.scan();
-      // Keep going while there is a backlog, one batch at a time, until an attempt fails.
+      // One request per call: a backlog drains one batch per housekeeping slot,
+      // so a report never runs on into the next probe's moment.
       for (;;) {
         const orphan = this.orphanSessions[0];
         const session = orphan ?? this.options.sessionId;
@@ -256,12 +296,26 @@ export class Outbox {
         if (keepalive) rows = rows.slice(0, fitToBytes(rows.map((r) => r.row.sample), UNLOAD_BODY_BYTES_MAX).length);
         const first = rows[0]!.row;
         const samples = rows.map((r) => r.row.sample);
-        const res = await this.options.transport.fetch(this.options.endpoint, {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: this.body(first, samples),
-          keepalive,
-        });
+        const body = this.body(first, samples);
+        if (deadlineMs !== undefined && this.options.clock.nowMs() > deadlineMs) {
+          this.postponed++;
+          return;
+        }
+        this.postponed = 0;
+        this.requesting = true;
+        let res: Response;
+        let answer: string;
+        try {
+          res = await this.options.transport.fetch(this.options.endpoint, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body,
+            keepalive,
+          });
+          answer = await res.text();
+        } finally {
+          this.requesting = false;
+        }
         if (LATER_STATUS.has(res.status)) {
           // Overloaded, rate-limited or its disk is full: the rows stay, and we come back when told.
           const wait = retryAfterMs(res.headers.get("Retry-After"), this.options.clock.nowMs());
@@ -272,11 +326,11 @@ export class Outbox {
           return;
         }
         if (HOPELESS_STATUS.has(res.status)) {
-          splitting = true;
-          if (await this.refused(res, rows, first.sessionId)) continue;
+          // The next call sends what is left: the good part of the batch, or its next half.
+          if (await this.refused(res.status, answer, rows, first.sessionId)) return;
         } else {
           if (!res.ok) throw new Error(`http-${res.status}`);
-          const result = (await res.json()) as IngestResult;
+          const result = JSON.parse(answer) as IngestResult;
           // Only now are the samples safe at home.
           await this.forget(rows, first.sessionId);
           this.c.delivered += result.accepted;
@@ -292,7 +346,7 @@ export class Outbox {
           this.orphanSessions.shift();
           this.doneSeq.delete(orphan);
         }
-        if (keepalive || (!splitting && this.orphanSessions.length === 0 && this.own < BATCH_SAMPLES)) return;
+        return;
       }
     } catch (err) {
       this.c.failures++;
@@ -308,23 +362,22 @@ export class Outbox {
 
   /**
    * A batch the server will never take as it is. Drops only what must go: the
-   * samples it names as bad (the rest is sent again at once), else the whole
-   * batch when its envelope is refused (409: the session is not this client's;
-   * INVALID_BATCH) or it is a lone sample; any other refusal of several
-   * samples (413, an older server's 400) is split in half until the bad ones
-   * are alone. Returns true to send again now.
+   * samples it names as bad (the rest goes in the next request), else the
+   * whole batch when its envelope is refused (409: the session is not this
+   * client's; INVALID_BATCH) or it is a lone sample; any other refusal of
+   * several samples (413, an older server's 400) is split in half until the
+   * bad ones are alone. Returns true when rows are left to send again.
    */
-  private async refused(res: Response, rows: StoredRow[], sessionId: string): Promise<boolean> {
-    const text = await res.text();
+  private async refused(status: number, answer: string, rows: StoredRow[], sessionId: string): Promise<boolean> {
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(answer);
     } catch {
       body = undefined;
     }
-    const refusal = res.status === 400 ? parseWith(sampleRefusalSchema, body) : undefined;
+    const refusal = status === 400 ? parseWith(sampleRefusalSchema, body) : undefined;
     const named = refusal?.ok ? refusal.value.rejected.flatMap((r) => (rows[r.index] === undefined ? [] : [rows[r.index]!])) : [];
-    this.c.lastError = `rejected (${res.status}): ${text.slice(0, 200)}`;
+    this.c.lastError = `rejected (${status}): ${answer.slice(0, 200)}`;
     if (named.length > 0) {
       await this.drop(named, sessionId);
       this.c.rejected += named.length;
@@ -332,7 +385,7 @@ export class Outbox {
       return true;
     }
     // The envelope itself (ids, label) or the session is wrong: every part of the batch would be refused too.
-    const whole = res.status === 409 || (body as { code?: unknown } | undefined)?.code === "INVALID_BATCH";
+    const whole = status === 409 || (body as { code?: unknown } | undefined)?.code === "INVALID_BATCH";
     if (!whole && rows.length > 1) {
       this.batchLimit = Math.max(1, Math.ceil(rows.length / 2));
       return true;
@@ -366,10 +419,13 @@ export class Outbox {
   }
 
   private body(who: Pick<OutboxRow, "clientId" | "sessionId" | "label">, samples: Sample[]): string {
+    // The resolution is this page's: rows an earlier session left were timed by another page.
+    const resolution = who.sessionId === this.options.sessionId ? this.options.timerResolutionMs : undefined;
     return JSON.stringify({
       clientId: who.clientId,
       sessionId: who.sessionId,
       ...(who.label !== undefined ? { label: who.label } : {}),
+      ...(resolution !== undefined ? { timerResolutionMs: resolution } : {}),
       samples,
     });
   }
