@@ -17,6 +17,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "baselines-loopback": () => import("./baselines-loopback.js"),
   "baselines-browser": () => import("./baselines-browser.js"),
   "ping-fanout": () => import("./ping-fanout.js"),
+  "bare-page": () => import("./bare-page.js"),
 };
 
 export interface RunOutcome {

@@ -17,8 +17,12 @@ import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
 import { createBaselines } from "./baseline/baselines.js";
 import { clientAddress, trustedProxies } from "./client-address.js";
+import { createEchoStall, NO_STALL } from "./echo/echo-stall.js";
 import { handleEcho } from "./echo/http-echo.js";
 import { startLoopLag } from "./echo/loop-lag.js";
+import { exportRouter } from "./query/export-route.js";
+import { forensicsRouter } from "./query/forensics-routes.js";
+import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createBudgets } from "./limits/budgets.js";
 import { capConnections } from "./limits/connection-caps.js";
@@ -50,6 +54,8 @@ export interface ServerDeps {
   nowMs?: () => number;
   log?: (line: string) => void;
   clientDir?: string;
+  /** Mount test-only hooks (POST /api/test/stall); set from TAILPROBE_TEST_HOOKS=1 by the CLI. */
+  testHooks?: boolean;
 }
 
 /** The built pages: dist/client beside dist/server, or dist/client from the source tree. */
@@ -88,6 +94,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     pingProcessesMax: options.limits.pingProcessesMax,
   });
 
+  const testStall = deps.testHooks === true ? createEchoStall(nowMs) : undefined;
+  const stall = testStall ?? NO_STALL;
+
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
@@ -101,6 +110,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       baselines: () => baselines.status(),
     }),
   );
+  if (testStall !== undefined) app.use(testStall.router());
   const proxies = trustedProxies(options.trustProxy, options.proxyAddresses);
   const addressOf = (req: http.IncomingMessage) => clientAddress(req, proxies);
   // Budgets refill on the monotonic clock: a wall-clock step must not empty or fill them.
@@ -135,13 +145,16 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(queryRouter(store, nowMs, clients));
   app.use(chartsRouter(store, nowMs, clients));
   app.use(racesRouter(store, nowMs, clients));
+  app.use(exportRouter(store, nowMs, clients));
+  app.use(metricsRouter(store, nowMs));
+  app.use(forensicsRouter(store, nowMs, clients));
   app.use(pageSecurityHeaders(options.peers, options.tlsCertPath !== undefined));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);
 
   const onRequest: http.RequestListener = (req, res) => {
-    if (!handleEcho(req, res, lag, budgets.admitEcho)) app(req, res);
+    if (!handleEcho(req, res, lag, stall, budgets.admitEcho)) app(req, res);
   };
   const limits = options.limits;
   const httpOptions: http.ServerOptions = {
@@ -162,7 +175,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       : http.createServer(httpOptions, onRequest);
   capConnections(server, { connectionsMax: limits.connectionsMax, connectionsPerAddress: limits.connectionsPerAddress, trusted: proxies });
 
-  const wsEcho = createWsEcho(options.name, baselines, addressOf, limits);
+  const wsEcho = createWsEcho(options.name, baselines, addressOf, limits, stall);
   server.on("upgrade", (req, socket, head) => wsEcho.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {

@@ -63,6 +63,11 @@ export const sampleSchema = z
     /** The echo server's own event-loop delay when it answered (ms, from Server-Timing). */
     serverLagMs: z.optional(latencyMs),
     /**
+     * The echo server's own time on this probe, request received to answer
+     * sent (ms): Server-Timing `app` for XHR and JSONP, the `served` note for WebSocket.
+     */
+    serverMs: z.optional(latencyMs),
+    /**
      * A report (POST /api/samples, keepalive flush) to this probe's server (either
      * server, for best-of-two) was in flight when the probe was sent: the page's
      * own reporting may have shared the probe's moment. Absent on unsent ticks and baselines.
@@ -202,7 +207,17 @@ export type BaselineSample = z.infer<typeof baselineSampleSchema>;
 /** Server → page (echo replies are the page's own message, not listed here). */
 export const serverWsMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("echo"), id: z.int().check(z.minimum(0)) }),
-  z.strictObject({ type: z.literal("welcome"), name: z.string().check(z.regex(SERVER_NAME_PATTERN)) }),
+  z.strictObject({
+    type: z.literal("welcome"),
+    name: z.string().check(z.regex(SERVER_NAME_PATTERN)),
+    /** This server follows each echo with a `served` note; a page waits for notes only from servers that say so. */
+    served: z.optional(z.literal(true)),
+  }),
+  /**
+   * Sent right after an echo, never before it: the server's receive-to-send
+   * time for echo `id` (ms), so the echo itself stays the page's bytes.
+   */
+  z.strictObject({ type: z.literal("served"), id: z.int().check(z.minimum(0)), serverMs: latencyMs }),
   z.strictObject({ type: z.literal("baseline"), samples: z.array(baselineSampleSchema).check(z.maxLength(100)) }),
 ]);
 export type ServerWsMessage = z.infer<typeof serverWsMessageSchema>;

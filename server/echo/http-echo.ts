@@ -2,6 +2,7 @@
 // express sees it: the echo path must add nothing but the headers it needs.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isValidJsonpCallback } from "../../shared/names.js";
+import { NO_STALL, type EchoStall } from "./echo-stall.js";
 import type { LoopLag } from "./loop-lag.js";
 
 const ECHO_BODY = '{"ok":true}';
@@ -18,6 +19,7 @@ const COMMON_HEADERS = {
   "Cross-Origin-Resource-Policy": "cross-origin",
 } as const;
 
+/** `app` is the handler's receive-to-send time (ms), stored as the sample's serverMs; `lag` the event loop's delay. */
 function serverTiming(startNs: bigint, lag: LoopLag): string {
   const appMs = Number(process.hrtime.bigint() - startNs) / 1e6;
   return `app;dur=${appMs.toFixed(3)}, lag;dur=${lag.currentMs().toFixed(1)}`;
@@ -41,6 +43,7 @@ export function handleEcho(
   req: IncomingMessage,
   res: ServerResponse,
   lag: LoopLag,
+  stall: EchoStall = NO_STALL,
   admit: (req: IncomingMessage, res: ServerResponse) => boolean = () => true,
 ): boolean {
   const url = req.url ?? "/";
@@ -74,13 +77,18 @@ export function handleEcho(
     body = `/**/ typeof ${callback}==='function' && ${callback}(${ECHO_BODY});`;
     contentType = "text/javascript; charset=utf-8";
   }
-  res.writeHead(200, {
-    ...COMMON_HEADERS,
-    "Content-Type": contentType,
-    "Content-Length": Buffer.byteLength(body),
-    "X-Content-Type-Options": "nosniff",
-    "Server-Timing": serverTiming(startNs, lag),
-  });
-  res.end(req.method === "HEAD" ? undefined : body);
+  const answer = () => {
+    res.writeHead(200, {
+      ...COMMON_HEADERS,
+      "Content-Type": contentType,
+      "Content-Length": Buffer.byteLength(body),
+      "X-Content-Type-Options": "nosniff",
+      "Server-Timing": serverTiming(startNs, lag),
+    });
+    res.end(req.method === "HEAD" ? undefined : body);
+  };
+  const delayMs = stall.delayMs();
+  if (delayMs > 0) setTimeout(answer, delayMs);
+  else answer();
   return true;
 }

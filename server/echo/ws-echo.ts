@@ -6,6 +6,7 @@ import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { clientWsMessageSchema, parseWith } from "../../shared/protocol.js";
 import { normalizeAddress } from "../client-address.js";
 import { limiterKey } from "../limits/rate-limiter.js";
+import { NO_STALL, type EchoStall } from "./echo-stall.js";
 
 /** Probe messages are tiny; anything bigger is not ours. */
 export const WS_PAYLOAD_BYTES_MAX = 4096;
@@ -14,7 +15,7 @@ export const WS_PAYLOAD_BYTES_MAX = 4096;
  * anchored regex is a complete parse of that message and skips JSON.parse and
  * the schema on the hot path; anything else takes the full parse below.
  */
-const ECHO_MESSAGE = /^\{"type":"echo","id":\d{1,15}\}$/;
+const ECHO_MESSAGE = /^\{"type":"echo","id":(\d{1,15})\}$/;
 
 /** WebSocket close code for a message that breaks the protocol (RFC 6455 policy violation). */
 export const WS_CLOSE_BAD_MESSAGE = 1008;
@@ -54,14 +55,39 @@ export interface WsEcho {
   close(): void;
 }
 
+/**
+ * Echoes `text` byte for byte, then reports the server's receive-to-send time
+ * (ms) in a separate `served` note. The note is queued only after the echo's
+ * own send, so it cannot delay the echo it describes; the echo stays the
+ * page's exact bytes, and a page that ignores notes measures what it always did.
+ */
+function echoAndNote(
+  socket: WebSocket,
+  text: string | RawData,
+  id: number,
+  receivedNs: bigint,
+  stall: EchoStall,
+  bounded: (socket: WebSocket, data: string | RawData) => void,
+): void {
+  const send = () => {
+    bounded(socket, text);
+    const serverMs = Number(process.hrtime.bigint() - receivedNs) / 1e6;
+    bounded(socket, `{"type":"served","id":${id},"serverMs":${serverMs.toFixed(3)}}`);
+  };
+  const delayMs = stall.delayMs();
+  if (delayMs > 0) setTimeout(send, delayMs);
+  else send();
+}
+
 export function createWsEcho(
   serverName: string,
   hooks: WsEchoHooks,
   peerAddress: (req: IncomingMessage) => string,
   limits: WsLimits,
+  stall: EchoStall = NO_STALL,
 ): WsEcho {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: WS_PAYLOAD_BYTES_MAX });
-  const welcome = JSON.stringify({ type: "welcome", name: serverName });
+  const welcome = JSON.stringify({ type: "welcome", name: serverName, served: true });
   const openByAddress = new Map<string, number>();
   /** Sockets that sent anything (a pong, a message) since the last heartbeat. */
   const alive = new WeakSet<WebSocket>();
@@ -80,6 +106,7 @@ export function createWsEcho(
 
   /** Sends, unless the peer has stopped reading: then its backlog is not ours to hold. */
   const send = (socket: WebSocket, data: RawData | string) => {
+    if (socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > limits.wsSendBufferBytesMax) {
       socket.terminate();
       return;
@@ -102,9 +129,11 @@ export function createWsEcho(
     socket.send(welcome);
     socket.on("message", (data: RawData, isBinary: boolean) => {
       alive.add(socket);
+      const receivedNs = process.hrtime.bigint();
       const text = isBinary ? "" : data.toString();
-      if (ECHO_MESSAGE.test(text)) {
-        send(socket, text);
+      const fast = ECHO_MESSAGE.exec(text);
+      if (fast !== null) {
+        echoAndNote(socket, text, Number(fast[1]), receivedNs, stall, send);
         return;
       }
       let parsed: unknown;
@@ -119,7 +148,7 @@ export function createWsEcho(
         return;
       }
       if (msg.value.type === "echo") {
-        send(socket, data);
+        echoAndNote(socket, data, msg.value.id, receivedNs, stall, send);
       } else if (client === undefined) {
         client = { socket, clientId: msg.value.clientId, sessionId: msg.value.sessionId, address, remotePort, socketAddress };
         hooks.onClient(client);

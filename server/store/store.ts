@@ -105,8 +105,8 @@ export function openStore(dbPath: string): Store {
   const addSample = db.prepare(`
     INSERT OR IGNORE INTO samples
       (session, seq, t, method, target, ms, outcome, scheduled_t, late_ms, hidden_ms, flags,
-       reason, winner, other_ms, other_outcome, minrtt, server_lag_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+       reason, winner, other_ms, other_outcome, minrtt, server_lag_ms, server_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
   const insertBatchTx = db.transaction((batch: SampleBatch, meta: IngestMeta): IngestResult => {
     const resolutionUs = batch.timerResolutionMs === undefined ? null : batch.timerResolutionMs * 1000;
@@ -146,6 +146,7 @@ export function openStore(dbPath: string): Store {
         s.otherOutcome ?? null,
         s.minrtt ?? null,
         s.serverLagMs ?? null,
+        s.serverMs ?? null,
       );
       accepted += info.changes;
     }

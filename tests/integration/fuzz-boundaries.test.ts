@@ -156,7 +156,7 @@ describe("property: malformed input at every boundary", () => {
         const outcome = new Promise<string>((resolve) => {
           const onMessage = (d: WebSocket.RawData) => {
             const text = d.toString();
-            if (text.includes('"welcome"') || text.includes('"baseline"')) return;
+            if (text.includes('"welcome"') || text.includes('"baseline"') || text.startsWith('{"type":"served"')) return;
             done(`reply ${text}`);
           };
           const onClose = (code: number) => done(`close ${code}`);
