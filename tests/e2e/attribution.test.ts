@@ -156,3 +156,47 @@ describe("the page names the cause of a planted spike", () => {
     await page.close();
   }, 60_000);
 });
+
+describe("the other questions, one click away", () => {
+  it("the tail chart's slowest point opens the same panel", async () => {
+    const page = await histogramPage();
+    const over = page.locator("#cdf-chart .u-over");
+    const box = (await over.boundingBox())!;
+    // The far right of the tail: the slowest latencies measured.
+    await over.click({ position: { x: box.width - 2, y: box.height - 4 } });
+    const verdict = page.locator("#attribution-verdict");
+    await verdict.waitFor({ timeout: 15_000 });
+    expect(await page.locator("#attribution .meta").first().innerText()).toMatch(/^from the tail chart at [\d.]+ ms$/);
+    expect(await verdict.getAttribute("data-cause")).toMatch(/^(client|server|network|http|unexplained|normal)$/);
+    await page.close();
+  }, 60_000);
+
+  it("compare, periodicity and fan-out answer in plain words", async () => {
+    const page = await histogramPage();
+    await page.locator("#compare > summary").click();
+    await page.locator("#compare select[name=a]").selectOption("ws@A");
+    await page.locator("#compare select[name=b]").selectOption("xhr@A");
+    await page.locator("#compare button").click();
+    const sentence = page.locator("#compare-sentence");
+    await sentence.waitFor({ timeout: 15_000 }).catch(async (e: unknown) => {
+      throw new Error(`compare panel says: ${await page.locator("#compare").innerText()}`, { cause: e });
+    });
+    expect(await sentence.innerText()).toMatch(/^WebSocket · A (is (faster|slower) than|and) XHR · A|^WebSocket to A /);
+    await page.locator("#compare").screenshot({ path: artifactPath("compare.png") });
+
+    await page.locator("#fanout > summary").click();
+    await page.locator("#fanout select").selectOption("xhr");
+    await page.locator("#fanout button").click();
+    await page.locator("#fanout p.sentence").waitFor({ timeout: 15_000 }).catch(async (e: unknown) => {
+      throw new Error(`fan-out panel says: ${await page.locator("#fanout").innerText()}`, { cause: e });
+    });
+    expect(await page.locator("#fanout p.sentence").innerText()).toMatch(/^With 10 xhr requests per page view, [\d.]+ % of views see/);
+    expect(await page.locator("#fanout tr").count()).toBe(4);
+    await page.locator("#fanout").screenshot({ path: artifactPath("fanout.png") });
+
+    await page.locator("#periodicity > summary").click();
+    await page.locator("#periodicity h3").waitFor({ timeout: 15_000 });
+    expect(await page.locator("#periodicity").innerText()).toMatch(/repeats every|No series repeats/);
+    await page.close();
+  }, 60_000);
+});
