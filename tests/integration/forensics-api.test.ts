@@ -25,7 +25,7 @@ beforeAll(async () => {
     const slowB = k === SLOW_TICK;
     samples.push(
       { seq: seq++, t: due + 1, scheduledT: due, method: "xhr", target: "A", ms: 40 + wave + 5 * r(), outcome: "ok", lateMs: 1, serverMs: 0.2 },
-      { seq: seq++, t: due + 2, scheduledT: due, method: "xhr", target: "B", ms: slowB ? 170 : 42 + 5 * r(), outcome: "ok", lateMs: 2, serverMs: slowB ? 125 : 0.2 },
+      { seq: seq++, t: due + 144, scheduledT: due + 143, method: "xhr", target: "B", ms: slowB ? 170 : 42 + 5 * r(), outcome: "ok", lateMs: 2, serverMs: slowB ? 125 : 0.2 },
       { seq: seq++, t: due + 3, scheduledT: due, method: "ws", target: "A", ms: 30 + 5 * r(), outcome: "ok", lateMs: 3, serverMs: 0.05 },
       { seq: seq++, t: due + 500, method: "wsping", target: "B", ms: 31 + r(), outcome: "ok" },
     );
@@ -111,7 +111,7 @@ describe("GET /api/periodicity", () => {
 });
 
 describe("GET /api/fanout", () => {
-  it("pairs the same ticks to A and B", async () => {
+  it("pairs the same ticks to A and B (each in its own slot of the tick)", async () => {
     const f = await get<FanoutResponse>(`/api/fanout?${range}&method=xhr&target=A,B&n=10&hedgeMs=50`);
     expect(f.report.pairs).toBe(TICKS);
     expect(f.report.fanout).toBe(10);
