@@ -34,7 +34,8 @@ const samples = [
 ];
 
 beforeAll(async () => {
-  server = await startInProcess();
+  // Target B must be a server this deployment knows; naming it means nobody is asked.
+  server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
   const res = await fetch(`${server.url}/api/samples`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },

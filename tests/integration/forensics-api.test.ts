@@ -14,7 +14,8 @@ const TICKS = 600;
 const SLOW_TICK = 300;
 
 beforeAll(async () => {
-  server = await startInProcess();
+  // Target B must be a server this deployment knows; naming it means nobody is asked.
+  server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
   const r = prng(17);
   const samples: object[] = [];
   let seq = 0;
