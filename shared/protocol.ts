@@ -115,6 +115,34 @@ export const sampleBatchSchema = z
   );
 export type SampleBatch = z.infer<typeof sampleBatchSchema>;
 
+/**
+ * POST /api/samples as the server first reads it: the envelope strictly, the
+ * samples one by one afterwards, so a refusal can name exactly the bad ones.
+ */
+export const sampleBatchEnvelopeSchema = z.strictObject({
+  clientId: token,
+  sessionId: token,
+  label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
+  samples: z.array(z.unknown()).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
+});
+
+/** One sample of a refused batch that can never be stored, by its place in the batch. */
+export const rejectedSampleSchema = z.object({
+  index: z.int().check(z.minimum(0), z.maximum(BATCH_SAMPLES_MAX - 1)),
+  /** The sample's seq when it had a readable one. */
+  seq: z.nullable(z.int().check(z.minimum(0))),
+  error: z.string().check(z.maxLength(REASON_CHARS_MAX + 100)),
+});
+export type RejectedSample = z.infer<typeof rejectedSampleSchema>;
+
+/** 400 INVALID_SAMPLES: nothing of the batch was stored; without the samples named here it would be. */
+export const sampleRefusalSchema = z.object({
+  error: z.string(),
+  code: z.literal("INVALID_SAMPLES"),
+  rejected: z.array(rejectedSampleSchema).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
+});
+export type SampleRefusal = z.infer<typeof sampleRefusalSchema>;
+
 export interface IngestResult {
   /** Samples stored by this request. */
   accepted: number;

@@ -49,7 +49,8 @@ export async function attributionQuery(store: Store, filter: SampleFilter, q: At
     const typicalMs: Record<string, number> = {};
     for (const [key, list] of around) typicalMs[key] = median(list);
     const input = { sample, neighbours, typicalMs };
-    return { sample: { ...sample, clientId }, breakdown: breakdown(input), verdict: attribute(input), neighbours, typicalMs };
+    // The stored clientId; the route shows it as the public id before it leaves the server.
+    return { sample: { ...sample, client: clientId }, breakdown: breakdown(input), verdict: attribute(input), neighbours, typicalMs };
   } finally {
     reader.close();
   }

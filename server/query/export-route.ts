@@ -5,6 +5,7 @@
 import express, { type Response, type Router } from "express";
 import { statsQuerySchema } from "../../shared/protocol.js";
 import { parseFilterQuery } from "../api/filter-query.js";
+import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { SampleFilter, Store } from "../store/store.js";
 import { CSV_HEADER, csvLine, ndjsonHeader, ndjsonLine } from "./sample-export.js";
 import { openPageReader, type RawSampleRow } from "./sample-pages.js";
@@ -42,7 +43,7 @@ function drained(res: Response): Promise<boolean> {
   });
 }
 
-async function stream(store: Store, filter: SampleFilter, format: Format, res: Response): Promise<void> {
+async function stream(store: Store, filter: SampleFilter, format: Format, res: Response, clients: ClientDirectory): Promise<void> {
   const reader = openPageReader(store);
   try {
     res.status(200).set({
@@ -56,7 +57,12 @@ async function stream(store: Store, filter: SampleFilter, format: Format, res: R
       if (res.writableNeedDrain && !(await drained(res))) return;
       if (res.destroyed) return;
       let chunk = "";
-      for (const r of page) chunk += format.line(r);
+      // The public id in the client column: the export is as public as /api/clients.
+      for (const r of page) {
+        const row: RawSampleRow = [...r];
+        row[1] = clients.publicId(r[1]);
+        chunk += format.line(row);
+      }
       res.write(chunk);
     }
     res.end();
@@ -65,13 +71,13 @@ async function stream(store: Store, filter: SampleFilter, format: Format, res: R
   }
 }
 
-export function exportRouter(store: Store, nowMs: () => number): Router {
+export function exportRouter(store: Store, nowMs: () => number, clients: ClientDirectory): Router {
   const router = express.Router();
   for (const [name, format] of Object.entries(FORMATS)) {
     router.get(`/api/samples.${name}`, (req, res, next) => {
-      const p = parseFilterQuery(statsQuerySchema, req, res, nowMs());
+      const p = parseFilterQuery(statsQuerySchema, req, res, nowMs(), clients);
       if (p === null) return;
-      stream(store, p.filter, format, res).catch((err: unknown) => {
+      stream(store, p.filter, format, res, clients).catch((err: unknown) => {
         // Once the header is out, an error can only cut the stream short: the client sees it end without a clean finish.
         if (res.headersSent) res.destroy(err instanceof Error ? err : new Error(String(err)));
         else next(err);

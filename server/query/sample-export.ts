@@ -1,5 +1,6 @@
 // One stored sample as a CSV line or an NDJSON object. Column names are the
-// wire protocol's (shared/protocol.ts), plus clientId and sessionId; the
+// wire protocol's (shared/protocol.ts), plus client (the public id, never the
+// clientId, which is the browser's secret) and sessionId; the
 // flags are decoded back to booleans, empty (CSV) or null (NDJSON) where the
 // page did not record them.
 import { FLAG, FLAG_KNOWN_SHIFT } from "../store/schema.js";
@@ -7,7 +8,7 @@ import type { RawSampleRow } from "./sample-pages.js";
 
 export const EXPORT_COLUMNS = [
   "t",
-  "clientId",
+  "client",
   "sessionId",
   "seq",
   "method",

@@ -42,7 +42,8 @@ export type AttributionQuery = z.infer<typeof attributionQuerySchema>;
 
 export interface AttributionResponse {
   /** The sample explained, null when the series has no sample there. */
-  sample: (ForensicSample & { clientId: string }) | null;
+  /** `client`: the client's public id (as in /api/clients), never its clientId. */
+  sample: (ForensicSample & { client: string }) | null;
   breakdown: Breakdown | null;
   verdict: Verdict | null;
   /** The same client's samples in the same second, every method and server. */

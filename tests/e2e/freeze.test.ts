@@ -120,7 +120,9 @@ describe("freezing the page", () => {
       for (const slot of slots) {
         const mine = probes.filter((r) => `${r.method} ${r.target}` === slot);
         // One skipped record per missed tick, inside the gap, each "frozen".
-        const skipped = mine.filter((r) => r.outcome === "skipped" && r.scheduledT! >= gap.fromMs - EDGE_MS && r.scheduledT! <= gap.toMs);
+        // (A tick at the edge may be skipped by the probe cap instead: it ran,
+        // but its slot's earlier probes, to B or queued behind B's, were still out.)
+        const skipped = mine.filter((r) => r.outcome === "skipped" && r.reason !== "outstanding-cap" && r.scheduledT! >= gap.fromMs - EDGE_MS && r.scheduledT! <= gap.toMs);
         expect(skipped.length, `${gap.mechanism}: ${slot} skipped`).toBeGreaterThanOrEqual(Math.floor(gapTicks) - 2);
         expect(skipped.length, `${gap.mechanism}: ${slot} skipped`).toBeLessThanOrEqual(Math.ceil(gapTicks) + 1 + LATE_TICKS_MAX);
         expect(skipped.filter((r) => r.reason !== "frozen"), `${gap.mechanism}: ${slot} skip reasons`).toEqual([]);

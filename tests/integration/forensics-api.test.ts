@@ -6,6 +6,7 @@ import type { RunningServer } from "../../server/app.js";
 import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityResponse } from "../../shared/forensics/api.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { prng } from "../helpers/prng.js";
+import { publicIdOf } from "../helpers/public-id.js";
 
 let server: RunningServer;
 const T0 = Date.now() - 3_600_000;
@@ -52,7 +53,7 @@ const get = async <T>(path: string): Promise<T> => {
 describe("GET /api/attribution", () => {
   it("the slowest XHR to B is its server's handler", async () => {
     const a = await get<AttributionResponse>(`/api/attribution?${range}&method=xhr&target=B`);
-    expect(a.sample).toMatchObject({ method: "xhr", target: "B", ms: 170, serverMs: 125, clientId: "c-forensics" });
+    expect(a.sample).toMatchObject({ method: "xhr", target: "B", ms: 170, serverMs: 125, client: publicIdOf(server.store.db, "c-forensics") });
     expect(a.verdict).toMatchObject({ cause: "server", target: "B", text: "server B: 125 ms in its own handler" });
     expect(a.breakdown).toMatchObject({ totalMs: 170, serverMs: 125, pathMethod: "wsping" });
     expect(a.neighbours.some((n) => n.method === "ws" && n.target === "A")).toBe(true);
