@@ -26,7 +26,7 @@ const forensicSample = {
 };
 
 export const attributionResponseSchema: z.core.$ZodType<AttributionResponse> = z.object({
-  sample: z.nullable(z.object({ ...forensicSample, clientId: str })),
+  sample: z.nullable(z.object({ ...forensicSample, client: str })),
   breakdown: z.nullable(
     z.object({ lateMs: nullableNum, totalMs: nullableNum, serverMs: nullableNum, pathMs: nullableNum, pathMethod: z.nullable(str), restMs: nullableNum }),
   ),
