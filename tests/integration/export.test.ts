@@ -34,7 +34,8 @@ const samples = [
 ];
 
 beforeAll(async () => {
-  server = await startInProcess();
+  // B is a named peer (never contacted): samples may only name servers of the deployment.
+  server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
   const res = await fetch(`${server.url}/api/samples`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },

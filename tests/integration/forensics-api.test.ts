@@ -14,7 +14,8 @@ const TICKS = 600;
 const SLOW_TICK = 300;
 
 beforeAll(async () => {
-  server = await startInProcess();
+  // B is a named peer (never contacted): samples may only name servers of the deployment.
+  server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
   const r = prng(17);
   const samples: object[] = [];
   let seq = 0;
