@@ -11,6 +11,28 @@ export function viewsSlowerThan(sorted: ArrayLike<number>, xMs: number, n: numbe
   return 1 - f ** n;
 }
 
+/**
+ * Share of page views with at least one request as slow as x or slower:
+ * 1 − P(X < x)^n. With x the nearest-rank p99 this counts the p99 sample
+ * itself, so a p99 that is the maximum (under 100 samples) still reaches some views.
+ */
+export function viewsAtOrBeyond(sorted: ArrayLike<number>, xMs: number, n: number): number {
+  if (sorted.length === 0) return 0;
+  return 1 - shareBelow(sorted, xMs) ** n;
+}
+
+/** P(X < x) over sorted values. */
+export function shareBelow(sorted: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo / sorted.length;
+}
+
 /** F(x): share of sorted values ≤ x. */
 export function shareAtOrBelow(sorted: ArrayLike<number>, x: number): number {
   let lo = 0;
@@ -36,7 +58,7 @@ export interface FanoutReport {
   p99Ms: number | null;
   /** Requests per page view used. */
   fanout: number;
-  /** Share of views with at least one request beyond the primary's p99. */
+  /** Share of views with at least one request at or beyond the primary's p99. */
   viewsSeeingP99: number;
   single: HedgeResult;
   /** min(A, B) on every measured pair. */
@@ -71,7 +93,7 @@ export function fanoutReport(pairs: readonly (readonly [number, number])[], fano
   return {
     p99Ms,
     fanout,
-    viewsSeeingP99: p99Ms === null ? 0 : viewsSlowerThan(a, p99Ms, fanout),
+    viewsSeeingP99: p99Ms === null ? 0 : viewsAtOrBeyond(a, p99Ms, fanout),
     single: summary(Float64Array.from(a), 1),
     bestOfTwo: summary(best, 2),
     hedged: { ...summary(hedged, 1 + late), delayMs: hedgeDelayMs },

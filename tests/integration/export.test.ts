@@ -34,7 +34,7 @@ const samples = [
 ];
 
 beforeAll(async () => {
-  // Target B must be a server this deployment knows; naming it means nobody is asked.
+  // B is a named peer (never contacted): samples may only name servers of the deployment.
   server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
   const res = await fetch(`${server.url}/api/samples`, {
     method: "POST",

@@ -14,7 +14,7 @@ const TICKS = 600;
 const SLOW_TICK = 300;
 
 beforeAll(async () => {
-  // Target B must be a server this deployment knows; naming it means nobody is asked.
+  // B is a named peer (never contacted): samples may only name servers of the deployment.
   server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
   const r = prng(17);
   const samples: object[] = [];

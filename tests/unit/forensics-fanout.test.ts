@@ -1,7 +1,7 @@
 // Fan-out and hedging from measured pairs, checked against a simulation that
 // plays out page views and hedged requests event by event.
 import { describe, expect, it } from "vitest";
-import { fanoutReport, shareAtOrBelow, viewsSlowerThan } from "../../shared/forensics/fanout.js";
+import { fanoutReport, shareAtOrBelow, viewsAtOrBeyond, viewsSlowerThan } from "../../shared/forensics/fanout.js";
 import { percentileSorted } from "../../shared/stats.js";
 import { prng } from "../helpers/prng.js";
 
@@ -15,6 +15,15 @@ describe("fan-out", () => {
     const sorted = Float64Array.from({ length: 100 }, (_, i) => i + 1); // 1..100: 1 % above 99
     expect(viewsSlowerThan(sorted, 99, 10)).toBeCloseTo(1 - 0.99 ** 10, 12);
     expect(shareAtOrBelow(sorted, 99)).toBe(0.99);
+    // "As slow as p99 or slower": the p99 sample itself counts, so 100 is beyond and 99 at.
+    expect(viewsAtOrBeyond(sorted, 100, 10)).toBeCloseTo(1 - 0.99 ** 10, 12);
+    expect(viewsAtOrBeyond(sorted, 99, 1)).toBeCloseTo(0.02, 12);
+  });
+
+  it("reports the share of views reaching the p99 as measured", () => {
+    const pairs: [number, number][] = Array.from({ length: 29 }, (_, i) => [i + 1, 5]);
+    // 29 samples: p99 is the maximum, reached by 1 request in 29.
+    expect(fanoutReport(pairs, 10, 50).viewsSeeingP99).toBeCloseTo(1 - (28 / 29) ** 10, 12);
   });
 
   it("1 − F(x)^N matches simulated page views", () => {

@@ -195,8 +195,8 @@ function fanout(host: ForensicsHost): HTMLElement {
       }
       const sentence = el(
         "p",
-        `With ${r.fanout} ${f.method} requests per page view, ${pct(r.viewsSeeingP99)} of views see at least one slower than ` +
-          `${f.primary}'s p99 (${formatMs(r.p99Ms)}).`,
+        `With ${r.fanout} ${f.method} requests per page view, ${pct(r.viewsSeeingP99)} of views see at least one as slow as ` +
+          `${f.primary}'s p99 (${formatMs(r.p99Ms)}) or slower.`,
         "sentence",
       );
       const table = el("table", "", "stats");
