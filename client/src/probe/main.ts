@@ -9,6 +9,7 @@ import { openOutboxStore } from "../report/outbox-store.js";
 import { showOutbox } from "../report/outbox-status.js";
 import { watchPageExit } from "../report/page-exit.js";
 import { holdSessionLock, liveSessions } from "../report/session-lock.js";
+import { localStorageSpill } from "../report/spill.js";
 import { configSchema, parseWith, type Config, type Sample } from "../../../shared/protocol.js";
 import type { ClockStart, ClockTick } from "./clock-protocol.js";
 import { loadClientId, loadLabel, randomToken } from "./identity.js";
@@ -61,8 +62,10 @@ async function start(): Promise<void> {
     timerResolutionMs,
     onChange: (c) => showOutbox(c, $("reported"), $("storage-warning")),
   });
+  // What an earlier page spilled at pagehide joins the outbox before the first delivery.
+  await outbox.restore(localStorageSpill.takeAll()).catch((err: unknown) => console.warn(`tailprobe: spilled samples not restored: ${(err as Error).message}`));
   await outbox.start();
-  const exit = watchPageExit(outbox);
+  const exit = watchPageExit(outbox, sessionId, localStorageSpill);
   let sent = 0;
   let ticks = 0;
   // Exposed for tests and for the curious: read-only facts about this session.

@@ -172,6 +172,23 @@ export class Outbox {
     if (this.unsaved.length > 0) void this.save();
   }
 
+  /**
+   * The page is going away: hands over the samples not yet written (for a
+   * synchronous spill, report/spill.ts), instead of starting a transaction the
+   * closing document may abort.
+   */
+  takeUnsaved(): OutboxRow[] {
+    const rows = this.unsaved;
+    this.unsaved = [];
+    return rows;
+  }
+
+  /** Rows an earlier page spilled at pagehide: written before anything else, delivered like any other. */
+  async restore(rows: OutboxRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.store.put(rows);
+  }
+
   /** Whether a report request is on the wire now (probes sent meanwhile record it). */
   get requestInFlight(): boolean {
     return this.requesting;
