@@ -13,6 +13,7 @@ import { summarize } from "../shared/stats.js";
 import { createBaselines } from "../server/baseline/baselines.js";
 import { clientAddress } from "../server/client-address.js";
 import { createWsEcho } from "../server/echo/ws-echo.js";
+import { defaultLimits } from "../server/limits/limits-config.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
@@ -20,7 +21,7 @@ const SIZES = { smoke: { seconds: 3 }, full: { seconds: 30 } } as const;
 
 async function phase(wsPingPhase: number, SECONDS: number): Promise<BaselineSample[]> {
   const baselines = createBaselines({ serverName: "S", ping: true, nowMs: Date.now, log: console.log, wsPingPhase });
-  const echo = createWsEcho("S", baselines, (req) => clientAddress(req, null));
+  const echo = createWsEcho("S", baselines, (req) => clientAddress(req, null), defaultLimits(1000));
   const server = http.createServer((_req, res) => res.end());
   server.on("upgrade", (req, socket, head) => echo.handleUpgrade(req, socket, head));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

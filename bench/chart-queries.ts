@@ -31,7 +31,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const { dir, dbPath, endMs } = dayOfSamples(N);
   let t: number;
   const out: BenchRow[] = [];
-  const parsed = parseServeArgs(["--port", "0", "--db", dbPath, "--no-ping"]);
+  const parsed = parseServeArgs(["--port", "0", "--db", dbPath, "--no-ping", "--no-rate-limit"]);
   if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");
   const server = await startServer(parsed.value, { log: () => {} });
   const ENDPOINTS = ["stats", "histogram", "cdf", "timeseries", "heatmap", "clients"];

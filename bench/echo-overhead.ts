@@ -55,7 +55,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, requests: REQUESTS_PER_ROUND } = SIZES[size];
   const bin = path.resolve("bin/tailprobe.js");
   const bare = await startChild(["-e", BARE_SERVER], "bare node:http");
-  const tp = await startChild([bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
+  const tp = await startChild([bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"], "tailprobe");
   const results: Record<string, { lat: number[]; rps: number[] }> = { bare: { lat: [], rps: [] }, tailprobe: { lat: [], rps: [] } };
   try {
     const warm = Math.min(500, REQUESTS_PER_ROUND);

@@ -20,7 +20,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const { minutes: MINUTES, runs: RUNS } = SIZES[size];
   const rows: BenchRow[] = [];
   for (const minutes of MINUTES) {
-    const server = await startServerProcess(["--name", "A", "--no-ping"]);
+    const server = await startServerProcess(["--name", "A", "--no-ping", "--no-rate-limit", "--peer", "B=http://127.0.0.1:9"]);
     const browser = await launchBrowser({ viewport: { width: 1280, height: 900 } });
     try {
       const seconds = minutes * 60;

@@ -49,7 +49,7 @@ async function probe(url: string, seconds: number): Promise<{ ms: number[]; lag:
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, phaseSeconds: PHASE_SECONDS, rate: RATE } = SIZES[size];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-bench-"));
-  const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--db", path.join(dir, "bench.db")], "tailprobe");
+  const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--no-rate-limit", "--db", path.join(dir, "bench.db")], "tailprobe");
   const quiet = { ms: [] as number[], lag: [] as number[] };
   const busy = { ms: [] as number[], lag: [] as number[] };
   let ingested = 0;

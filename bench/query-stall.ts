@@ -71,7 +71,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   let t: number;
   const { dir, dbPath, endMs } = dayOfSamples(N);
 
-  const parsed = parseServeArgs(["--port", "0", "--db", dbPath, "--no-ping"]);
+  const parsed = parseServeArgs(["--port", "0", "--db", dbPath, "--no-ping", "--no-rate-limit"]);
   if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");
   const server = await startServer(parsed.value, { log: () => {} });
   const results: Record<string, number[]> = {};

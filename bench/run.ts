@@ -16,6 +16,8 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "histogram-page": () => import("./histogram-page.js"),
   "baselines-loopback": () => import("./baselines-loopback.js"),
   "baselines-browser": () => import("./baselines-browser.js"),
+  "ping-fanout": () => import("./ping-fanout.js"),
+  "bare-page": () => import("./bare-page.js"),
 };
 
 export interface RunOutcome {

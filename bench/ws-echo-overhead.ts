@@ -60,7 +60,7 @@ async function pingPong(ws: WebSocket, n: number): Promise<number[]> {
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, messages: MESSAGES_PER_ROUND } = SIZES[size];
   const bare = await start(["-e", BARE_SERVER], "bare ws");
-  const tp = await start([path.resolve("bin/tailprobe.js"), "serve", "--port", "0", "--db", ":memory:", "--no-ping"], "tailprobe");
+  const tp = await start([path.resolve("bin/tailprobe.js"), "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"], "tailprobe");
   const lat: Record<"bare" | "tailprobe", number[]> = { bare: [], tailprobe: [] };
   try {
     const sockets = { bare: await open(bare.url), tailprobe: await open(`${tp.url}/ws`) };

@@ -7,19 +7,31 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import type { ServeOptions } from "./cli/options.js";
+import { adminRouter } from "./api/admin.js";
 import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
 import { jsonErrorHandler, sendError } from "./api/http-error.js";
 import { ingestRouter } from "./api/ingest.js";
+import { RAW_RETENTION_DAYS_DEFAULT, sampleChecker } from "./api/sample-checks.js";
 import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
 import { createBaselines } from "./baseline/baselines.js";
 import { clientAddress, trustedProxies } from "./client-address.js";
+import { createEchoStall, NO_STALL } from "./echo/echo-stall.js";
 import { handleEcho } from "./echo/http-echo.js";
 import { startLoopLag } from "./echo/loop-lag.js";
+import { exportRouter } from "./query/export-route.js";
+import { forensicsRouter } from "./query/forensics-routes.js";
+import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
+import { createBudgets } from "./limits/budgets.js";
+import { capConnections } from "./limits/connection-caps.js";
 import { createPeerDirectory } from "./peers.js";
+import { pageSecurityHeaders } from "./page-security.js";
 import { staticPages } from "./static-pages.js";
+import { startupStorageMessage, storageHealth } from "./storage-faults.js";
+import { createClientDirectory } from "./privacy/public-ids.js";
+import { loadPublicIdKey, storedClientIds } from "./store/client-secrets.js";
 import { openStore, type Store } from "./store/store.js";
 
 /**
@@ -27,6 +39,8 @@ import { openStore, type Store } from "./store/store.js";
  * connection warm, and browsers keep idle sockets for up to ~60 s, so outlast them.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 70_000;
+/** Slowest check of the header and request timeouts (ms): a timeout is enforced at most this late. */
+const CONNECTIONS_CHECK_MS_MAX = 1000;
 
 export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:8080 */
@@ -40,6 +54,8 @@ export interface ServerDeps {
   nowMs?: () => number;
   log?: (line: string) => void;
   clientDir?: string;
+  /** Mount test-only hooks (POST /api/test/stall); set from TAILPROBE_TEST_HOOKS=1 by the CLI. */
+  testHooks?: boolean;
 }
 
 /** The built pages: dist/client beside dist/server, or dist/client from the source tree. */
@@ -49,10 +65,21 @@ export function defaultClientDir(): string {
   return candidates.find((dir) => fs.existsSync(path.join(dir, "index.html"))) ?? candidates[0]!;
 }
 
+/** Opens the database, or fails with what the operator should do (a damaged file is never overwritten). */
+function openStoreOrExplain(dbPath: string): Store {
+  try {
+    return openStore(dbPath);
+  } catch (err) {
+    const message = startupStorageMessage(err, path.resolve(dbPath));
+    if (message !== undefined) throw new Error(message, { cause: err });
+    throw err;
+  }
+}
+
 export async function startServer(options: ServeOptions, deps: ServerDeps = {}): Promise<RunningServer> {
   const nowMs = deps.nowMs ?? Date.now;
   const log = deps.log ?? ((line: string) => console.log(line));
-  const store = openStore(options.dbPath);
+  const store = openStoreOrExplain(options.dbPath);
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
   const baselines = createBaselines({
@@ -64,7 +91,11 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     timeoutMs: options.timeoutMs,
     pingCommand: options.pingCommand,
     trustProxy: options.trustProxy,
+    pingProcessesMax: options.limits.pingProcessesMax,
   });
+
+  const testStall = deps.testHooks === true ? createEchoStall(nowMs) : undefined;
+  const stall = testStall ?? NO_STALL;
 
   const app = express();
   app.disable("x-powered-by");
@@ -79,29 +110,72 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       baselines: () => baselines.status(),
     }),
   );
-  app.use(ingestRouter(store, nowMs));
-  app.use(queryRouter(store, nowMs));
-  app.use(chartsRouter(store, nowMs));
-  app.use(racesRouter(store, nowMs));
+  if (testStall !== undefined) app.use(testStall.router());
+  const proxies = trustedProxies(options.trustProxy, options.proxyAddresses);
+  const addressOf = (req: http.IncomingMessage) => clientAddress(req, proxies);
+  // Budgets refill on the monotonic clock: a wall-clock step must not empty or fill them.
+  const budgets = createBudgets(options.limits, addressOf, () => performance.now());
+  const storage = storageHealth(options.dbPath, log);
+  const clients = createClientDirectory(loadPublicIdKey(store.db), () => storedClientIds(store.db));
+  app.use(
+    ingestRouter(store, {
+      nowMs,
+      budget: budgets.ingest,
+      storage,
+      clients,
+      checker: sampleChecker({
+        nowMs,
+        rawDays: RAW_RETENTION_DAYS_DEFAULT,
+        ownName: options.name,
+        peerNames: () => peers.list().map((p) => p.name),
+      }),
+    }),
+  );
+  if (options.adminToken !== undefined)
+    app.use(
+      adminRouter(store, {
+        token: options.adminToken,
+        nowMs,
+        rawDays: RAW_RETENTION_DAYS_DEFAULT,
+        clients,
+        budget: budgets.ingest,
+        log,
+      }),
+    );
+  app.use(queryRouter(store, nowMs, clients));
+  app.use(chartsRouter(store, nowMs, clients));
+  app.use(racesRouter(store, nowMs, clients));
+  app.use(exportRouter(store, nowMs, clients));
+  app.use(metricsRouter(store, nowMs));
+  app.use(forensicsRouter(store, nowMs, clients));
+  app.use(pageSecurityHeaders(options.peers, options.tlsCertPath !== undefined));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);
 
   const onRequest: http.RequestListener = (req, res) => {
-    if (!handleEcho(req, res, lag)) app(req, res);
+    if (!handleEcho(req, res, lag, stall, budgets.admitEcho)) app(req, res);
+  };
+  const limits = options.limits;
+  const httpOptions: http.ServerOptions = {
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // A slow-loris client trickling headers or a body is dropped at these; an
+    // idle keep-alive connection is governed by keepAliveTimeout instead.
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks the two timeouts above only this often (ms; its default is 30 s).
+    connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_MS_MAX, Math.ceil(limits.headersTimeoutMs / 4)),
   };
   const server =
     options.tlsCertPath !== undefined && options.tlsKeyPath !== undefined
       ? https.createServer(
-          { cert: fs.readFileSync(options.tlsCertPath), key: fs.readFileSync(options.tlsKeyPath) },
+          { ...httpOptions, cert: fs.readFileSync(options.tlsCertPath), key: fs.readFileSync(options.tlsKeyPath) },
           onRequest,
         )
-      : http.createServer(onRequest);
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+      : http.createServer(httpOptions, onRequest);
+  capConnections(server, { connectionsMax: limits.connectionsMax, connectionsPerAddress: limits.connectionsPerAddress, trusted: proxies });
 
-  const proxies = trustedProxies(options.trustProxy, options.proxyAddresses);
-  const wsEcho = createWsEcho(options.name, baselines, (req) => clientAddress(req, proxies));
+  const wsEcho = createWsEcho(options.name, baselines, addressOf, limits, stall);
   server.on("upgrade", (req, socket, head) => wsEcho.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {

@@ -61,7 +61,7 @@ const excludeWindows = z.pipe(
 /**
  * Filters shared by /api/stats and every chart endpoint. All optional:
  * - from, to: epoch ms (default: everything up to now)
- * - client: one clientId
+ * - client: one client's public id (see ClientInfo)
  * - method, target: comma lists (default: all); method may name tcpminrtt (see DERIVED_SERIES)
  * - visible=1: only samples sent and answered while the tab was visible
  * - maxLateMs=N: only samples whose tick fired at most N ms late
@@ -202,13 +202,19 @@ export const clientsQuerySchema = z.strictObject({});
 export const MAX_TIME_BUCKETS = 2000;
 export const MAX_HEATMAP_CELLS = 200_000;
 
-/** GET /api/clients: who has reported, for the series picker. */
+/**
+ * GET /api/clients: who has reported, for the series picker. A client is
+ * named by its public id (a keyed hash of its clientId, which stays the
+ * browser's secret), its label and its browser family; never its address,
+ * clientId or full user agent.
+ */
 export interface ClientInfo {
-  clientId: string;
+  /** Public id: what ?client= takes. */
+  id: string;
+  /** The label its page was given, as sent (render it as text). */
   label: string | null;
-  userAgent: string | null;
+  /** Browser family without version, e.g. "Firefox". */
   browser: string | null;
-  os: string | null;
   firstSeen: number;
   lastSeen: number;
   sessions: number;

@@ -7,10 +7,12 @@ export const TARGET_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.+-]{0,64}$/;
 /** clientId and sessionId are random tokens minted by the page. */
 export const CLIENT_TOKEN_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 /**
- * JSONP callback names: a plain JavaScript identifier, optionally dotted, no
- * brackets or quotes, so the body can never become anything but a guarded call.
+ * JSONP callback names: one plain JavaScript identifier of at most 64
+ * characters. No `.`, `[` or `(`: a dotted name would let a hostile page make
+ * this server's script call any reachable method (`a.constructor...`), so the
+ * body can never become anything but a guarded call of a global function.
  */
-export const JSONP_CALLBACK_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}(?:\.[A-Za-z_$][A-Za-z0-9_$]{0,63}){0,3}$/;
+export const JSONP_CALLBACK_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
 
 const RESERVED_WORDS = new Set([
   "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
@@ -21,8 +23,7 @@ const RESERVED_WORDS = new Set([
 ]);
 
 export function isValidJsonpCallback(name: unknown): name is string {
-  if (typeof name !== "string" || !JSONP_CALLBACK_PATTERN.test(name)) return false;
-  return name.split(".").every((part) => !RESERVED_WORDS.has(part));
+  return typeof name === "string" && JSONP_CALLBACK_PATTERN.test(name) && !RESERVED_WORDS.has(name);
 }
 
 export function best2Target(wsServer: string, jsonpServer: string): string {

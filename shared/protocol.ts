@@ -63,6 +63,11 @@ export const sampleSchema = z
     /** The echo server's own event-loop delay when it answered (ms, from Server-Timing). */
     serverLagMs: z.optional(latencyMs),
     /**
+     * The echo server's own time on this probe, request received to answer
+     * sent (ms): Server-Timing `app` for XHR and JSONP, the `served` note for WebSocket.
+     */
+    serverMs: z.optional(latencyMs),
+    /**
      * A report (POST /api/samples, keepalive flush) to this probe's server (either
      * server, for best-of-two) was in flight when the probe was sent: the page's
      * own reporting may have shared the probe's moment. Absent on unsent ticks and baselines.
@@ -82,18 +87,23 @@ export const sampleSchema = z
   );
 export type Sample = z.infer<typeof sampleSchema>;
 
+/** What a batch says besides its samples: one shape for the strict batch and the envelope the server reads first. */
+const batchEnvelopeShape = {
+  clientId: token,
+  sessionId: token,
+  label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
+  /**
+   * The smallest step of performance.now() the session's page measured (ms):
+   * 0.005 when cross-origin isolated, 0.1 otherwise in Chromium. Every
+   * latency of the session is a multiple of it. Sent with each batch of the
+   * session; the server keeps the first it receives.
+   */
+  timerResolutionMs: z.optional(z.number().check(z.minimum(0), z.maximum(TIMER_RESOLUTION_MS_MAX))),
+};
+
 export const sampleBatchSchema = z
   .strictObject({
-    clientId: token,
-    sessionId: token,
-    label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
-    /**
-     * The smallest step of performance.now() the session's page measured (ms):
-     * 0.005 when cross-origin isolated, 0.1 otherwise in Chromium. Every
-     * latency of the session is a multiple of it. Sent with each batch of the
-     * session; the server keeps the first it receives.
-     */
-    timerResolutionMs: z.optional(z.number().check(z.minimum(0), z.maximum(TIMER_RESOLUTION_MS_MAX))),
+    ...batchEnvelopeShape,
     samples: z.array(sampleSchema).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
   })
   .check(
@@ -109,6 +119,32 @@ export const sampleBatchSchema = z
     }),
   );
 export type SampleBatch = z.infer<typeof sampleBatchSchema>;
+
+/**
+ * POST /api/samples as the server first reads it: the envelope strictly, the
+ * samples one by one afterwards, so a refusal can name exactly the bad ones.
+ */
+export const sampleBatchEnvelopeSchema = z.strictObject({
+  ...batchEnvelopeShape,
+  samples: z.array(z.unknown()).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
+});
+
+/** One sample of a refused batch that can never be stored, by its place in the batch. */
+export const rejectedSampleSchema = z.object({
+  index: z.int().check(z.minimum(0), z.maximum(BATCH_SAMPLES_MAX - 1)),
+  /** The sample's seq when it had a readable one. */
+  seq: z.nullable(z.int().check(z.minimum(0))),
+  error: z.string().check(z.maxLength(REASON_CHARS_MAX + 100)),
+});
+export type RejectedSample = z.infer<typeof rejectedSampleSchema>;
+
+/** 400 INVALID_SAMPLES: nothing of the batch was stored; without the samples named here it would be. */
+export const sampleRefusalSchema = z.object({
+  error: z.string(),
+  code: z.literal("INVALID_SAMPLES"),
+  rejected: z.array(rejectedSampleSchema).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
+});
+export type SampleRefusal = z.infer<typeof sampleRefusalSchema>;
 
 export interface IngestResult {
   /** Samples stored by this request. */
@@ -174,7 +210,17 @@ export type BaselineSample = z.infer<typeof baselineSampleSchema>;
 /** Server → page (echo replies are the page's own message, not listed here). */
 export const serverWsMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("echo"), id: z.int().check(z.minimum(0)) }),
-  z.strictObject({ type: z.literal("welcome"), name: z.string().check(z.regex(SERVER_NAME_PATTERN)) }),
+  z.strictObject({
+    type: z.literal("welcome"),
+    name: z.string().check(z.regex(SERVER_NAME_PATTERN)),
+    /** This server follows each echo with a `served` note; a page waits for notes only from servers that say so. */
+    served: z.optional(z.literal(true)),
+  }),
+  /**
+   * Sent right after an echo, never before it: the server's receive-to-send
+   * time for echo `id` (ms), so the echo itself stays the page's bytes.
+   */
+  z.strictObject({ type: z.literal("served"), id: z.int().check(z.minimum(0)), serverMs: latencyMs }),
   z.strictObject({ type: z.literal("baseline"), samples: z.array(baselineSampleSchema).check(z.maxLength(100)) }),
 ]);
 export type ServerWsMessage = z.infer<typeof serverWsMessageSchema>;

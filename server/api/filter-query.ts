@@ -5,6 +5,7 @@ import type { z } from "../../shared/zod.js";
 import { parseWith } from "../../shared/protocol.js";
 import { filterFromQuery, type SampleFilter } from "../store/store.js";
 import type { SampleFilterQuery } from "../store/sample-filter.js";
+import type { ClientDirectory } from "../privacy/public-ids.js";
 import { sendError } from "./http-error.js";
 
 /** The parsed query and its filter, or null once a 400 has been sent. */
@@ -13,6 +14,7 @@ export function parseFilterQuery<T extends SampleFilterQuery>(
   req: Request,
   res: Response,
   nowMs: number,
+  clients: ClientDirectory,
 ): { q: T; filter: SampleFilter } | null {
   const q = parseWith(schema, req.query);
   if (!q.ok) {
@@ -24,5 +26,8 @@ export function parseFilterQuery<T extends SampleFilterQuery>(
     sendError(res, 400, "INVALID_QUERY", filter.error);
     return null;
   }
+  // ?client= is a public id; the store filters by the clientId behind it.
+  // An id nobody here has becomes "", which no clientId matches (8+ characters).
+  if (filter.value.clientId !== undefined) filter.value.clientId = clients.clientIdOf(filter.value.clientId) ?? "";
   return { q: q.value, filter: filter.value };
 }

@@ -1,14 +1,15 @@
 // Read-only JSON endpoints behind the histogram page.
 import express, { type Router } from "express";
 import { statsQuerySchema, type StatsResponse } from "../../shared/protocol.js";
+import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { Store } from "../store/store.js";
 import { parseFilterQuery } from "./filter-query.js";
 import { answerQuery } from "./query-errors.js";
 
-export function queryRouter(store: Store, nowMs: () => number): Router {
+export function queryRouter(store: Store, nowMs: () => number, clients: ClientDirectory): Router {
   const router = express.Router();
   router.get("/api/stats", (req, res, next) => {
-    const p = parseFilterQuery(statsQuerySchema, req, res, nowMs());
+    const p = parseFilterQuery(statsQuerySchema, req, res, nowMs(), clients);
     if (p === null) return;
     const f = p.filter;
     answerQuery(res, next, async (signal): Promise<StatsResponse> => ({

@@ -2,15 +2,16 @@
 import express, { type Router } from "express";
 import { statsQuerySchema } from "../../shared/protocol.js";
 import type { RacesResponse } from "../../shared/races.js";
+import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { Store } from "../store/store.js";
 import { parseFilterQuery } from "./filter-query.js";
 import { answerQuery } from "./query-errors.js";
 
-export function racesRouter(store: Store, nowMs: () => number): Router {
+export function racesRouter(store: Store, nowMs: () => number, clients: ClientDirectory): Router {
   const router = express.Router();
   // The same filters as /api/stats, so the panel always describes the table above it.
   router.get("/api/races", (req, res, next) => {
-    const p = parseFilterQuery(statsQuerySchema, req, res, nowMs());
+    const p = parseFilterQuery(statsQuerySchema, req, res, nowMs(), clients);
     if (p) answerQuery(res, next, (signal): Promise<RacesResponse> => store.races(p.filter, { signal }));
   });
   return router;

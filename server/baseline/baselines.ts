@@ -5,6 +5,7 @@
 import type { WebSocket } from "ws";
 import type { BaselineSample, BaselineStatus, ServerWsMessage } from "../../shared/protocol.js";
 import type { WsClient, WsEchoHooks } from "../echo/ws-echo.js";
+import { redactAddresses } from "../privacy/addresses.js";
 import { PingerPool } from "./pinger.js";
 import type { PingResult } from "./ping-sequence.js";
 import { endpointKey } from "./ss-parse.js";
@@ -46,6 +47,8 @@ export interface BaselineOptions {
   trustProxy?: boolean;
   /** How long a pinger outlives its last tab (ms). */
   pingLingerMs?: number;
+  /** Ping processes at once, loopback not counted (default in pinger.ts). */
+  pingProcessesMax?: number;
   tcpInfo?: TcpInfoReader;
   /** Where in the interval ping frames go, as a fraction after the ss run (0..1). Default 0.5. */
   wsPingPhase?: number;
@@ -134,6 +137,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
         intervalMs,
         timeoutMs,
         lingerMs: options.pingLingerMs,
+        processesMax: options.pingProcessesMax,
         nowMs,
         log,
         onResult(address: string, r: PingResult) {
@@ -259,8 +263,11 @@ export function createBaselines(options: BaselineOptions): Baselines {
         const s = pingPool.status;
         if (s.state === "unavailable") return { available: false, reason: s.reason };
         const failing = pingPool.failures();
-        if (failing.length > 0)
-          return { available: true, reason: failing.map((f) => `${f.address}: ${f.reason}`).join("; ").slice(0, 200) };
+        // /api/config is public: say how many clients and why, never which addresses.
+        if (failing.length > 0) {
+          const reasons = [...new Set(failing.map((f) => redactAddresses(f.reason)))].join("; ");
+          return { available: true, reason: `fails towards ${failing.length} client address(es): ${reasons}`.slice(0, 200) };
+        }
         return { available: true };
       })();
       const tcprtt: BaselineStatus =

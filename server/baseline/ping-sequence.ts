@@ -7,7 +7,8 @@ export interface PingResult {
   /** When the request was sent (epoch ms, from ping's own -D clock). */
   t: number;
   ms: number | null;
-  outcome: "ok" | "timeout" | "error";
+  /** skipped: the address waited for a ping slot (the pool's bound), so nothing was sent. */
+  outcome: "ok" | "timeout" | "error" | "skipped";
   reason?: string;
 }
 

@@ -1,9 +1,17 @@
 // ICMP ping towards connected pages: one long-running iputils `ping` per
 // distinct peer address, shared by every tab from it, stopped a little after
 // the last one leaves. Needs no privileges beyond what `ping` itself has.
+// At most processesMax run at once: beyond it addresses wait their turn and
+// share the slots in rotation, and an address whose ping just stopped waits a
+// cooldown before it gets another, so connecting and leaving in a loop cannot
+// make the server fork. Loopback (the demo's own baseline) is exempt from both.
+// bench/ping-fanout.ts measured the alternative, one fping over every address:
+// 10× less CPU and 200× less memory than 1,000 pings, but it fell behind at
+// 1,000 addresses a second and must restart whenever the set changes.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { createInterface } from "node:readline";
+import { isLoopback } from "../client-address.js";
 import { classifyPingFailure, parsePingLine, PING_FIX_INSTALL, type PingFailure } from "./ping-parse.js";
 import { PingSequence, type PingResult } from "./ping-sequence.js";
 
@@ -18,6 +26,14 @@ export const PINGER_RESTART_MS_MAX = 60_000;
 const CHECK_TIMEOUT_MS = 5000;
 /** While ping is unusable, a new client address re-checks at most this often (ms): the fix needs no restart. */
 export const PING_RECHECK_MS = 60_000;
+/** Ping processes running at once (loopback not counted): ~64 × 0.2 MB and 0.04 % of a core each (bench/ping-fanout.ts). */
+export const PING_PROCESSES_MAX_DEFAULT = 64;
+/** After an address's ping stopped, it waits this long for another (ms): tabs coming and going cannot fork in a loop. */
+export const PING_COOLDOWN_MS_DEFAULT = 10_000;
+/** While addresses wait, a ping that has run this long (ms) yields its slot to the longest waiting. */
+export const PING_SLOT_MS = 60_000;
+/** Reason on the skipped ping ticks of an address waiting for a slot or its cooldown. */
+export const PING_WAITING_REASON = "ping-capacity";
 
 export interface PingerPoolOptions {
   /** The ping binary: a name looked up in PATH, or a path. */
@@ -25,6 +41,12 @@ export interface PingerPoolOptions {
   intervalMs: number;
   timeoutMs: number;
   lingerMs?: number;
+  /** Ping processes at once, loopback not counted. Default PING_PROCESSES_MAX_DEFAULT. */
+  processesMax?: number;
+  /** Per-address wait after its ping stopped (ms). Default PING_COOLDOWN_MS_DEFAULT. */
+  cooldownMs?: number;
+  /** How long a ping runs before yielding to a waiting address (ms). Default PING_SLOT_MS. */
+  slotMs?: number;
   nowMs: () => number;
   log: (line: string) => void;
   /** One settled request towards an address. */
@@ -44,6 +66,8 @@ interface Pinger {
   /** Why the last ping for this address exited; ticks meanwhile are errors. */
   failure: string | undefined;
   lastErrorTickMs: number;
+  /** When its current process started (ms, nowMs clock). */
+  startedAtMs: number;
 }
 
 function pingArgs(intervalMs: number, address: string): string[] {
@@ -58,6 +82,10 @@ export class PingerPool {
   private readonly logged = new Set<string>();
   private stopped = false;
   private lastCheckMs = 0;
+  /** Addresses waiting for a slot, longest waiting first (Set order is insertion order). */
+  private readonly waiting = new Set<Pinger>();
+  /** When each address's last ping stopped (ms), for the cooldown; entries older than it are pruned. */
+  private readonly stoppedAtMs = new Map<string, number>();
 
   constructor(private readonly o: PingerPoolOptions) {
     void this.check();
@@ -92,6 +120,7 @@ export class PingerPool {
         restartMs: PINGER_RESTART_MS_FIRST,
         failure: undefined,
         lastErrorTickMs: 0,
+        startedAtMs: 0,
       };
       this.pingers.set(address, p);
     }
@@ -111,9 +140,22 @@ export class PingerPool {
     p.stopTimer.unref();
   }
 
-  /** Once per interval: settle overdue requests, and count ticks of a failed ping as errors. */
+  /** Addresses waiting for a ping slot (read-only view for tests and status). */
+  waitingAddresses(): string[] {
+    return [...this.waiting].map((p) => p.address);
+  }
+
+  /** Once per interval: settle overdue requests, count ticks of a failed ping as errors, share the slots. */
   tick(): void {
     const now = this.o.nowMs();
+    this.rotate(now);
+    for (const [address, at] of this.stoppedAtMs) if (now - at >= this.cooldownMs) this.stoppedAtMs.delete(address);
+    for (const p of this.waiting) {
+      if (p.users > 0 && now - p.lastErrorTickMs >= this.o.intervalMs - 50) {
+        p.lastErrorTickMs = now;
+        this.o.onResult(p.address, { t: now, ms: null, outcome: "skipped", reason: PING_WAITING_REASON });
+      }
+    }
     for (const p of this.pingers.values()) {
       for (const r of p.sequence.expire(now)) this.o.onResult(p.address, r);
       if (p.failure !== undefined && p.users > 0 && now - p.lastErrorTickMs >= this.o.intervalMs - 50) {
@@ -162,8 +204,64 @@ export class PingerPool {
     for (const p of this.pingers.values()) if (p.users > 0) this.start(p);
   }
 
+  private get processesMax(): number {
+    return this.o.processesMax ?? PING_PROCESSES_MAX_DEFAULT;
+  }
+
+  private get cooldownMs(): number {
+    return this.o.cooldownMs ?? PING_COOLDOWN_MS_DEFAULT;
+  }
+
+  /** Running processes that count against the bound. */
+  private running(): Pinger[] {
+    return [...this.pingers.values()].filter((p) => p.child !== undefined && !isLoopback(p.address));
+  }
+
+  /** May this address have a process now? Else it waits its turn. */
+  private mayStart(p: Pinger): boolean {
+    if (isLoopback(p.address)) return true;
+    const stoppedAt = this.stoppedAtMs.get(p.address);
+    if (stoppedAt !== undefined && this.o.nowMs() - stoppedAt < this.cooldownMs) return false;
+    return this.running().length < this.processesMax;
+  }
+
+  /** A slot freed or a cooldown ended: the longest waiting addresses go first. */
+  private startWaiting(): void {
+    for (const p of this.waiting) {
+      if (p.users === 0) {
+        this.waiting.delete(p);
+        continue;
+      }
+      if (this.running().length >= this.processesMax) return;
+      if (this.mayStart(p)) {
+        this.waiting.delete(p);
+        this.start(p);
+      }
+    }
+  }
+
+  /** While addresses wait, the ping that has run longest past PING_SLOT_MS yields to them. */
+  private rotate(now: number): void {
+    this.startWaiting();
+    if (this.waiting.size === 0) return;
+    const oldest = this.running().sort((a, b) => a.startedAtMs - b.startedAtMs)[0];
+    if (oldest === undefined || now - oldest.startedAtMs < (this.o.slotMs ?? PING_SLOT_MS)) return;
+    const child = oldest.child;
+    oldest.child = undefined;
+    child?.kill("SIGTERM");
+    // Its outstanding requests will never be answered by this process: start afresh when its turn comes.
+    oldest.sequence = new PingSequence(Math.max(this.o.intervalMs, PING_INTERVAL_MS_MIN), this.o.timeoutMs);
+    this.waiting.add(oldest);
+    this.startWaiting();
+  }
+
   private start(p: Pinger): void {
     if (p.child !== undefined || p.restartTimer !== undefined || this.stopped) return;
+    if (!this.mayStart(p)) {
+      this.waiting.add(p);
+      return;
+    }
+    p.startedAtMs = this.o.nowMs();
     const child = spawn(this.o.command, pingArgs(this.o.intervalMs, p.address), { stdio: ["ignore", "pipe", "pipe"] });
     p.child = child;
     const diagnostics: string[] = [];
@@ -189,6 +287,7 @@ export class PingerPool {
     child.on("close", () => {
       if (p.child !== child) return;
       p.child = undefined;
+      this.startWaiting();
       if (p.users === 0 || this.stopped) return;
       const f = classifyPingFailure(diagnostics.length > 0 ? diagnostics : ["ping exited"]);
       if (f.scope === "host") {
@@ -217,8 +316,11 @@ export class PingerPool {
     const child = p.child;
     p.child = undefined;
     child?.kill("SIGTERM");
+    this.waiting.delete(p);
+    if (child !== undefined && !isLoopback(p.address)) this.stoppedAtMs.set(p.address, this.o.nowMs());
     if (this.pingers.get(p.address) === p && p.users === 0) this.pingers.delete(p.address);
     if (this.stopped) this.pingers.delete(p.address);
+    else this.startWaiting();
   }
 
   private logOnce(key: string, line: string): void {

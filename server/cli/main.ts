@@ -54,9 +54,14 @@ async function serve(argv: string[]): Promise<void> {
     return;
   }
   const options = parsed.value;
-  const server = await startServer(options);
+  const server = await startServer(options, { testHooks: testHooksEnabled() });
   announce(server, options, true);
   closeOnSignal([server]);
+}
+
+/** Test-only hooks (a planted echo stall) exist only when the tests ask for them; never set in production. */
+function testHooksEnabled(): boolean {
+  return process.env.TAILPROBE_TEST_HOOKS === "1";
 }
 
 async function demo(argv: string[]): Promise<void> {

@@ -4,6 +4,7 @@ import net from "node:net";
 import { parseArgs } from "node:util";
 import { SERVER_NAME_PATTERN } from "../../shared/names.js";
 import { fail, ok, type Result } from "../../shared/result.js";
+import { parseSecurityFlags, SECURITY_FLAG_ARGS, SECURITY_FLAGS, type SecurityOptions } from "./security-flags.js";
 
 export const PORT_DEFAULT = 8080;
 export const HOST_DEFAULT = "127.0.0.1";
@@ -25,7 +26,7 @@ export interface PeerSpec {
   name?: string | undefined;
 }
 
-export interface ServeOptions {
+export interface ServeOptions extends SecurityOptions {
   port: number;
   host: string;
   name: string;
@@ -72,6 +73,7 @@ export const SERVE_FLAGS = {
   },
   "no-ping": { type: "boolean", help: "do not send ICMP pings to connected pages" },
   "ping-command": { type: "string", help: "the iputils ping binary for the ping baseline (default: ping from PATH)" },
+  ...SECURITY_FLAGS,
   help: { type: "boolean", short: "h", help: "show this help" },
 } as const;
 
@@ -90,6 +92,7 @@ const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
   "tls-key": "FILE",
   "ping-command": "PATH",
   "proxy-address": "ADDR",
+  ...SECURITY_FLAG_ARGS,
 };
 
 const SERVE_EXAMPLES = [
@@ -137,7 +140,10 @@ export function parsePeer(raw: string): Result<PeerSpec> {
   return ok({ url: url.toString().replace(/\/+$/, ""), name });
 }
 
-export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
+export function parseServeArgs(
+  argv: string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Result<ServeOptions | "help"> {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     const flags = Object.fromEntries(
@@ -186,6 +192,9 @@ export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
   const proxyAddresses = (values["proxy-address"] as string[] | undefined) ?? [];
   for (const a of proxyAddresses) if (net.isIP(a) === 0) return fail(`--proxy-address must be an IP address (got '${a}')`);
 
+  const security = parseSecurityFlags(values, intervalMs.value, env, intFlag);
+  if (!security.ok) return security;
+
   return ok({
     port: port.value,
     host,
@@ -200,5 +209,6 @@ export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
     proxyAddresses,
     ping: values["no-ping"] !== true,
     pingCommand,
+    ...security.value,
   });
 }

@@ -2,6 +2,7 @@
 // express sees it: the echo path must add nothing but the headers it needs.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isValidJsonpCallback } from "../../shared/names.js";
+import { NO_STALL, type EchoStall } from "./echo-stall.js";
 import type { LoopLag } from "./loop-lag.js";
 
 const ECHO_BODY = '{"ok":true}';
@@ -18,6 +19,7 @@ const COMMON_HEADERS = {
   "Cross-Origin-Resource-Policy": "cross-origin",
 } as const;
 
+/** `app` is the handler's receive-to-send time (ms), stored as the sample's serverMs; `lag` the event loop's delay. */
 function serverTiming(startNs: bigint, lag: LoopLag): string {
   const appMs = Number(process.hrtime.bigint() - startNs) / 1e6;
   return `app;dur=${appMs.toFixed(3)}, lag;dur=${lag.currentMs().toFixed(1)}`;
@@ -33,13 +35,23 @@ function sendError(res: ServerResponse, status: number, code: string, error: str
   res.end(body);
 }
 
-/** Answers the request if it is for an echo path; returns false to let the app handle it. */
-export function handleEcho(req: IncomingMessage, res: ServerResponse, lag: LoopLag): boolean {
+/**
+ * Answers the request if it is for an echo path; returns false to let the app
+ * handle it. `admit` may refuse it first (a rate limit), having answered it itself.
+ */
+export function handleEcho(
+  req: IncomingMessage,
+  res: ServerResponse,
+  lag: LoopLag,
+  stall: EchoStall = NO_STALL,
+  admit: (req: IncomingMessage, res: ServerResponse) => boolean = () => true,
+): boolean {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   const pathname = q < 0 ? url : url.slice(0, q);
   if (pathname !== "/echo" && pathname !== "/jsonp") return false;
   const startNs = process.hrtime.bigint();
+  if (!admit(req, res)) return true;
 
   if (req.method !== "GET" && req.method !== "HEAD") {
     res.setHeader("Allow", "GET, HEAD");
@@ -53,9 +65,11 @@ export function handleEcho(req: IncomingMessage, res: ServerResponse, lag: LoopL
     body = ECHO_BODY;
     contentType = "application/json; charset=utf-8";
   } else {
-    const callback = new URLSearchParams(q < 0 ? "" : url.slice(q + 1)).get("callback");
+    // Exactly one callback parameter: with two, which one a cache or proxy honours is anyone's guess.
+    const callbacks = new URLSearchParams(q < 0 ? "" : url.slice(q + 1)).getAll("callback");
+    const callback = callbacks.length === 1 ? callbacks[0] : undefined;
     if (!isValidJsonpCallback(callback)) {
-      sendError(res, 400, "BAD_CALLBACK", "callback must be a JavaScript identifier (letters, digits, _ and $, dotted)");
+      sendError(res, 400, "BAD_CALLBACK", "callback must be given once, as one JavaScript identifier (letters, digits, _ and $; at most 64)");
       return true;
     }
     // The typeof guard makes a late answer (after the page gave up and deleted
@@ -63,13 +77,18 @@ export function handleEcho(req: IncomingMessage, res: ServerResponse, lag: LoopL
     body = `/**/ typeof ${callback}==='function' && ${callback}(${ECHO_BODY});`;
     contentType = "text/javascript; charset=utf-8";
   }
-  res.writeHead(200, {
-    ...COMMON_HEADERS,
-    "Content-Type": contentType,
-    "Content-Length": Buffer.byteLength(body),
-    "X-Content-Type-Options": "nosniff",
-    "Server-Timing": serverTiming(startNs, lag),
-  });
-  res.end(req.method === "HEAD" ? undefined : body);
+  const answer = () => {
+    res.writeHead(200, {
+      ...COMMON_HEADERS,
+      "Content-Type": contentType,
+      "Content-Length": Buffer.byteLength(body),
+      "X-Content-Type-Options": "nosniff",
+      "Server-Timing": serverTiming(startNs, lag),
+    });
+    res.end(req.method === "HEAD" ? undefined : body);
+  };
+  const delayMs = stall.delayMs();
+  if (delayMs > 0) setTimeout(answer, delayMs);
+  else answer();
   return true;
 }

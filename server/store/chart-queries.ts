@@ -11,7 +11,6 @@ import {
   MAX_HEATMAP_CELLS,
   MAX_TIME_BUCKETS,
   type CdfResponse,
-  type ClientInfo,
   type HeatmapResponse,
   type HistogramResponse,
   type SeriesKey,
@@ -23,6 +22,7 @@ import { percentileSorted, summarizeSorted } from "../../shared/stats.js";
 import { Pace, type ReadPool } from "./read-pool.js";
 import { sampleWhere, seriesWanted, type SampleFilter } from "./sample-filter.js";
 import { slicedSort } from "./sliced-sort.js";
+import type { StoredClient } from "./stored-client.js";
 import { parseUserAgent } from "./user-agent.js";
 
 /** The request would produce more than the caps allow; the client should ask for less. */
@@ -385,7 +385,7 @@ interface SessionRow {
 }
 
 /** Everyone who has reported, most recently seen first. */
-export async function clientsQuery(pool: ReadPool): Promise<ClientInfo[]> {
+export async function clientsQuery(pool: ReadPool): Promise<StoredClient[]> {
   // The newest sample of a session is its highest seq: one index probe per session.
   const rows = await pool.all<SessionRow>(
     `SELECT s.client_id, s.label, s.user_agent, s.first_seen_ms,
@@ -393,7 +393,7 @@ export async function clientsQuery(pool: ReadPool): Promise<ClientInfo[]> {
      FROM sessions s ORDER BY s.first_seen_ms, s.id`,
     [],
   );
-  const byClient = new Map<string, ClientInfo>();
+  const byClient = new Map<string, StoredClient>();
   for (const r of rows) {
     const lastSeen = Math.max(r.first_seen_ms, r.last_t ?? r.first_seen_ms);
     let c = byClient.get(r.client_id);

@@ -81,7 +81,8 @@ export function openReadPool(dbPath: string, writer: Database.Database): ReadPoo
 
   function openReader(): Database.Database {
     const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-    db.pragma("busy_timeout = 5000");
+    // Readers run on the event loop too: never wait on a lock (a query then fails, 503).
+    db.pragma("busy_timeout = 0");
     opened++;
     return db;
   }

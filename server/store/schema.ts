@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS samples (
   other_outcome TEXT,
   minrtt        REAL,
   server_lag_ms REAL,
+  server_ms     REAL,              -- the echo server's receive-to-send time (ms)
   PRIMARY KEY (session, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
@@ -56,9 +57,13 @@ CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
 
 /**
  * Columns added within schema version 1, to databases created before them:
- * added when missing, so migrate stays idempotent.
+ * added when missing (nullable, so old rows read as "not measured"), so
+ * migrate stays idempotent.
  */
-const ADDED_COLUMNS = [{ table: "sessions", column: "timer_resolution_us", type: "REAL" }] as const;
+const ADDED_COLUMNS = [
+  { table: "sessions", column: "timer_resolution_us", type: "REAL" },
+  { table: "samples", column: "server_ms", type: "REAL" },
+] as const;
 
 export function migrate(db: Database.Database): void {
   db.exec(DDL);

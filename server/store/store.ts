@@ -5,7 +5,6 @@ import Database from "better-sqlite3";
 import {
   DEFAULT_BINS_PER_DECADE,
   type CdfResponse,
-  type ClientInfo,
   type HeatmapResponse,
   type HistogramResponse,
   type TimeseriesResponse,
@@ -13,6 +12,7 @@ import {
 import type { IngestResult, SampleBatch, StatsRow } from "../../shared/protocol.js";
 import { cdfQuery, clientsQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "./chart-queries.js";
 import { openReadPool, Pace, SLICE_MS } from "./read-pool.js";
+import type { StoredClient } from "./stored-client.js";
 import type { SampleFilter } from "./sample-filter.js";
 import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "./schema.js";
 import type { RacesResponse } from "../../shared/races.js";
@@ -57,7 +57,7 @@ export interface Store {
     filter: SampleFilter,
     options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined },
   ): Promise<HeatmapResponse>;
-  clients(): Promise<ClientInfo[]>;
+  clients(): Promise<StoredClient[]>;
   /** Availability per server and best-of-two's wins and savings (GET /api/races). */
   races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
   /** Raw access for integrity checks and tests. */
@@ -76,6 +76,9 @@ function packFlags(s: SampleBatch["samples"][number]): number {
   return flags;
 }
 
+/** How long opening the database may wait for another process's lock (ms). */
+const STARTUP_BUSY_TIMEOUT_MS = 5000;
+
 export function openStore(dbPath: string): Store {
   if (dbPath !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
   const db = new Database(dbPath);
@@ -84,8 +87,11 @@ export function openStore(dbPath: string): Store {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
+  // Start-up may wait for a lock; after it, this connection runs on the event
+  // loop, which must never wait: a locked database is SQLITE_BUSY at once (503).
+  db.pragma(`busy_timeout = ${STARTUP_BUSY_TIMEOUT_MS}`);
   migrate(db);
+  db.pragma("busy_timeout = 0");
 
   const findSession = db.prepare<[string], { id: number; client_id: string }>(
     "SELECT id, client_id FROM sessions WHERE session_key = ?",
@@ -99,8 +105,8 @@ export function openStore(dbPath: string): Store {
   const addSample = db.prepare(`
     INSERT OR IGNORE INTO samples
       (session, seq, t, method, target, ms, outcome, scheduled_t, late_ms, hidden_ms, flags,
-       reason, winner, other_ms, other_outcome, minrtt, server_lag_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+       reason, winner, other_ms, other_outcome, minrtt, server_lag_ms, server_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
   const insertBatchTx = db.transaction((batch: SampleBatch, meta: IngestMeta): IngestResult => {
     const resolutionUs = batch.timerResolutionMs === undefined ? null : batch.timerResolutionMs * 1000;
@@ -140,6 +146,7 @@ export function openStore(dbPath: string): Store {
         s.otherOutcome ?? null,
         s.minrtt ?? null,
         s.serverLagMs ?? null,
+        s.serverMs ?? null,
       );
       accepted += info.changes;
     }

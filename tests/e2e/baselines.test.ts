@@ -7,6 +7,7 @@ import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import type { StatsResponse, StatsRow } from "../../shared/protocol.js";
 import { artifactPath } from "../helpers/browser.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
+import { publicIdOf } from "../helpers/public-id.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
 const PROBE_SECONDS = 15;
@@ -39,7 +40,7 @@ describe("baselines beside the probes, servers A and B", () => {
 
     const want = BASELINES.flatMap((m) => ["A", "B"].map((t) => [m, t] as const));
     const rows = await waitFor(async () => {
-      const s = (await (await fetch(`${a.url}/api/stats?from=${startMs - 1000}&client=${id}`)).json()) as StatsResponse;
+      const s = (await (await fetch(`${a.url}/api/stats?from=${startMs - 1000}&client=${publicIdOf(a.dbPath, id)}`)).json()) as StatsResponse;
       const found = want.map(([m, t]) => s.rows.find((r) => r.method === m && r.target === t));
       return found.every((r) => r !== undefined && r.count >= PROBE_SECONDS - 5) ? { found: found as StatsRow[], all: s.rows } : undefined;
     }, 15_000, "ping, wsping and tcprtt rows for A and B");

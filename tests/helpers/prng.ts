@@ -1,11 +1,2 @@
-/** Deterministic PRNG (mulberry32): the same seed plants the same data, so a failure can be replayed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Tests and benchmarks plant data with the same seeded PRNG the page's bootstrap uses (shared/prng.ts).
+export { mulberry32 as prng } from "../../shared/prng.js";

@@ -24,10 +24,13 @@ export function tempDir(prefix = "tailprobe-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startServerProcess(args: string[], options: { dbPath?: string; timeoutMs?: number } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  args: string[],
+  options: { dbPath?: string; timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<ServerProcess> {
   const dbPath = options.dbPath ?? path.join(tempDir(), "tailprobe.db");
   const argv = [BIN, "serve", "--port", "0", "--db", dbPath, ...args];
-  const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));

@@ -11,6 +11,7 @@ import type {
 } from "../../shared/charts.js";
 import type { StatsResponse } from "../../shared/protocol.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { publicIdOf } from "../helpers/public-id.js";
 
 let server: RunningServer;
 // Aligned to 10 minutes so every bucket width used below starts at T0.
@@ -36,7 +37,8 @@ async function get<T>(pathAndQuery: string, status = 200): Promise<T> {
 }
 
 beforeAll(async () => {
-  server = await startInProcess();
+  // Targets B and T must be servers this deployment knows; naming them means nobody is asked.
+  server = await startInProcess(["--peer", "B=http://127.0.0.1:9", "--peer", "T=http://127.0.0.1:9"]);
   // xhr A: 1..100 ms, one a second from T0, plus 5 errors.
   // ws A: 2 ms, then a spike of 500 ms during minute 5, tab hidden for the last 10.
   // tcprtt A: 0.5 ms smoothed, 0.25 ms min RTT.
@@ -84,7 +86,7 @@ describe("GET /api/stats with the chart filters", () => {
     expect(visible.rows[0]!.count).toBe(590);
     const punctual = await get<StatsResponse>(`/api/stats?${RANGE}&method=xhr&maxLateMs=4`);
     expect(punctual.rows[0]).toMatchObject({ count: 25, failures: 5 }); // errors record no lateness
-    const other = await get<StatsResponse>(`/api/stats?${RANGE}&client=client_other`);
+    const other = await get<StatsResponse>(`/api/stats?${RANGE}&client=${publicIdOf(server.store.db, "client_other")}`);
     expect(other.rows).toEqual([expect.objectContaining({ method: "jsonp", target: "B", count: 1, p50: 7 })]);
   });
 });
@@ -195,13 +197,23 @@ describe("GET /api/heatmap", () => {
 });
 
 describe("GET /api/clients", () => {
-  it("lists the clients with label, browser and OS", async () => {
-    const { clients } = await get<ClientsResponse>("/api/clients");
-    const mac = clients.find((c) => c.clientId === "client_charts")!;
-    expect(mac).toMatchObject({ label: "mac", browser: "Firefox 121", os: "macOS 10.15", sessions: 1, userAgent: FIREFOX });
+  it("lists the clients by public id with label and browser family, never clientId or user agent", async () => {
+    const res = await fetch(`${server.url}/api/clients`);
+    const text = await res.text();
+    const { clients } = JSON.parse(text) as ClientsResponse;
+    const mac = clients.find((c) => c.id === publicIdOf(server.store.db, "client_charts"))!;
+    expect(mac).toEqual({ id: expect.any(String), label: "mac", browser: "Firefox", sessions: 1, firstSeen: expect.any(Number), lastSeen: expect.any(Number) });
     expect(mac.lastSeen).toBeGreaterThanOrEqual(mac.firstSeen);
-    const other = clients.find((c) => c.clientId === "client_other")!;
-    expect(other).toMatchObject({ label: null, browser: "Edge 120", os: "Windows 10/11" });
+    const other = clients.find((c) => c.id === publicIdOf(server.store.db, "client_other"))!;
+    expect(other).toMatchObject({ label: null, browser: "Edge" });
+    for (const secret of ["client_charts", "client_other", FIREFOX, "127.0.0.1", "Windows"]) expect(text).not.toContain(secret);
+  });
+
+  it("?client= takes a public id; a clientId or an unknown id matches nothing", async () => {
+    const byPublic = await get<StatsResponse>(`/api/stats?${RANGE}&client=${publicIdOf(server.store.db, "client_other")}`);
+    expect(byPublic.rows).toHaveLength(1);
+    expect((await get<StatsResponse>(`/api/stats?${RANGE}&client=client_other`)).rows).toEqual([]);
+    expect((await get<StatsResponse>(`/api/stats?${RANGE}&client=AAAAAAAAAAAAAAAA`)).rows).toEqual([]);
   });
 });
 
@@ -273,7 +285,7 @@ describe("a long query", () => {
       );
     }
     const order: string[] = [];
-    const query = fetch(`${server.url}/api/histogram?from=${from}&client=client_bulk`).then(async (r) => {
+    const query = fetch(`${server.url}/api/histogram?from=${from}&client=${publicIdOf(server.store.db, "client_bulk")}`).then(async (r) => {
       order.push("query");
       return (await r.json()) as HistogramResponse;
     });
@@ -293,12 +305,12 @@ describe("a long query", () => {
     const from = T0 + 700_000;
     const controllers = [0, 1, 2, 3, 4].map(() => new AbortController());
     const pending = controllers.map((c) =>
-      fetch(`${server.url}/api/cdf?from=${from}&client=client_bulk`, { signal: c.signal }).catch((e: unknown) => e),
+      fetch(`${server.url}/api/cdf?from=${from}&client=${publicIdOf(server.store.db, "client_bulk")}`, { signal: c.signal }).catch((e: unknown) => e),
     );
     await (await fetch(`${server.url}/echo`)).text();
     for (const c of controllers) c.abort();
     await Promise.all(pending);
-    const c = await get<CdfResponse>(`/api/cdf?from=${from}&client=client_bulk`);
+    const c = await get<CdfResponse>(`/api/cdf?from=${from}&client=${publicIdOf(server.store.db, "client_bulk")}`);
     expect(c.series[0]!.count).toBe(100_000);
   });
 });

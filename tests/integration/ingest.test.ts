@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import type { StatsResponse } from "../../shared/protocol.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { publicIdOf } from "../helpers/public-id.js";
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startInProcess();
+  // Target B must be a server this deployment knows; naming it means nobody is asked.
+  server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
 });
 afterAll(async () => {
   await server.close();
@@ -52,7 +54,7 @@ describe("POST /api/samples → GET /api/stats", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ accepted: 105, duplicates: 0 });
 
-    const s = await stats("&client=client_round");
+    const s = await stats(`&client=${publicIdOf(server.store.db, "client_round")}`);
     const xhrA = s.rows.find((r) => r.method === "xhr" && r.target === "A");
     expect(xhrA).toMatchObject({ count: 100, failures: 2, min: 1, p10: 10, p50: 50, mean: 50.5, p90: 90, p99: 99, p999: 100, max: 100 });
     const wsB = s.rows.find((r) => r.method === "ws" && r.target === "B");
@@ -65,7 +67,7 @@ describe("POST /api/samples → GET /api/stats", () => {
     expect(await (await post(body)).json()).toEqual({ accepted: 0, duplicates: 3 });
     const overlap = { ...body, samples: samplesOf("jsonp", "A", [7, 8, 9, 10], 0) };
     expect(await (await post(overlap)).json()).toEqual({ accepted: 1, duplicates: 3 });
-    const row = (await stats("&client=client_dup")).rows.find((r) => r.method === "jsonp");
+    const row = (await stats(`&client=${publicIdOf(server.store.db, "client_dup")}`)).rows.find((r) => r.method === "jsonp");
     expect(row).toMatchObject({ count: 4, max: 10 });
   });
 
@@ -119,7 +121,7 @@ describe("POST /api/samples → GET /api/stats", () => {
 
   it("serves the pages and their config", async () => {
     const cfg = (await (await fetch(`${server.url}/api/config`)).json()) as { name: string; servers: { name: string; url: string }[]; intervalMs: number };
-    expect(cfg).toMatchObject({ protocol: 1, name: "A", intervalMs: 1000, servers: [{ name: "A", url: "" }] });
+    expect(cfg).toMatchObject({ protocol: 1, name: "A", intervalMs: 1000, servers: [{ name: "A", url: "" }, { name: "B", url: "http://127.0.0.1:9" }] });
     for (const p of ["/", "/histogram"]) {
       const res = await fetch(`${server.url}${p}`);
       expect(res.status, p).toBe(200);

@@ -89,10 +89,10 @@ describe("focus window and invert", () => {
     expect([5_000, 30_000, 120_000, 900_000, 21_600_000, 86_400_000].map(describeBucket)).toEqual(["5 s", "30 s", "2 min", "15 min", "6 h", "1 day"]);
   });
 
-  it("the client picker names a client by label, browser and OS, and offers every series the API filters on", () => {
-    const base = { clientId: "abcdef0123456789", userAgent: null, firstSeen: 0, lastSeen: 0, sessions: 1 };
-    expect(clientLabel({ ...base, label: "office-laptop", browser: "Firefox 128", os: "macOS" })).toBe("office-laptop — Firefox 128 on macOS");
-    expect(clientLabel({ ...base, label: null, browser: null, os: null })).toBe("abcdef01");
+  it("the client picker names a client by label and browser family, and offers every series the API filters on", () => {
+    const base = { id: "abcdef0123456789", firstSeen: 0, lastSeen: 0, sessions: 1 };
+    expect(clientLabel({ ...base, label: "office-laptop", browser: "Firefox" })).toBe("office-laptop — Firefox");
+    expect(clientLabel({ ...base, label: null, browser: null })).toBe("abcdef01");
     expect(PICKER_METHODS).toEqual(["xhr", "jsonp", "ws", "best2", "ping", "wsping", "tcprtt", "tcpminrtt"]);
   });
 

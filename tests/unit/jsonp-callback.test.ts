@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { isValidJsonpCallback } from "../../shared/names.js";
 
 describe("JSONP callback names", () => {
-  it.each(["cb", "_tp_123", "$x", "tailprobe.cb_17", "a.b.c.d", "A1_$"])("accepts %s", (name) => {
+  it.each(["cb", "_tp_123", "$x", "__tailprobe_jsonp_17", "A1_$", "x".repeat(64)])("accepts %s", (name) => {
     expect(isValidJsonpCallback(name)).toBe(true);
   });
 
@@ -14,6 +14,10 @@ describe("JSONP callback names", () => {
     "a;b",
     "a b",
     "a[0]",
+    "x[0]",
+    "a.b",
+    "tailprobe.cb_17",
+    "alert(1)//",
     "a['x']",
     "a..b",
     ".a",

@@ -3,7 +3,15 @@
 // off, and rows an earlier session left go first.
 import { describe, expect, it, vi } from "vitest";
 import type { Clock } from "../../client/src/common/clock.js";
-import { FLUSH_INTERVAL_MS, Outbox, RETRY_MS_FIRST, type OutboxOptions, type OutboxTransport } from "../../client/src/report/outbox.js";
+import {
+  FLUSH_INTERVAL_MS,
+  Outbox,
+  RETRY_AFTER_MS_MAX,
+  RETRY_MS_FIRST,
+  retryAfterMs,
+  type OutboxOptions,
+  type OutboxTransport,
+} from "../../client/src/report/outbox.js";
 import { MemoryStore } from "../../client/src/report/outbox-store.js";
 import type { Sample } from "../../shared/protocol.js";
 
@@ -48,6 +56,16 @@ const options = (transport: OutboxTransport, clock: Clock, more: Partial<OutboxO
   ...more,
 });
 
+/** One request per pump: pumps a flush interval apart until nothing is pending (bounded). */
+async function drain(outbox: Outbox, clock: Clock & { advance(ms: number): void }): Promise<void> {
+  for (let i = 0; i < 50 && outbox.counters.pending > 0; i++) {
+    clock.advance(FLUSH_INTERVAL_MS);
+    outbox.pump();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await settle(outbox, (c) => c.pending === 0);
+}
+
 async function settle(outbox: Outbox, check: (c: Outbox["counters"]) => boolean): Promise<void> {
   await vi.waitFor(() => expect(check(outbox.counters)).toBe(true), { timeout: 2000, interval: 5 });
 }
@@ -81,8 +99,11 @@ describe("outbox", () => {
     expect(outbox.counters).toMatchObject({ delivered: 3, failures: 0, rejected: 0, storage: "memory" });
   });
 
-  it.each([400, 409, 413])("drops and counts a batch answered %i", async (status) => {
-    const { transport } = fakeTransport(() => ({ status, body: { error: "no" } }));
+  it.each([
+    [409, { error: "no", code: "SESSION_CLIENT_MISMATCH" }],
+    [400, { error: "no", code: "INVALID_BATCH" }],
+  ])("drops and counts a whole batch answered %i (its envelope, not a sample, is wrong)", async (status, body) => {
+    const { calls, transport } = fakeTransport(() => ({ status, body }));
     const outbox = new Outbox(new MemoryStore(), options(transport, stillClock()));
     await outbox.start();
     outbox.add(sample(0));
@@ -90,7 +111,86 @@ describe("outbox", () => {
     await settle(outbox, (c) => c.pending === 2);
     outbox.flushOnHide();
     await settle(outbox, (c) => c.pending === 0);
+    expect(calls).toHaveLength(1);
     expect(outbox.counters).toMatchObject({ rejected: 2, delivered: 0, failures: 0 });
+  });
+
+  it.each([413, 400])("splits a batch refused %i without naming samples until the bad one is alone", async (status) => {
+    // Sample 2 is "bad": any batch holding it is refused, anything else is stored.
+    const { calls, transport } = fakeTransport(() => ({ status: 200 }));
+    const inner = transport.fetch;
+    transport.fetch = async (url, init) => {
+      const body = JSON.parse(String(init.body)) as { samples: Sample[] };
+      const res = await inner(url, init);
+      return body.samples.some((x) => x.seq === 2) ? new Response('{"error":"no"}', { status }) : res;
+    };
+    const clock = stillClock();
+    const outbox = new Outbox(new MemoryStore(), options(transport, clock));
+    await outbox.start();
+    for (let i = 0; i < 4; i++) outbox.add(sample(i));
+    await settle(outbox, (c) => c.pending === 4);
+    await drain(outbox, clock);
+    expect(calls.map((c) => c.seqs)).toEqual([[0, 1, 2, 3], [0, 1], [2, 3], [2], [3]]);
+    expect(outbox.counters).toMatchObject({ rejected: 1, delivered: 3 });
+  });
+
+  it("drops only the samples a 400 INVALID_SAMPLES names, and sends the rest in the next request", async () => {
+    const bad = new Set([137, 300]);
+    const { calls, transport } = fakeTransport(() => ({ status: 200 }));
+    const inner = transport.fetch;
+    transport.fetch = async (url, init) => {
+      const body = JSON.parse(String(init.body)) as { samples: Sample[] };
+      const rejected = body.samples.flatMap((x, index) => (bad.has(x.seq) ? [{ index, seq: x.seq, error: "target: 'Z' is not a server of this deployment" }] : []));
+      if (rejected.length === 0) return inner(url, init);
+      calls.push({ sessionId: "", seqs: body.samples.map((x) => x.seq), keepalive: false });
+      return new Response(JSON.stringify({ error: "refused", code: "INVALID_SAMPLES", rejected }), { status: 400 });
+    };
+    const clock = stillClock();
+    const outbox = new Outbox(new MemoryStore(), options(transport, clock));
+    await outbox.start();
+    for (let i = 0; i < 500; i++) outbox.add(sample(i));
+    await settle(outbox, (c) => c.pending === 500);
+    await drain(outbox, clock);
+    expect(calls.map((c) => c.seqs.length)).toEqual([500, 498]);
+    expect(calls[1]!.seqs).not.toContain(137);
+    expect(outbox.counters).toMatchObject({ rejected: 2, delivered: 498, failures: 0 });
+  });
+
+  it.each([429, 503])("keeps the rows on %i and retries only after Retry-After", async (status) => {
+    let answer = status;
+    const { calls, transport } = fakeTransport(() => ({ status: 200 }));
+    const inner = transport.fetch;
+    transport.fetch = async (url, init) => {
+      const res = await inner(url, init);
+      return answer === 200 ? res : new Response('{"error":"later","code":"RATE_LIMITED"}', { status: answer, headers: { "Retry-After": "7" } });
+    };
+    const clock = stillClock();
+    const outbox = new Outbox(new MemoryStore(), options(transport, clock));
+    await outbox.start();
+    outbox.add(sample(0));
+    await settle(outbox, (c) => c.pending === 1);
+    outbox.flushOnHide();
+    await settle(outbox, (c) => c.failures === 1);
+    answer = 200;
+    clock.advance(6_900); // past the doubling backoff's first step, not past Retry-After
+    outbox.pump();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls).toHaveLength(1);
+    expect(outbox.counters).toMatchObject({ pending: 1, rejected: 0 });
+    clock.advance(200);
+    outbox.pump();
+    await settle(outbox, (c) => c.pending === 0);
+    expect(calls).toHaveLength(2);
+    expect(outbox.counters).toMatchObject({ delivered: 1, rejected: 0, failures: 0 });
+  });
+
+  it("reads Retry-After as seconds or an HTTP date, bounded", () => {
+    const now = Date.UTC(2026, 0, 1);
+    expect(retryAfterMs("7", now)).toBe(7000);
+    expect(retryAfterMs(new Date(now + 30_000).toUTCString(), now)).toBe(30_000);
+    expect(retryAfterMs("99999999", now)).toBe(RETRY_AFTER_MS_MAX);
+    expect(retryAfterMs("soon", now)).toBeUndefined();
+    expect(retryAfterMs(null, now)).toBeUndefined();
   });
 
   it("delivers what a closed session left before its own samples, each under its own ids", async () => {

@@ -147,3 +147,42 @@ describe("WsChannel", () => {
     expect(slow.readyState).toBe(FakeSocket.OPEN);
   });
 });
+
+describe("WsChannel served notes", () => {
+  const welcome = (served: boolean) =>
+    latest().onmessage?.({ data: JSON.stringify(served ? { type: "welcome", name: "B", served: true } : { type: "welcome", name: "B" }) });
+
+  it("keeps the echo's arrival as the latency and adds the server's time from the note", async () => {
+    latest().open();
+    welcome(true);
+    const p = channel.echo(TIMEOUT_MS);
+    await vi.advanceTimersByTimeAsync(30);
+    latest().echoLast();
+    await vi.advanceTimersByTimeAsync(5);
+    latest().onmessage?.({ data: '{"type":"served","id":0,"serverMs":12.5}' });
+    const r = await p;
+    expect(r).toMatchObject({ outcome: "ok", serverMs: 12.5 });
+    expect(r.endMs - r.startMs).toBe(30);
+  });
+
+  it("records the echo without server time when the note never comes", async () => {
+    latest().open();
+    welcome(true);
+    const p = channel.echo(TIMEOUT_MS);
+    latest().echoLast();
+    await vi.advanceTimersByTimeAsync(2000);
+    const r = await p;
+    expect(r.outcome).toBe("ok");
+    expect(r.serverMs).toBeUndefined();
+  });
+
+  it("does not wait for notes from a server that does not send them", async () => {
+    latest().open();
+    welcome(false);
+    const p = channel.echo(TIMEOUT_MS);
+    latest().echoLast();
+    const r = await p;
+    expect(r).toMatchObject({ outcome: "ok" });
+    expect(r.serverMs).toBeUndefined();
+  });
+});

@@ -91,11 +91,9 @@ export const heatmapResponseSchema: z.core.$ZodType<HeatmapResponse> = z.object(
 export const clientsResponseSchema: z.core.$ZodType<ClientsResponse> = z.object({
   clients: z.array(
     z.object({
-      clientId: z.string(),
+      id: z.string(),
       label: z.nullable(z.string()),
-      userAgent: z.nullable(z.string()),
       browser: z.nullable(z.string()),
-      os: z.nullable(z.string()),
       firstSeen: ms,
       lastSeen: ms,
       sessions: count,

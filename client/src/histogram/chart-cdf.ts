@@ -6,6 +6,7 @@ import uPlot from "uplot";
 import type { CdfResponse } from "../../../shared/charts.js";
 import { axis, chartHeight, DASHED_LEGEND, latencyTicks, latencyValue, readTheme, widthOf } from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";
+import { onPlotClick, type OnPick } from "./pick.js";
 import { ReusablePlot, seriesShape } from "./reusable-plot.js";
 import { seriesLabel } from "./series-label.js";
 import { cdfColumns, isThin, tailOfPercentile } from "./transforms.js";
@@ -25,7 +26,10 @@ export class CdfChart {
   private readonly plot: ReusablePlot;
   private cdf: CdfResponse | null = null;
 
-  constructor(private readonly host: HTMLElement) {
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly onPick?: OnPick,
+  ) {
     this.plot = new ReusablePlot(host, HEIGHT_PX);
   }
 
@@ -70,8 +74,29 @@ export class CdfChart {
       ],
       hooks: {
         draw: [(u) => this.drawMarkers(u)],
+        ready: [(u) => onPlotClick(u, () => this.pick(u))],
       },
     };
+  }
+
+  /** A click on the tail: the shown series whose curve passes nearest the pointer, at the latency under it. */
+  private pick(u: uPlot): void {
+    const c = this.cdf;
+    const idx = u.cursor.idx;
+    const top = u.cursor.top;
+    if (c === null || this.onPick === undefined || idx === null || idx === undefined || top === undefined) return;
+    const ms = u.data[0][idx];
+    let best = -1;
+    let bestPx = Infinity;
+    c.series.forEach((_s, i) => {
+      const y = u.data[i + 1]?.[idx];
+      if (!u.series[i + 1]?.show || y === null || y === undefined) return;
+      const px = Math.abs(u.valToPos(y, "y") - top);
+      if (px < bestPx) (bestPx = px), (best = i);
+    });
+    const s = c.series[best];
+    if (s === undefined || ms === undefined) return;
+    this.onPick({ method: s.method, target: s.target, ms, where: `the tail chart at ${+ms.toPrecision(4)} ms` });
   }
 
   private drawMarkers(u: uPlot): void {

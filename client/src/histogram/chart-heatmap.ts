@@ -5,6 +5,7 @@ import uPlot from "uplot";
 import type { HeatmapResponse } from "../../../shared/charts.js";
 import { formatCount, formatMs } from "../../../shared/format.js";
 import { axis, chartHeight, followWidth, latencyTicks, readTheme, timeTicks, widthOf } from "./chart-style.js";
+import { onPlotClick, type OnPick } from "./pick.js";
 import { focusHooks, type FocusSource } from "./focus-band.js";
 import { heatColour } from "./palette.js";
 import { TIME_SYNC } from "./chart-timeseries.js";
@@ -22,16 +23,21 @@ export class HeatmapChart {
   private themeKey = "";
   private readonly readout = Object.assign(document.createElement("span"), { className: "heat-readout" });
 
+  /** The series shown, for a click's "why?". */
+  private series: { method: string; target: string } | null = null;
+
   constructor(
     private readonly host: HTMLElement,
     private readonly scaleHost: HTMLElement,
     private readonly focus: FocusSource,
+    private readonly onPick?: OnPick,
   ) {
     followWidth(host, () => this.u, () => chartHeight(HEIGHT_PX));
   }
 
   update(h: HeatmapResponse, index: number, range: TimeWindow): void {
     const { cells, maxCount } = heatmapCells(h, index);
+    this.series = h.series[index] ?? null;
     this.cells = cells;
     this.maxCount = maxCount;
     this.latency = heatmapLatencyRange(cells);
@@ -50,6 +56,7 @@ export class HeatmapChart {
     this.themeKey = theme;
     this.u = this.create(data);
     this.u.over.addEventListener("mouseleave", () => void (this.readout.textContent = ""));
+    onPlotClick(this.u, (u) => this.pick(u));
   }
 
   redraw(): void {
@@ -85,6 +92,24 @@ export class HeatmapChart {
       data,
       this.host,
     );
+  }
+
+  /** A click on a cell: the slowest sample in it. */
+  private pick(u: uPlot): void {
+    const { left, top } = u.cursor;
+    if (this.onPick === undefined || this.series === null || left === undefined || top === undefined) return;
+    const t = u.posToVal(left, "x");
+    const ms = u.posToVal(top, "y");
+    const c = this.cells.find((x) => t >= x.t0 && t < x.t1 && ms >= x.ms0 && ms < x.ms1);
+    if (c === undefined) return;
+    this.onPick({
+      ...this.series,
+      fromMs: c.t0,
+      toMs: c.t1 - 1,
+      msMin: c.ms0,
+      msMax: c.ms1,
+      where: `the heatmap cell ${new Date(c.t0).toLocaleTimeString()}, ${formatMs(c.ms0)}–${formatMs(c.ms1)}`,
+    });
   }
 
   /** The cell under the pointer, in words: the heatmap has no legend to read values from. */

@@ -8,6 +8,7 @@ import { formatCount } from "../../../shared/format.js";
 import { axis, chartHeight, latencyTicks, latencyValue, readTheme, timeTicks, widthOf } from "./chart-style.js";
 import { focusHooks, type FocusSource } from "./focus-band.js";
 import { PERCENTILE_COLOURS } from "./palette.js";
+import { onPlotClick, type OnPick } from "./pick.js";
 import { seriesLabel } from "./series-label.js";
 import { timeseriesColumns } from "./transforms.js";
 import type { TimeWindow } from "./url-state.js";
@@ -23,9 +24,26 @@ export const TIME_SYNC: uPlot.Cursor.Sync = {
   filters: { pub: (type) => type !== "mousedown" && type !== "mouseup" },
 };
 const HEIGHT_PX = 190;
+/** At most this many period marks per panel: a short period over a long range would paint the panel solid. */
+const MARKS_MAX = 200;
+
+function formatPeriod(ms: number): string {
+  return ms >= 3_600_000 ? `${+(ms / 3_600_000).toFixed(1)} h` : ms >= 60_000 ? `${+(ms / 60_000).toFixed(1)} min` : `${Math.round(ms / 1000)} s`;
+}
+
+/** A repeating pattern found in a series' tail (GET /api/periodicity), marked on its panel. */
+export interface PeriodMark {
+  periodMs: number;
+  /** A peak of the wave (epoch ms); the others are a whole number of periods away. */
+  peakAtMs: number;
+  /** Which percentile repeats, for the caption ("p99"). */
+  percentile: string;
+}
 
 interface Panel {
   key: string;
+  caption: HTMLElement;
+  title: string;
   card: HTMLElement;
   plot: HTMLElement;
   u: uPlot;
@@ -35,11 +53,14 @@ export class TimeseriesPanels {
   private panels = new Map<string, Panel>();
   private themeKey = "";
   private range: TimeWindow = { fromMs: 0, toMs: 1 };
+  private ts: TimeseriesResponse | null = null;
+  private periods = new Map<string, PeriodMark>();
   private readonly ro: ResizeObserver;
 
   constructor(
     private readonly host: HTMLElement,
     private readonly focus: FocusSource,
+    private readonly onPick?: OnPick,
   ) {
     // Each panel's own box is watched: cards move between grid columns as
     // panels come and go without the grid itself changing size.
@@ -52,6 +73,7 @@ export class TimeseriesPanels {
 
   update(ts: TimeseriesResponse, range: TimeWindow): void {
     this.range = range;
+    this.ts = ts;
     const theme = document.documentElement.dataset.theme ?? "";
     if (theme !== this.themeKey) {
       this.clear();
@@ -83,6 +105,59 @@ export class TimeseriesPanels {
       p.u.setScale("x", { min: range.fromMs, max: range.toMs });
       this.host.appendChild(p.card);
     }
+  }
+
+  /** Marks found periods on their panels (key "method@target"); an empty map clears them. */
+  setPeriods(periods: Map<string, PeriodMark>): void {
+    this.periods = periods;
+    for (const p of this.panels.values()) {
+      const m = periods.get(p.key);
+      p.caption.textContent = m === undefined ? p.title : `${p.title} · ${m.percentile} repeats every ${formatPeriod(m.periodMs)}`;
+      p.u.redraw(false, false);
+    }
+  }
+
+  /** A click on a panel: the slowest sample of its series in the bucket under the pointer. */
+  private pick(key: string, u: uPlot): void {
+    const ts = this.ts;
+    const left = u.cursor.left;
+    if (ts === null || this.onPick === undefined || left === undefined || left < 0) return;
+    const t = u.posToVal(left, "x");
+    const start = ts.t.find((b) => t >= b && t < b + ts.bucketMs);
+    const at = key.indexOf("@");
+    if (start === undefined || at < 0) return;
+    this.onPick({
+      method: key.slice(0, at),
+      target: key.slice(at + 1),
+      fromMs: start,
+      toMs: start + ts.bucketMs - 1,
+      where: `the ${new Date(start).toLocaleTimeString()} bucket of its time chart`,
+    });
+  }
+
+  /** Dashed lines at the wave's peaks, so a period can be checked by eye against the p99 line. */
+  private drawPeriod(key: string, u: uPlot): void {
+    const m = this.periods.get(key);
+    if (m === undefined) return;
+    const ctx = u.ctx;
+    const { left, top, width, height } = u.bbox;
+    const from = this.range.fromMs;
+    const to = this.range.toMs;
+    let t = m.peakAtMs - Math.ceil((m.peakAtMs - from) / m.periodMs) * m.periodMs;
+    ctx.save();
+    ctx.strokeStyle = PERCENTILE_COLOURS.p99;
+    ctx.globalAlpha = 0.6;
+    ctx.setLineDash([2 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
+    ctx.lineWidth = uPlot.pxRatio;
+    for (let i = 0; t <= to && i < MARKS_MAX; t += m.periodMs, i++) {
+      const x = u.valToPos(t, "x", true);
+      if (x < left || x > left + width) continue;
+      ctx.beginPath();
+      ctx.moveTo(x, top);
+      ctx.lineTo(x, top + height);
+      ctx.stroke();
+    }
+    ctx.restore();
   }
 
   /** Redraws the focus band after the focus changed without new data. */
@@ -140,13 +215,14 @@ export class TimeseriesPanels {
             value: (_u, v) => (v === null ? "0" : formatCount(v)),
           },
         ],
-        hooks: band,
+        hooks: { ...band, draw: [...(band.draw ?? []), (u) => this.drawPeriod(key, u)] },
       },
       data,
       plot,
     );
+    onPlotClick(u, () => this.pick(key, u));
     this.ro.observe(plot);
-    return { key, card, plot, u };
+    return { key, caption, title, card, plot, u };
   }
 
   private clear(): void {

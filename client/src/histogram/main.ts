@@ -5,6 +5,8 @@
 import "uplot/dist/uPlot.min.css";
 import "../common/page.css";
 import "./histogram.css";
+import { AttributionPanel } from "./attribution-panel.js";
+import { mountForensicsPanel } from "./forensics-panel.js";
 import { mountNotices } from "./notices.js";
 import { mountRacesPanel } from "./races-panel.js";
 import { Workbench } from "./workbench.js";
@@ -17,3 +19,6 @@ mountRacesPanel(
   () => workbench.panelFilters(),
   (cb) => workbench.onViewChange(cb),
 );
+const attribution = new AttributionPanel(document.getElementById("attribution")!, () => workbench.panelFilters());
+workbench.onPick((pick) => void attribution.open(pick));
+mountForensicsPanel(document.getElementById("forensics")!, workbench);

@@ -26,9 +26,8 @@ export function listFilter(ticked: string[], all: readonly string[]): string[] {
 }
 
 export function clientLabel(c: ClientInfo): string {
-  const who = c.label ?? c.clientId.slice(0, 8);
-  const what = [c.browser, c.os].filter((x) => x !== null && x !== "").join(" on ");
-  return what === "" ? who : `${who} — ${what}`;
+  const who = c.label ?? c.id.slice(0, 8);
+  return c.browser === null || c.browser === "" ? who : `${who} — ${c.browser}`;
 }
 
 export class Picker {
@@ -127,8 +126,8 @@ export class Picker {
     const sel = document.createElement("select");
     sel.id = "client";
     sel.append(new Option("all clients", ""));
-    for (const c of this.clients) sel.append(new Option(clientLabel(c), c.clientId));
-    if (v.client !== null && !this.clients.some((c) => c.clientId === v.client)) sel.append(new Option(v.client, v.client));
+    for (const c of this.clients) sel.append(new Option(clientLabel(c), c.id));
+    if (v.client !== null && !this.clients.some((c) => c.id === v.client)) sel.append(new Option(v.client, v.client));
     sel.value = v.client ?? "";
     sel.addEventListener("change", () => this.cb.onChange({ client: sel.value === "" ? null : sel.value }));
     lab.append(sel);

@@ -18,7 +18,7 @@ export interface ViewState {
   methods: string[];
   /** Servers (targets) to show; empty = all. */
   targets: string[];
-  /** One clientId, or null for every client. */
+  /** One client's public id, or null for every client. */
   client: string | null;
   /** Only samples sent and answered while the tab was visible. */
   visibleOnly: boolean;

@@ -17,6 +17,8 @@ import { HeatmapChart } from "./chart-heatmap.js";
 import { HistogramChart } from "./chart-histogram.js";
 import { TimeseriesPanels } from "./chart-timeseries.js";
 import { FocusBar } from "./focus-bar.js";
+import type { PeriodMark } from "./chart-timeseries.js";
+import type { ChartPick, OnPick } from "./pick.js";
 import { Picker } from "./picker.js";
 import { Progress } from "./progress.js";
 import { heatmapQuery, populations, timeseriesQuery, type Populations } from "./queries.js";
@@ -40,6 +42,12 @@ export class Workbench {
   private lastRange: TimeWindow | null = null;
   private readonly knownTargets = new Set<string>();
   private readonly viewListeners: (() => void)[] = [];
+  private readonly pickListeners: OnPick[] = [];
+  /** Series of the latest table, in its order ("method@target"). */
+  private lastSeries: string[] = [];
+  private readonly picked = (pick: ChartPick) => {
+    for (const cb of this.pickListeners) cb(pick);
+  };
   private readonly rangeControls = new RangeControls($("range"), (range) => this.apply({ range, focus: null, invert: false }));
   private readonly picker = new Picker($("picker"), { onChange: (patch) => this.apply(patch) });
   private readonly focusBar = new FocusBar($("focus-bar"), {
@@ -52,9 +60,9 @@ export class Workbench {
     setFocus: (w: TimeWindow) => this.apply({ focus: w }),
   };
   private readonly histogram = new HistogramChart($("histogram-chart"));
-  private readonly cdf = new CdfChart($("cdf-chart"));
-  private readonly panels = new TimeseriesPanels($("timeseries-panels"), this.focusSource);
-  private readonly heatmap = new HeatmapChart($("heatmap-chart"), $("heatmap-scale"), this.focusSource);
+  private readonly cdf = new CdfChart($("cdf-chart"), this.picked);
+  private readonly panels = new TimeseriesPanels($("timeseries-panels"), this.focusSource, this.picked);
+  private readonly heatmap = new HeatmapChart($("heatmap-chart"), $("heatmap-scale"), this.focusSource, this.picked);
   private readonly heatSelect = $<HTMLSelectElement>("heat-series");
   private readonly progress = new Progress($("updated"), document.querySelector("main")!);
 
@@ -102,6 +110,33 @@ export class Workbench {
     q.delete("method");
     q.delete("target");
     return q;
+  }
+
+  /** The time charts' query over every method and server (periodicity reads the same buckets). */
+  timelineFilters(): URLSearchParams {
+    const q = new URLSearchParams(timeseriesQuery(populations(this.view, Date.now())));
+    q.delete("method");
+    q.delete("target");
+    return q;
+  }
+
+  /** Series with samples in the latest table ("method@target"), in its order. */
+  seriesIds(): string[] {
+    return [...this.lastSeries];
+  }
+
+  /** Server names (no best-of-two pairs), home first as /api/config lists them. */
+  servers(): string[] {
+    return this.targetList().filter((t) => !t.includes("+"));
+  }
+
+  markPeriods(periods: Map<string, PeriodMark>): void {
+    this.panels.setPeriods(periods);
+  }
+
+  /** Calls back when a chart is clicked to ask why (a tail point, a heatmap cell, a time bucket). */
+  onPick(cb: OnPick): void {
+    this.pickListeners.push(cb);
   }
 
   /** Calls back after each change of the view (not on periodic refreshes). */
@@ -160,6 +195,7 @@ export class Workbench {
         for (const r of s.rows) this.knownTargets.add(r.target);
         if (this.knownTargets.size !== before) this.render(p);
         renderStatsTable($<HTMLTableSectionElement>("stats-rows"), s.rows);
+        this.lastSeries = orderRows(s.rows.filter((r) => r.count > 0)).map((r) => seriesId(r.method, r.target));
         $("timer-note").textContent = timerNote(s.timerResolutionMs);
       }),
       getChecked("/api/histogram", p.summary, histogramResponseSchema, signal).then((h) =>

@@ -11,6 +11,8 @@ export interface ProbeResult {
   fresh?: boolean;
   /** The server's event-loop delay when it answered (Server-Timing "lag"), ms. */
   serverLagMs?: number;
+  /** The server's receive-to-send time on this probe (Server-Timing "app", or the WebSocket served note), ms. */
+  serverMs?: number;
 }
 
 /** Milliseconds to record: the latency, or the timeout value for a timeout, or null. */

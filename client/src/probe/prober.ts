@@ -135,6 +135,7 @@ export class Prober {
       if (r.reason !== undefined) fields.reason = r.reason;
       if (r.fresh !== undefined) fields.fresh = r.fresh;
       if (r.serverLagMs !== undefined) fields.serverLagMs = r.serverLagMs;
+      if (r.serverMs !== undefined) fields.serverMs = r.serverMs;
       settle(fields);
     };
     const abandon = () => settle({ ms: null, outcome: "error", reason: "page-closed" });

@@ -5,6 +5,7 @@
 export interface ConnectionFacts {
   fresh?: boolean;
   serverLagMs?: number;
+  serverMs?: number;
 }
 
 export function connectionFacts(url: string): ConnectionFacts {
@@ -16,6 +17,9 @@ export function connectionFacts(url: string): ConnectionFacts {
   if (e.connectEnd > 0 || e.connectStart > 0) facts.fresh = e.connectEnd > e.connectStart;
   const lag = e.serverTiming?.find((t) => t.name === "lag");
   if (lag !== undefined && Number.isFinite(lag.duration)) facts.serverLagMs = lag.duration;
+  // `app`: the handler's receive-to-send time. Script resources (JSONP) expose Server-Timing too.
+  const app = e.serverTiming?.find((t) => t.name === "app");
+  if (app !== undefined && Number.isFinite(app.duration)) facts.serverMs = app.duration;
   return facts;
 }
 

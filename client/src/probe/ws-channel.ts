@@ -18,12 +18,22 @@ export const CONNECT_TIMEOUT_MS = 5000;
  * socket looks open until TCP gives up, about fifteen minutes later.
  */
 export const STALE_TIMEOUTS_MAX = 3;
+/**
+ * How long an answered echo waits for its `served` note before it is
+ * recorded without server time (ms). The note leaves the server right after
+ * the echo, so it normally arrives in the same read.
+ */
+export const SERVED_NOTE_WAIT_MS = 1000;
 
 /** The echo message exactly as echo() sends it (JSON.stringify of { type, id }). */
 const ECHO_REPLY = /^\{"type":"echo","id":(\d{1,15})\}$/;
+/** The served note exactly as server/echo/ws-echo.ts writes it (serverMs with three decimals). */
+const SERVED_NOTE = /^\{"type":"served","id":(\d{1,15}),"serverMs":(\d{1,9}\.\d{3})\}$/;
 
 interface Pending {
   startMs: number;
+  /** performance.now() when the echo came back, while its served note is awaited. */
+  endMs?: number;
   timer: ReturnType<typeof setTimeout>;
   fresh: boolean;
   resolve(r: ProbeResult): void;
@@ -48,6 +58,8 @@ export class WsChannel {
   private freshConnection = true;
   /** Name the server announced in its welcome. */
   serverName: string | undefined;
+  /** The server follows each echo with a served note (said in its welcome). */
+  private serverSendsNotes = false;
 
   constructor(private readonly options: WsChannelOptions) {
     this.connect();
@@ -131,7 +143,9 @@ export class WsChannel {
     const endMs = performance.now();
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
-      p.resolve({ outcome: "error", startMs: p.startMs, endMs, reason, fresh: p.fresh });
+      // An echo already answered keeps its answer; only its server figure is lost with the socket.
+      if (p.endMs !== undefined) p.resolve({ outcome: "ok", startMs: p.startMs, endMs: p.endMs, fresh: p.fresh });
+      else p.resolve({ outcome: "error", startMs: p.startMs, endMs, reason, fresh: p.fresh });
       this.pending.delete(id);
     }
     this.scheduleRetry();
@@ -155,6 +169,12 @@ export class WsChannel {
       this.onEcho(Number(echo[1]), endMs);
       return;
     }
+    // The served note follows every echo: the same exact-text shortcut keeps it cheap too.
+    const served = SERVED_NOTE.exec(data);
+    if (served !== null) {
+      this.onServed(Number(served[1]), Number(served[2]));
+      return;
+    }
     let raw: unknown;
     try {
       raw = JSON.parse(data);
@@ -166,8 +186,11 @@ export class WsChannel {
     const m = msg.value;
     if (m.type === "echo") {
       this.onEcho(m.id, endMs);
+    } else if (m.type === "served") {
+      this.onServed(m.id, m.serverMs);
     } else if (m.type === "welcome") {
       this.serverName = m.name;
+      this.serverSendsNotes = m.served === true;
     } else if (m.type === "baseline") {
       this.options.onBaseline(this.serverName ?? "", m.samples);
     }
@@ -175,10 +198,27 @@ export class WsChannel {
 
   private onEcho(id: number, endMs: number): void {
     const p = this.pending.get(id);
-    if (p === undefined) return; // answered after its timeout: already recorded
-    this.pending.delete(id);
+    if (p === undefined || p.endMs !== undefined) return; // answered after its timeout: already recorded
     clearTimeout(p.timer);
     this.timeoutsInARow = 0;
-    p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
+    if (!this.serverSendsNotes) {
+      this.pending.delete(id);
+      p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
+      return;
+    }
+    // The latency is fixed now; only the server's own figure is still on its way.
+    p.endMs = endMs;
+    p.timer = setTimeout(() => {
+      this.pending.delete(id);
+      p.resolve({ outcome: "ok", startMs: p.startMs, endMs, fresh: p.fresh });
+    }, SERVED_NOTE_WAIT_MS);
+  }
+
+  private onServed(id: number, serverMs: number): void {
+    const p = this.pending.get(id);
+    if (p === undefined || p.endMs === undefined) return;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    p.resolve({ outcome: "ok", startMs: p.startMs, endMs: p.endMs, fresh: p.fresh, serverMs });
   }
 }

@@ -3,7 +3,7 @@
 // deleted only after the server's 200, so a reload, a crashed tab or a dead
 // server loses nothing. Delivery is idempotent on (sessionId, seq): a batch
 // sent twice (a lost answer, a beacon and then a retry) is never counted twice.
-import { BATCH_SAMPLES_MAX, type IngestResult, type Sample } from "../../../shared/protocol.js";
+import { BATCH_SAMPLES_MAX, parseWith, sampleRefusalSchema, type IngestResult, type Sample } from "../../../shared/protocol.js";
 import type { Clock } from "../common/clock.js";
 import { MemoryStore, type OutboxRow, type OutboxStore, type StoredRow } from "./outbox-store.js";
 
@@ -33,8 +33,22 @@ export const RECENT_MAX = 2000;
  */
 export const POSTPONE_MAX = 3;
 
-/** Answers that will never succeed however often the batch is retried. */
+/** Answers that will never succeed however often the same batch is retried. */
 const HOPELESS_STATUS = new Set([400, 409, 413]);
+/** Answers that ask to come back later, after their Retry-After. */
+const LATER_STATUS = new Set([429, 503]);
+/** The longest Retry-After honoured (ms): a wrong header must not silence a page for a day. */
+export const RETRY_AFTER_MS_MAX = 600_000;
+
+/**
+ * Retry-After in ms: delta-seconds or an HTTP date (RFC 9110), else undefined.
+ * Bounded by RETRY_AFTER_MS_MAX.
+ */
+export function retryAfterMs(header: string | null, nowMs: number): number | undefined {
+  if (header === null) return undefined;
+  const ms = /^\d+$/.test(header.trim()) ? Number(header.trim()) * 1000 : Date.parse(header) - nowMs;
+  return Number.isFinite(ms) ? Math.min(RETRY_AFTER_MS_MAX, Math.max(0, ms)) : undefined;
+}
 
 export interface OutboxCounters {
   /** Samples not yet acknowledged (stored plus still being written). */
@@ -45,7 +59,7 @@ export interface OutboxCounters {
   duplicates: number;
   /** Oldest samples discarded because the outbox was full. */
   dropped: number;
-  /** Samples the server refused for good (400/409/413). */
+  /** Samples the server refused for good: those it named as bad, or a batch it refused whole (409, or one sample alone). */
   rejected: number;
   /** Consecutive failed deliveries (0 once one succeeds). */
   failures: number;
@@ -106,6 +120,8 @@ export class Outbox {
   /** Deliveries in a row that found their deadline passed. */
   private postponed = 0;
   private nextAttemptMs = 0;
+  /** Samples per POST now: halved while a refused batch is split to find its bad samples, doubled back after each success. */
+  private batchLimit = BATCH_SAMPLES;
   private lastSendMs = Number.NEGATIVE_INFINITY;
   private readonly c: OutboxCounters;
 
@@ -270,7 +286,7 @@ export class Outbox {
       for (;;) {
         const orphan = this.orphanSessions[0];
         const session = orphan ?? this.options.sessionId;
-        let rows = await this.store.take(session, this.doneSeq.get(session) ?? Number.NEGATIVE_INFINITY, BATCH_SAMPLES);
+        let rows = await this.store.take(session, this.doneSeq.get(session) ?? Number.NEGATIVE_INFINITY, this.batchLimit);
         if (rows.length === 0) {
           if (orphan === undefined) return;
           this.orphanSessions.shift();
@@ -300,11 +316,18 @@ export class Outbox {
         } finally {
           this.requesting = false;
         }
+        if (LATER_STATUS.has(res.status)) {
+          // Overloaded, rate-limited or its disk is full: the rows stay, and we come back when told.
+          const wait = retryAfterMs(res.headers.get("Retry-After"), this.options.clock.nowMs());
+          if (wait === undefined) throw new Error(`http-${res.status}`);
+          this.c.failures++;
+          this.c.lastError = `http-${res.status}, retrying in ${Math.round(wait / 1000)} s`;
+          this.nextAttemptMs = this.options.clock.monoMs() + wait;
+          return;
+        }
         if (HOPELESS_STATUS.has(res.status)) {
-          // Retrying cannot help, and keeping the rows would block every sample behind them.
-          await this.forget(rows, first.sessionId);
-          this.c.rejected += rows.length;
-          this.c.lastError = `rejected (${res.status}): ${answer.slice(0, 200)}`;
+          // The next call sends what is left: the good part of the batch, or its next half.
+          if (await this.refused(res.status, answer, rows, first.sessionId)) return;
         } else {
           if (!res.ok) throw new Error(`http-${res.status}`);
           const result = JSON.parse(answer) as IngestResult;
@@ -315,6 +338,8 @@ export class Outbox {
           this.c.failures = 0;
           this.c.lastError = undefined;
           this.nextAttemptMs = 0;
+          // Past the bad part of a split batch: grow back towards full batches.
+          this.batchLimit = Math.min(BATCH_SAMPLES, this.batchLimit * 2);
         }
         this.changed();
         if (orphan !== undefined && rows.length < BATCH_SAMPLES && !keepalive) {
@@ -332,6 +357,53 @@ export class Outbox {
     } finally {
       this.inFlight = false;
       this.changed();
+    }
+  }
+
+  /**
+   * A batch the server will never take as it is. Drops only what must go: the
+   * samples it names as bad (the rest goes in the next request), else the
+   * whole batch when its envelope is refused (409: the session is not this
+   * client's; INVALID_BATCH) or it is a lone sample; any other refusal of
+   * several samples (413, an older server's 400) is split in half until the
+   * bad ones are alone. Returns true when rows are left to send again.
+   */
+  private async refused(status: number, answer: string, rows: StoredRow[], sessionId: string): Promise<boolean> {
+    let body: unknown;
+    try {
+      body = JSON.parse(answer);
+    } catch {
+      body = undefined;
+    }
+    const refusal = status === 400 ? parseWith(sampleRefusalSchema, body) : undefined;
+    const named = refusal?.ok ? refusal.value.rejected.flatMap((r) => (rows[r.index] === undefined ? [] : [rows[r.index]!])) : [];
+    this.c.lastError = `rejected (${status}): ${answer.slice(0, 200)}`;
+    if (named.length > 0) {
+      await this.drop(named, sessionId);
+      this.c.rejected += named.length;
+      this.changed();
+      return true;
+    }
+    // The envelope itself (ids, label) or the session is wrong: every part of the batch would be refused too.
+    const whole = status === 409 || (body as { code?: unknown } | undefined)?.code === "INVALID_BATCH";
+    if (!whole && rows.length > 1) {
+      this.batchLimit = Math.max(1, Math.ceil(rows.length / 2));
+      return true;
+    }
+    // Retrying cannot help, and keeping the rows would block every sample behind them.
+    await this.forget(rows, sessionId);
+    this.c.rejected += rows.length;
+    return false;
+  }
+
+  /** Removes some rows of a batch without moving past the others, which are sent again. */
+  private async drop(rows: StoredRow[], sessionId: string): Promise<void> {
+    await this.store.remove(rows.map((r) => r.key));
+    if (sessionId === this.options.sessionId) {
+      this.own = Math.max(0, this.own - rows.length);
+      for (const r of rows) this.recent.delete(r.row.sample.seq);
+    } else {
+      this.orphanRows = Math.max(0, this.orphanRows - rows.length);
     }
   }
 

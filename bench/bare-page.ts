@@ -1,0 +1,177 @@
+// Does tailprobe's probe page add anything to what it measures? It and a bare
+// page (bench/bare-page/bare.html: the same seven probes a second at the same
+// slot offsets, and nothing else) run in one Chromium against the same two
+// servers, in alternating rounds. Per method and server: both medians, both
+// p90s and the excess; each page's main-thread cost (CDP Performance.getMetrics
+// TaskDuration per wall second) and heap; the probe page's JavaScript, gzipped.
+// Run after npm run build: npm run bench -- bare-page  (or: npx tsx bench/bare-page.ts [smoke|full])
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import type { CDPSession, Page } from "playwright-core";
+import { summarize } from "../shared/stats.js";
+import { gzippedScriptBytes } from "../testkit/bundle.js";
+import { launchBrowser } from "../tests/helpers/browser.js";
+import { waitForDelivered } from "../tests/helpers/delivered.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../tests/helpers/server-process.js";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
+
+/** Rounds per page and seconds per round; the issue's measurement was two rounds of 45 s. */
+const SIZES = { smoke: { rounds: 1, seconds: 5 }, full: { rounds: 2, seconds: 75 } } as const;
+/** Rounds start this long after the page loads: connections open, first ticks past (s). */
+const WARMUP_S = 4;
+/** Goals from issue 12 (ms, and % of one core). */
+const MEDIAN_EXCESS_MS_MAX = { ws: 0.2, xhr: 0.3, jsonp: 0.3, best2: 0.3 } as const;
+const P90_EXCESS_MS_MAX = 0.5;
+const MAIN_THREAD_PCT_MAX = 1.5;
+const PAGE_JS_GZIP_KB_MAX = 30;
+/** tailprobe's probe order and slot offsets: 7 probes in 8 slots of the interval (the 8th is housekeeping). */
+const SERIES = [["xhr", "A"], ["xhr", "B"], ["jsonp", "A"], ["jsonp", "B"], ["ws", "A"], ["ws", "B"], ["best2", "A+B"]] as const;
+const OFFSETS_MS = SERIES.map((_, i) => Math.floor((i * 1000) / (SERIES.length + 1)));
+
+const BARE_HTML = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "bare-page", "bare.html"));
+
+interface Cost {
+  taskS: number;
+  wallS: number;
+  heapStartMB: number;
+  heapEndMB: number;
+}
+type Sample = { method: string; target: string; t: number; ms: number | null };
+
+/** Serves the bare page, cross-origin isolated like tailprobe's pages. */
+function serveBare(): Promise<{ url: string; close(): void }> {
+  const srv = http.createServer((_req, res) => {
+    res.writeHead(200, {
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      "Cross-Origin-Opener-Policy": "same-origin",
+      "Cross-Origin-Embedder-Policy": "require-corp",
+    });
+    res.end(BARE_HTML);
+  });
+  return new Promise((resolve) =>
+    srv.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`, close: () => srv.close() })),
+  );
+}
+
+async function metrics(cdp: CDPSession): Promise<Map<string, number>> {
+  const { metrics: m } = await cdp.send("Performance.getMetrics");
+  return new Map(m.map((x) => [x.name, x.value]));
+}
+
+/** Keeps the page open for `seconds`, and measures its main thread over that time. */
+async function measureRound(page: Page, seconds: number): Promise<Cost> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const m0 = await metrics(cdp);
+  await page.waitForTimeout(seconds * 1000);
+  const m1 = await metrics(cdp);
+  await cdp.detach();
+  const get = (m: Map<string, number>, k: string) => m.get(k) ?? Number.NaN;
+  return {
+    taskS: get(m1, "TaskDuration") - get(m0, "TaskDuration"),
+    wallS: get(m1, "Timestamp") - get(m0, "Timestamp"),
+    heapStartMB: get(m0, "JSHeapUsedSize") / 2 ** 20,
+    heapEndMB: get(m1, "JSHeapUsedSize") / 2 ** 20,
+  };
+}
+
+function storedSamples(a: ServerProcess, fromMs: number, toMs: number): Sample[] {
+  const db = new Database(a.dbPath, { readonly: true });
+  try {
+    return db
+      .prepare("SELECT method, target, t, CASE WHEN outcome = 'ok' THEN ms END AS ms FROM samples WHERE t >= ? AND t < ? AND method IN ('xhr', 'jsonp', 'ws', 'best2')")
+      .all(fromMs, toMs) as Sample[];
+  } finally {
+    db.close();
+  }
+}
+
+async function run(size: BenchSize): Promise<BenchRow[]> {
+  const { rounds, seconds } = SIZES[size];
+  const b = await startServerProcess(["--name", "B", "--no-ping"]);
+  const a = await startServerProcess(["--name", "A", "--no-ping", "--peer", b.url]);
+  const bare = await serveBare();
+  const browser = await launchBrowser();
+  const samples = { tailprobe: [] as Sample[], bare: [] as Sample[] };
+  const costs = { tailprobe: [] as Cost[], bare: [] as Cost[] };
+  try {
+    await waitFor(async () => {
+      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
+      return cfg.servers.some((s) => s.name === "B") ? true : undefined;
+    }, 10_000, "A to learn B's name");
+    for (let r = 0; r < rounds; r++) {
+      // tailprobe's page: its samples are what it stored at home.
+      const tp = await browser.context.newPage();
+      await tp.goto(`${a.url}/`);
+      await tp.waitForTimeout(WARMUP_S * 1000);
+      const from = Date.now();
+      costs.tailprobe.push(await measureRound(tp, seconds));
+      const to = Date.now();
+      await waitForDelivered(tp, a.dbPath);
+      await tp.close();
+      samples.tailprobe.push(...storedSamples(a, from, to));
+
+      // The bare page: its samples are what it kept in window.bare.
+      const bp = await browser.context.newPage();
+      await bp.goto(`${bare.url}?a=${encodeURIComponent(a.url)}&b=${encodeURIComponent(b.url)}&offsets=${OFFSETS_MS.join(",")}`);
+      await bp.waitForFunction(() => (window as unknown as { bare: { ready: boolean } }).bare.ready, undefined, { timeout: 10_000 });
+      await bp.waitForTimeout(WARMUP_S * 1000);
+      const bFrom = Date.now();
+      costs.bare.push(await measureRound(bp, seconds));
+      const bTo = Date.now();
+      const got = (await bp.evaluate(() => (window as unknown as { bare: { samples: Sample[] } }).bare.samples)) as Sample[];
+      samples.bare.push(...got.filter((s) => s.t >= bFrom && s.t < bTo));
+      await bp.close();
+    }
+  } finally {
+    await browser.close();
+    bare.close();
+    await a.stop();
+    await b.stop();
+  }
+
+  const judge = size === "full";
+  const rows: BenchRow[] = [];
+  const lines = ["method · server   n tp/bare   p50 tailprobe  p50 bare  excess   p90 tailprobe  p90 bare  excess"];
+  for (const [method, target] of SERIES) {
+    const of = (set: Sample[]) => summarize(set.filter((s) => s.method === method && s.target === target && s.ms !== null).map((s) => s.ms!));
+    const tp = of(samples.tailprobe);
+    const bp = of(samples.bare);
+    if (tp.p50 === null || bp.p50 === null || tp.p90 === null || bp.p90 === null) throw new Error(`no ok samples for ${method} ${target}`);
+    const f = (v: number) => v.toFixed(3).padStart(9);
+    lines.push(
+      `${`${method} · ${target}`.padEnd(16)} ${`${tp.count}/${bp.count}`.padStart(9)} ${f(tp.p50)} ${f(bp.p50)} ${(tp.p50 - bp.p50 >= 0 ? "+" : "") + (tp.p50 - bp.p50).toFixed(3)}   ${f(tp.p90)} ${f(bp.p90)} ${(tp.p90 - bp.p90 >= 0 ? "+" : "") + (tp.p90 - bp.p90).toFixed(3)}`,
+    );
+    const maxMedian = MEDIAN_EXCESS_MS_MAX[method];
+    rows.push({ figure: `${method} ${target} median, probe page vs bare page (ms)`, value: tp.p50, baseline: bp.p50, goal: `≤ bare + ${maxMedian} ms`, pass: judge ? tp.p50 - bp.p50 <= maxMedian : null });
+    rows.push({ figure: `${method} ${target} p90, probe page vs bare page (ms)`, value: tp.p90, baseline: bp.p90, goal: `≤ bare + ${P90_EXCESS_MS_MAX} ms`, pass: judge ? tp.p90 - bp.p90 <= P90_EXCESS_MS_MAX : null });
+  }
+  const pct = (c: Cost[]) => (100 * c.reduce((s, x) => s + x.taskS, 0)) / c.reduce((s, x) => s + x.wallS, 0);
+  const heapTrend = (c: Cost[]) => {
+    // MB per minute of probing, over all rounds (each round is a fresh page).
+    const growth = c.reduce((s, x) => s + (x.heapEndMB - x.heapStartMB), 0);
+    return growth / (c.reduce((s, x) => s + x.wallS, 0) / 60);
+  };
+  const jsKB = gzippedScriptBytes("index.html") / 1024;
+  lines.push("");
+  lines.push(`main thread: probe page ${pct(costs.tailprobe).toFixed(2)} % of a core, bare page ${pct(costs.bare).toFixed(2)} %`);
+  lines.push(
+    `JS heap: probe page ${costs.tailprobe.map((c) => `${c.heapStartMB.toFixed(2)}→${c.heapEndMB.toFixed(2)}`).join(", ")} MB (${heapTrend(costs.tailprobe).toFixed(3)} MB/min); ` +
+      `bare page ${costs.bare.map((c) => `${c.heapStartMB.toFixed(2)}→${c.heapEndMB.toFixed(2)}`).join(", ")} MB (${heapTrend(costs.bare).toFixed(3)} MB/min)`,
+  );
+  lines.push(`probe page JavaScript: ${jsKB.toFixed(1)} KB gzipped; bare page: ${(BARE_HTML.length / 1024).toFixed(1)} KB inline, uncompressed`);
+  console.log(`${rounds} round(s) of ${seconds} s per page, alternating, one Chromium, A and B on loopback (ms)\n${lines.join("\n")}`);
+  rows.push({ figure: "main thread, probe page vs bare page (% of a core)", value: pct(costs.tailprobe), baseline: pct(costs.bare), goal: `≤ ${MAIN_THREAD_PCT_MAX} %`, pass: judge ? pct(costs.tailprobe) <= MAIN_THREAD_PCT_MAX : null });
+  rows.push({ figure: "JS heap growth, probe page vs bare page (MB/min)", value: heapTrend(costs.tailprobe), baseline: heapTrend(costs.bare), goal: "(reported: flat)", pass: null });
+  rows.push({ figure: "probe page JavaScript, gzipped (KB)", value: jsKB, baseline: null, goal: `≤ ${PAGE_JS_GZIP_KB_MAX} KB`, pass: judge ? jsKB <= PAGE_JS_GZIP_KB_MAX : null });
+  return rows;
+}
+
+export const bench: Benchmark = { name: "bare-page", run };
+if (isMain(import.meta.url)) await runAlone(bench);

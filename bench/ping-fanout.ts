@@ -1,0 +1,107 @@
+// What ICMP baselines towards many client addresses cost: one iputils `ping`
+// per address (tailprobe's pinger before the bound) against one `fping` in
+// loop mode over every address, for the same addresses (127.0.0.x, which all
+// answer on Linux) and the same 1 s interval, in the same run. Reports CPU
+// time and proportional memory (PSS) of the ping processes, and replies per second
+// (both must deliver one reply per address per second).
+// Run: npx tsx bench/ping-fanout.ts [smoke|full]
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
+
+const SIZES = { smoke: { addresses: 20, seconds: 3 }, full: { addresses: 1000, seconds: 10 } } as const;
+
+interface Usage {
+  cpuS: number;
+  rssMb: number;
+  replies: number;
+}
+
+/** CPU time (schedstat, ns resolution: tick counts round a mostly idle ping to zero) and proportional memory (PSS: shared pages split between sharers). */
+function procUsage(pids: number[]): { cpuS: number; rssMb: number } {
+  let cpuNs = 0;
+  let pssKb = 0;
+  for (const pid of pids) {
+    try {
+      cpuNs += Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      pssKb += Number(m?.[1] ?? 0);
+    } catch {
+      // exited: counted as nothing
+    }
+  }
+  return { cpuS: cpuNs / 1e9, rssMb: pssKb / 1024 };
+}
+
+async function measure(children: ChildProcess[], seconds: number, isReply: (line: string) => boolean): Promise<Usage> {
+  let replies = 0;
+  let counting = false;
+  for (const c of children) {
+    let rest = "";
+    c.stdout!.on("data", (d: Buffer) => {
+      const lines = (rest + d.toString()).split("\n");
+      rest = lines.pop()!;
+      if (counting) replies += lines.filter(isReply).length;
+    });
+  }
+  // One second to start up, then the measured window.
+  await new Promise((r) => setTimeout(r, 1000));
+  const before = procUsage(children.map((c) => c.pid!));
+  counting = true;
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  counting = false;
+  const after = procUsage(children.map((c) => c.pid!));
+  for (const c of children) c.kill("SIGTERM");
+  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))));
+  return { cpuS: after.cpuS - before.cpuS, rssMb: after.rssMb, replies: replies / seconds };
+}
+
+const addressList = (n: number) => Array.from({ length: n }, (_, i) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`);
+
+async function run(size: BenchSize): Promise<BenchRow[]> {
+  const { addresses, seconds } = SIZES[size];
+  const list = addressList(addresses);
+  const perAddress = await measure(
+    list.map((a) => spawn("ping", ["-n", "-O", "-D", "-i", "1", a], { stdio: ["ignore", "pipe", "ignore"] })),
+    seconds,
+    (l) => /bytes from/.test(l),
+  );
+  // -l loop, -p 1000 ms per target, -i 1 ms between targets (1000 targets fit in a second), -D timestamps.
+  const one = await measure(
+    [spawn("fping", ["-l", "-p", "1000", "-i", "1", "-D", ...list], { stdio: ["ignore", "pipe", "ignore"] })],
+    seconds,
+    (l) => /bytes, /.test(l),
+  );
+  console.log(
+    `${addresses} addresses, ${seconds} s: ${addresses} × ping ${perAddress.cpuS.toFixed(2)} CPU s, ${perAddress.rssMb.toFixed(0)} MB, ` +
+      `${perAddress.replies.toFixed(0)} replies/s; one fping ${one.cpuS.toFixed(2)} CPU s, ${one.rssMb.toFixed(1)} MB, ${one.replies.toFixed(0)} replies/s`,
+  );
+  const judged = size === "full";
+  return [
+    {
+      figure: `ping processes' CPU, ${addresses} addresses for ${seconds} s: one fping (CPU s; baseline: a ping each)`,
+      value: one.cpuS,
+      baseline: perAddress.cpuS,
+      goal: "informative: what a per-address process costs",
+      pass: null,
+    },
+    {
+      figure: `ping processes' proportional memory (PSS), ${addresses} addresses: one fping (MB; baseline: a ping each)`,
+      value: one.rssMb,
+      baseline: perAddress.rssMb,
+      goal: "informative",
+      pass: null,
+    },
+    {
+      figure: `replies per second, ${addresses} addresses: one fping (baseline: a ping each)`,
+      value: one.replies,
+      baseline: perAddress.replies,
+      goal: `≥ 95% of ${addresses}/s each`,
+      pass: judged ? one.replies >= 0.95 * addresses && perAddress.replies >= 0.95 * addresses : null,
+    },
+  ];
+}
+
+export const bench: Benchmark = { name: "ping-fanout", run };
+if (isMain(import.meta.url)) await runAlone(bench);

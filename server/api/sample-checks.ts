@@ -1,0 +1,46 @@
+// What a sample must satisfy beyond its shape to be stored by this
+// deployment: a time near the server's clock and a target it knows.
+import { best2Target } from "../../shared/names.js";
+import type { Sample } from "../../shared/protocol.js";
+
+const DAY_MS = 86_400_000;
+/** Raw samples older than this are not kept (days); used until a --raw-days option says otherwise. */
+export const RAW_RETENTION_DAYS_DEFAULT = 30;
+/** How far ahead of the server's clock a sample may be dated (ms): a client clock a day fast is still honest. */
+export const SAMPLE_AHEAD_MS_MAX = DAY_MS;
+
+export interface SampleCheckOptions {
+  /** The server's wall clock (epoch ms). */
+  nowMs: () => number;
+  /** Raw retention (days): an older sample would be pruned at once, or is forged. */
+  rawDays: number;
+  /** This server's own name. */
+  ownName: string;
+  /** The peers' names as known now (learned names replace placeholders). */
+  peerNames: () => string[];
+}
+
+/** The targets this deployment's pages measure: its servers and their best-of-two pair (see client plan.ts). */
+export function knownTargets(ownName: string, peerNames: readonly string[]): Set<string> {
+  return new Set([ownName, ...peerNames, best2Target(ownName, peerNames[0] ?? ownName)]);
+}
+
+/** A function that names what is wrong with a well-formed sample, or undefined if it may be stored. */
+export function sampleChecker(o: SampleCheckOptions): () => (s: Sample) => string | undefined {
+  return () => {
+    const now = o.nowMs();
+    const oldest = now - o.rawDays * DAY_MS;
+    const newest = now + SAMPLE_AHEAD_MS_MAX;
+    const targets = knownTargets(o.ownName, o.peerNames());
+    const window = (field: string, t: number) =>
+      t < oldest
+        ? `${field}: older than the raw retention (${o.rawDays} days)`
+        : t > newest
+          ? `${field}: more than a day ahead of the server's clock`
+          : undefined;
+    return (s) =>
+      window("t", s.t) ??
+      (s.scheduledT === undefined ? undefined : window("scheduledT", s.scheduledT)) ??
+      (targets.has(s.target) ? undefined : `target: '${s.target}' is not a server of this deployment`);
+  };
+}

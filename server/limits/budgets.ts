@@ -1,0 +1,50 @@
+// The per-address request budgets of one server: echo requests and sample
+// batches. Beyond a budget the answer is 429 RATE_LIMITED with Retry-After,
+// and nothing else is done for the request.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestHandler } from "express";
+import { BURST_SECONDS, LIMITER_ADDRESSES_MAX, type LimitOptions } from "./limits-config.js";
+import { RateLimiter, retryAfterSeconds } from "./rate-limiter.js";
+
+export interface Budgets {
+  /** For the raw echo handler: true to go on; false once a 429 has been sent. */
+  admitEcho(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Express middleware in front of POST /api/samples. */
+  ingest: RequestHandler;
+}
+
+export const RATE_LIMITED = "RATE_LIMITED";
+
+function send429(res: ServerResponse, retryAfterMs: number, what: string): void {
+  const body = JSON.stringify({ error: `too many ${what} from your address; retry after Retry-After seconds`, code: RATE_LIMITED });
+  res.writeHead(429, {
+    // A cross-origin probe page must be able to read the refusal as such.
+    "Access-Control-Allow-Origin": "*",
+    "Cache-Control": "no-store",
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(body),
+    "Retry-After": String(retryAfterSeconds(retryAfterMs)),
+  });
+  res.end(body);
+}
+
+export function createBudgets(o: LimitOptions, address: (req: IncomingMessage) => string, nowMs: () => number): Budgets {
+  if (!o.rateLimit) return { admitEcho: () => true, ingest: (_req, _res, next) => next() };
+  const limiter = (perSecond: number) =>
+    new RateLimiter({ perSecond, burst: Math.max(1, perSecond * BURST_SECONDS), addressesMax: LIMITER_ADDRESSES_MAX, nowMs });
+  const echo = limiter(o.echoPerSecond);
+  const ingest = limiter(o.ingestPerSecond);
+  return {
+    admitEcho(req, res) {
+      const v = echo.take(address(req));
+      if (v.ok) return true;
+      send429(res, v.retryAfterMs, "echo requests");
+      return false;
+    },
+    ingest(req, res, next) {
+      const v = ingest.take(address(req));
+      if (v.ok) return next();
+      send429(res, v.retryAfterMs, "sample batches");
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// GET /api/samples.csv and GET /api/samples.ndjson: every sample the
+// /api/stats filters select, a header line then one line per sample, streamed
+// page by page: a page is written only when the socket has drained the last
+// one (backpressure), and a client that hangs up stops the reading.
+import express, { type Response, type Router } from "express";
+import { statsQuerySchema } from "../../shared/protocol.js";
+import { parseFilterQuery } from "../api/filter-query.js";
+import type { ClientDirectory } from "../privacy/public-ids.js";
+import type { SampleFilter, Store } from "../store/store.js";
+import { CSV_HEADER, csvLine, ndjsonHeader, ndjsonLine } from "./sample-export.js";
+import { openPageReader, type RawSampleRow } from "./sample-pages.js";
+
+interface Format {
+  contentType: string;
+  extension: string;
+  header(f: SampleFilter): string;
+  line(r: RawSampleRow): string;
+}
+
+const FORMATS: Record<"csv" | "ndjson", Format> = {
+  csv: { contentType: "text/csv; charset=utf-8", extension: "csv", header: () => CSV_HEADER, line: csvLine },
+  ndjson: {
+    contentType: "application/x-ndjson; charset=utf-8",
+    extension: "ndjson",
+    header: (f) => ndjsonHeader(f.fromMs, f.toMs),
+    line: ndjsonLine,
+  },
+};
+
+/** Resolves true once `res` can take more, false if the client went away first. */
+function drained(res: Response): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (more: boolean) => () => {
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(more);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    res.on("drain", onDrain);
+    res.on("close", onClose);
+  });
+}
+
+async function stream(store: Store, filter: SampleFilter, format: Format, res: Response, clients: ClientDirectory): Promise<void> {
+  const reader = openPageReader(store);
+  try {
+    res.status(200).set({
+      "Content-Type": format.contentType,
+      "Cache-Control": "no-store",
+      "Content-Disposition": `inline; filename="tailprobe-samples-${filter.fromMs}-${filter.toMs}.${format.extension}"`,
+    });
+    res.write(format.header(filter));
+    for await (const page of reader.pages(filter)) {
+      // Asked now, not remembered from the last write: the socket may have drained while the page was read.
+      if (res.writableNeedDrain && !(await drained(res))) return;
+      if (res.destroyed) return;
+      let chunk = "";
+      // The public id in the client column: the export is as public as /api/clients.
+      for (const r of page) {
+        const row: RawSampleRow = [...r];
+        row[1] = clients.publicId(r[1]);
+        chunk += format.line(row);
+      }
+      res.write(chunk);
+    }
+    res.end();
+  } finally {
+    reader.close();
+  }
+}
+
+export function exportRouter(store: Store, nowMs: () => number, clients: ClientDirectory): Router {
+  const router = express.Router();
+  for (const [name, format] of Object.entries(FORMATS)) {
+    router.get(`/api/samples.${name}`, (req, res, next) => {
+      const p = parseFilterQuery(statsQuerySchema, req, res, nowMs(), clients);
+      if (p === null) return;
+      stream(store, p.filter, format, res, clients).catch((err: unknown) => {
+        // Once the header is out, an error can only cut the stream short: the client sees it end without a clean finish.
+        if (res.headersSent) res.destroy(err instanceof Error ? err : new Error(String(err)));
+        else next(err);
+      });
+    });
+  }
+  return router;
+}

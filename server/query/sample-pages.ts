@@ -1,0 +1,90 @@
+// Reads the samples a filter selects in pages of bounded size, ordered by
+// (t, session, seq), each page a fresh keyset-seek SELECT: nothing holds a
+// statement or a read snapshot open between pages, so an export of a month
+// can wait on a slow client (backpressure) while ingest keeps committing, and
+// memory stays at one page whatever the range. /metrics reads through here
+// too, until rollup histograms answer it.
+import Database from "better-sqlite3";
+import { sampleWhere, type SampleFilter } from "../store/sample-filter.js";
+import type { Store } from "../store/store.js";
+
+/** Rows per page: ~200 kB of CSV, a few ms of SQLite work between yields to the event loop. */
+export const PAGE_ROWS_DEFAULT = 2000;
+
+/** The stored columns every reader here selects, in this order. */
+export const SAMPLE_COLUMNS_SQL = `samples.t, sessions.client_id, sessions.session_key, samples.seq, samples.method,
+  samples.target, samples.ms, samples.outcome, samples.scheduled_t, samples.late_ms, samples.hidden_ms, samples.flags,
+  samples.reason, samples.winner, samples.other_ms, samples.other_outcome, samples.minrtt, samples.server_lag_ms,
+  samples.server_ms, samples.session`;
+
+/** One row as SQLite returns it, columns in SAMPLE_COLUMNS_SQL order. */
+export type RawSampleRow = [
+  t: number,
+  clientId: string,
+  sessionId: string,
+  seq: number,
+  method: string,
+  target: string,
+  ms: number | null,
+  outcome: string,
+  scheduledT: number | null,
+  lateMs: number | null,
+  hiddenMs: number | null,
+  flags: number,
+  reason: string | null,
+  winner: string | null,
+  otherMs: number | null,
+  otherOutcome: string | null,
+  minrtt: number | null,
+  serverLagMs: number | null,
+  serverMs: number | null,
+  sessionRowId: number,
+];
+
+export interface PageReader {
+  /** Pages of rows in (t, session, seq) order; stop iterating to stop reading. */
+  pages(filter: SampleFilter, pageRows?: number): AsyncGenerator<RawSampleRow[]>;
+  close(): void;
+}
+
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A reader on its own read-only connection to the store's file (the writer's
+ * connection for an in-memory store, whose pages then read between writes).
+ */
+export function openPageReader(store: Store): PageReader {
+  const file = store.db.name;
+  const own = file !== ":memory:" && file !== "";
+  const db = own ? new Database(file, { readonly: true, fileMustExist: true }) : store.db;
+  if (own) db.pragma("busy_timeout = 5000");
+  return {
+    async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
+      const order = "ORDER BY samples.t, samples.session, samples.seq LIMIT ?";
+      const select = (where: string) =>
+        db.prepare(`SELECT ${SAMPLE_COLUMNS_SQL} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`).raw(true);
+      const first = sampleWhere(filter);
+      let rows = select(first.sql).all(...first.params, pageRows) as RawSampleRow[];
+      while (rows.length === pageRows) {
+        yield rows;
+        const last = rows[rows.length - 1]!;
+        // Let echo answers and ingest run between pages.
+        await yieldTurn();
+        // The next page starts at the last row's time: that bound is what SQLite seeks the
+        // t index with (a row-value condition alone would rescan from `from` every page).
+        const next = sampleWhere({ ...filter, fromMs: last[0] });
+        rows = select(`${next.sql} AND (samples.t, samples.session, samples.seq) > (?, ?, ?)`).all(
+          ...next.params,
+          last[0],
+          last[19],
+          last[3],
+          pageRows,
+        ) as RawSampleRow[];
+      }
+      if (rows.length > 0) yield rows;
+    },
+    close() {
+      if (own) db.close();
+    },
+  };
+}

@@ -1,0 +1,14 @@
+// A seeded uniform generator (mulberry32, the one tests/helpers/prng.ts
+// plants data with): a bootstrap interval is repeatable for the same data
+// and seed, so a shared link shows the same numbers on reload.
+
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,114 @@
+// An injected delay shows as itself. Toxiproxy sits in front of server B; the
+// probe page on A reaches B only through it. Two phases: the proxy as is, and
+// +50 ms on everything B sends back. Every B probe's median moves by 50 ms
+// (−1/+2), A's medians stay within 1 ms, and best-of-two (WebSocket to A
+// raced against JSONP to B) follows its faster leg, the WebSocket to A.
+// The phases alternate in short blocks: on a machine shared with other work
+// the load drifts by a millisecond or two over a minute, and two long phases
+// one after the other would measure the drift as well.
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startToxiproxy, type Toxiproxy } from "../../testkit/toxiproxy.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
+import { waitForDelivered } from "../helpers/delivered.js";
+import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+
+const INJECTED_MS = 50;
+/**
+ * Blocks per phase, alternating (off, on, off, on, …), and each block's
+ * length: ~40 samples per series and phase. Short blocks cancel drift in the
+ * machine's load; with four 10 s blocks JSONP medians of A moved by ±1 ms
+ * between phases at a load average of 8 on two cores.
+ */
+const BLOCKS_PER_PHASE = 14;
+const BLOCK_MS = 4000;
+/** Samples sent this close to a switch are left out: a probe in flight across it sees part of the change (ms). */
+const SWITCH_GUARD_BEFORE_MS = 200;
+const SWITCH_GUARD_AFTER_MS = 800;
+
+let a: ServerProcess;
+let b: ServerProcess;
+let toxi: Toxiproxy;
+
+beforeAll(async () => {
+  toxi = await startToxiproxy();
+  b = await startServerProcess(["--name", "B", "--no-ping"]);
+  const viaProxy = await toxi.proxy("b", `127.0.0.1:${b.port}`);
+  // Named on the command line, so the page gets the proxy's address for B.
+  a = await startServerProcess(["--name", "A", "--no-ping", "--peer", `B=http://${viaProxy}`]);
+});
+
+const browser = browserForFile(async () => {
+  await a?.stop();
+  await b?.stop();
+});
+afterAll(async () => {
+  await toxi?.stop();
+});
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+describe(`+${INJECTED_MS} ms through Toxiproxy in front of B`, () => {
+  it("moves every B probe's median by that much and nothing else", { timeout: 2 * BLOCKS_PER_PHASE * BLOCK_MS + 90_000 }, async () => {
+    const page = await browser().context.newPage();
+    await page.goto(`${a.url}/`);
+    await page.waitForFunction(() => ((window as unknown as { tailprobe?: { ticks: number } }).tailprobe?.ticks ?? 0) > 2, undefined, { timeout: 20_000 });
+    /** Windows of send times, per phase. */
+    const windows = { off: [] as [number, number][], on: [] as [number, number][] };
+    const begin = Date.now();
+    let last = begin;
+    for (let i = 0; i < 2 * BLOCKS_PER_PHASE; i++) {
+      const on = i % 2 === 1;
+      if (on) await toxi.addLatency("b", "delay", INJECTED_MS, "downstream");
+      else if (i > 0) await toxi.removeToxic("b", "delay");
+      const from = Date.now();
+      await page.waitForTimeout(BLOCK_MS);
+      last = Date.now();
+      windows[on ? "on" : "off"].push([from + SWITCH_GUARD_AFTER_MS, last - SWITCH_GUARD_BEFORE_MS]);
+    }
+    await toxi.removeToxic("b", "delay");
+    await waitForDelivered(page, a.dbPath);
+    await page.close();
+
+    const db = new Database(a.dbPath, { readonly: true });
+    const rows = db.prepare("SELECT t, method, target, ms, outcome, winner FROM samples WHERE t >= ? AND t < ?").all(begin, last) as {
+      t: number;
+      method: string;
+      target: string;
+      ms: number | null;
+      outcome: string;
+      winner: string | null;
+    }[];
+    db.close();
+    const inPhase = (w: [number, number][]) => rows.filter((r) => w.some(([from, to]) => r.t >= from && r.t < to));
+    const before = inPhase(windows.off);
+    const after = inPhase(windows.on);
+    const medianOf = (set: typeof rows, method: string, target: string) => {
+      const ok = set.filter((r) => r.method === method && r.target === target && r.outcome === "ok").map((r) => r.ms!);
+      expect(ok.length, `${method} ${target} ok samples`).toBeGreaterThanOrEqual(30);
+      return median(ok);
+    };
+    const shifts: Record<string, number> = {};
+    for (const method of ["xhr", "jsonp", "ws"]) {
+      for (const target of ["A", "B"]) shifts[`${method} ${target}`] = medianOf(after, method, target) - medianOf(before, method, target);
+    }
+    console.log("median shifts (ms):", Object.fromEntries(Object.entries(shifts).map(([k, v]) => [k, +v.toFixed(3)])));
+    for (const method of ["xhr", "jsonp", "ws"]) {
+      expect(shifts[`${method} B`], `${method} B`).toBeGreaterThanOrEqual(INJECTED_MS - 1);
+      expect(shifts[`${method} B`], `${method} B`).toBeLessThanOrEqual(INJECTED_MS + 2);
+      expect(Math.abs(shifts[`${method} A`]!), `${method} A`).toBeLessThanOrEqual(1);
+    }
+    // Best of two: once B is 50 ms away its JSONP leg never wins.
+    const races = after.filter((r) => r.method === "best2" && r.outcome === "ok");
+    expect(races.length).toBeGreaterThanOrEqual(30);
+    expect(races.every((r) => r.winner === "ws")).toBe(true);
+    // Its median stays where its faster leg keeps it, while the slower leg moved by 50 ms.
+    const best2Shift = medianOf(after, "best2", "A+B") - medianOf(before, "best2", "A+B");
+    console.log(`best2 median shift: ${best2Shift.toFixed(3)} ms`);
+    expect(Math.abs(best2Shift)).toBeLessThanOrEqual(1);
+    expect(medianOf(after, "best2", "A+B")).toBeLessThan(medianOf(after, "jsonp", "B") - INJECTED_MS / 2);
+  });
+});

@@ -1,0 +1,128 @@
+// The forensics endpoints over a real server and database: a planted slow
+// handler is attributed to its server, two series compare with a sentence,
+// the same ticks to two servers pair up for fan-out, and bad queries are 400.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "../../server/app.js";
+import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityResponse } from "../../shared/forensics/api.js";
+import { startInProcess } from "../helpers/in-process.js";
+import { prng } from "../helpers/prng.js";
+import { publicIdOf } from "../helpers/public-id.js";
+
+let server: RunningServer;
+const T0 = Date.now() - 3_600_000;
+const TICKS = 600;
+const SLOW_TICK = 300;
+
+beforeAll(async () => {
+  // B is a named peer (never contacted): samples may only name servers of the deployment.
+  server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
+  const r = prng(17);
+  const samples: object[] = [];
+  let seq = 0;
+  for (let k = 0; k < TICKS; k++) {
+    const due = T0 + k * 1000;
+    // A 60 s wave in the XHR tail to A: the periodicity endpoint should find it.
+    const wave = 15 * Math.sin((2 * Math.PI * k) / 60);
+    const slowB = k === SLOW_TICK;
+    samples.push(
+      { seq: seq++, t: due + 1, scheduledT: due, method: "xhr", target: "A", ms: 40 + wave + 5 * r(), outcome: "ok", lateMs: 1, serverMs: 0.2 },
+      { seq: seq++, t: due + 144, scheduledT: due + 143, method: "xhr", target: "B", ms: slowB ? 170 : 42 + 5 * r(), outcome: "ok", lateMs: 2, serverMs: slowB ? 125 : 0.2 },
+      { seq: seq++, t: due + 3, scheduledT: due, method: "ws", target: "A", ms: 30 + 5 * r(), outcome: "ok", lateMs: 3, serverMs: 0.05 },
+      { seq: seq++, t: due + 500, method: "wsping", target: "B", ms: 31 + r(), outcome: "ok" },
+    );
+  }
+  for (let i = 0; i < samples.length; i += 1000) {
+    const res = await fetch(`${server.url}/api/samples`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ clientId: "c-forensics", sessionId: "s-forensics", samples: samples.slice(i, i + 1000) }),
+    });
+    expect(res.status).toBe(200);
+  }
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const range = `from=${T0 - 1000}&to=${T0 + TICKS * 1000}`;
+const get = async <T>(path: string): Promise<T> => {
+  const res = await fetch(`${server.url}${path}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as T;
+};
+
+describe("GET /api/attribution", () => {
+  it("the slowest XHR to B is its server's handler", async () => {
+    const a = await get<AttributionResponse>(`/api/attribution?${range}&method=xhr&target=B`);
+    expect(a.sample).toMatchObject({ method: "xhr", target: "B", ms: 170, serverMs: 125, client: publicIdOf(server.store.db, "c-forensics") });
+    expect(a.verdict).toMatchObject({ cause: "server", target: "B", text: "server B: 125 ms in its own handler" });
+    expect(a.breakdown).toMatchObject({ totalMs: 170, serverMs: 125, pathMethod: "wsping" });
+    expect(a.neighbours.some((n) => n.method === "ws" && n.target === "A")).toBe(true);
+    expect(a.typicalMs["xhr B"]).toBeGreaterThan(40);
+  });
+
+  it("picks the sample nearest a latency (a tail point) and answers null where there is none", async () => {
+    const a = await get<AttributionResponse>(`/api/attribution?${range}&method=ws&target=A&ms=30`);
+    expect(Math.abs(a.sample!.ms! - 30)).toBeLessThan(1);
+    expect(a.verdict!.cause).toBe("normal");
+    const none = await get<AttributionResponse>(`/api/attribution?${range}&method=jsonp&target=A`);
+    expect(none).toEqual({ sample: null, breakdown: null, verdict: null, neighbours: [], typicalMs: {} });
+  });
+
+  it("needs exactly one series", async () => {
+    const res = await fetch(`${server.url}/api/attribution?${range}&method=xhr,ws&target=A`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "INVALID_QUERY" });
+  });
+});
+
+describe("GET /api/compare", () => {
+  it("WebSocket against XHR to A: faster, with intervals, a p-value and a sentence", async () => {
+    const c = await get<CompareResponse>(`/api/compare?${range}&a=ws@A&b=xhr@A`);
+    expect(c.a).toMatchObject({ label: "WebSocket to A", count: TICKS });
+    expect(c.comparison!.medianDiff.hi).toBeLessThan(0);
+    expect(c.comparison!.rank.p).toBeLessThan(1e-6);
+    expect(c.comparison!.sentence).toMatch(/^WebSocket to A is faster than XMLHttpRequest to A at p99 by/);
+    // Same seed, same data: the same interval on every call.
+    const again = await get<CompareResponse>(`/api/compare?${range}&a=ws@A&b=xhr@A`);
+    expect(again.comparison!.p99Diff).toEqual(c.comparison!.p99Diff);
+  });
+
+  it("two time ranges of one series", async () => {
+    const mid = T0 + (TICKS / 2) * 1000;
+    const c = await get<CompareResponse>(`/api/compare?${range}&a=ws@A&b=ws@A&aTo=${mid}&bFrom=${mid + 1}`);
+    expect(c.a.label).toMatch(/^WebSocket to A \(\d\d:\d\d:\d\d–\d\d:\d\d:\d\d UTC\)$/);
+    expect(c.comparison!.rank.p).toBeGreaterThan(0.001);
+  });
+
+  it("rejects a malformed series", async () => {
+    expect((await fetch(`${server.url}/api/compare?a=ws&b=xhr@A`)).status).toBe(400);
+  });
+});
+
+describe("GET /api/periodicity", () => {
+  it("finds the planted one-minute wave in XHR to A and not in WebSocket to A", async () => {
+    const p = await get<PeriodicityResponse>(`/api/periodicity?${range}&bucketMs=5000`);
+    const xhr = p.series.find((s) => s.method === "xhr" && s.target === "A")!;
+    expect(xhr.p90.periodMs).not.toBeNull();
+    expect(Math.abs(xhr.p90.periodMs! - 60_000)).toBeLessThan(3000);
+    expect(p.series.find((s) => s.method === "ws" && s.target === "A")!.p90.periodMs).toBeNull();
+    expect(p.pairs.length).toBe((p.series.length * (p.series.length - 1)) / 2);
+  });
+});
+
+describe("GET /api/fanout", () => {
+  it("pairs the same ticks to A and B (each in its own slot of the tick)", async () => {
+    const f = await get<FanoutResponse>(`/api/fanout?${range}&method=xhr&target=A,B&n=10&hedgeMs=50`);
+    expect(f.report.pairs).toBe(TICKS);
+    expect(f.report.fanout).toBe(10);
+    expect(f.report.hedged.delayMs).toBe(50);
+    expect(f.report.viewsSeeingP99).toBeGreaterThan(0.05);
+    expect(f.report.bestOfTwo.p99!).toBeLessThanOrEqual(f.report.single.p99!);
+  });
+
+  it("needs one probe method and two targets", async () => {
+    expect((await fetch(`${server.url}/api/fanout?${range}&method=xhr&target=A`)).status).toBe(400);
+    expect((await fetch(`${server.url}/api/fanout?${range}&method=ping&target=A,B`)).status).toBe(400);
+  });
+});

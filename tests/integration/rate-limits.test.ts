@@ -1,0 +1,56 @@
+// Per-address budgets on a real server: 429 + Retry-After beyond them, nothing
+// stored for a refused batch, and --no-rate-limit for lab runs.
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunningServer } from "../../server/app.js";
+import { startInProcess } from "../helpers/in-process.js";
+
+let server: RunningServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function batch(seq: number) {
+  return {
+    clientId: "client_rate",
+    sessionId: "session_rate",
+    samples: [{ seq, t: Date.now(), method: "xhr", target: "A", ms: 1, outcome: "ok" }],
+  };
+}
+const post = (s: RunningServer, body: unknown) =>
+  fetch(`${s.url}/api/samples`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+describe("per-address budgets", () => {
+  it("echo: the burst is answered, then 429 RATE_LIMITED with Retry-After that a cross-origin page can read", async () => {
+    server = await startInProcess(["--echo-rate", "2"]);
+    const statuses: number[] = [];
+    let refused: Response | undefined;
+    for (let i = 0; i < 15; i++) {
+      const res = await fetch(`${server.url}/${i % 2 === 0 ? "echo" : "jsonp?callback=cb"}`);
+      statuses.push(res.status);
+      if (res.status === 429) refused ??= res;
+      else await res.arrayBuffer();
+    }
+    // burst = 2/s × 5 s = 10 tokens, plus what refilled meanwhile (at most a few).
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(10);
+    expect(statuses.filter((s) => s === 200).length).toBeLessThan(15);
+    expect(refused!.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
+    expect(refused!.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await refused!.json()).toMatchObject({ code: "RATE_LIMITED" });
+  });
+
+  it("ingest: batches beyond the budget are 429 and not stored", async () => {
+    server = await startInProcess(["--ingest-rate", "1"]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await post(server, batch(i))).status);
+    const stored = (server.store.db.prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(stored).toBe(statuses.filter((s) => s === 200).length);
+  });
+
+  it("--no-rate-limit: a lab run may send as fast as it likes", async () => {
+    server = await startInProcess(["--no-rate-limit", "--echo-rate", "1", "--ingest-rate", "1"]);
+    for (let i = 0; i < 30; i++) expect((await fetch(`${server.url}/echo`)).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await post(server, batch(i))).status).toBe(200);
+  });
+});

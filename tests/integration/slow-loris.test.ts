@@ -1,0 +1,130 @@
+// Slow-loris on loopback: real clients that trickle headers, trickle a body or
+// say nothing are dropped at the configured timeouts (and reconnect, as an
+// attacker would), while an honest prober's p99 stays within 1.5× of its
+// baseline measured in the same run, before and after the attack.
+import http from "node:http";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { percentileSorted } from "../../shared/stats.js";
+import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+
+const HEADERS_TIMEOUT_MS = 1000;
+const REQUEST_TIMEOUT_MS = 2000;
+/** Node checks the timeouts every headersTimeout/4 here (server/app.ts); allow that, a check's own lateness and a loaded machine. */
+const DROP_SLACK_MS = 1500;
+const ATTACKERS = { slowHeaders: 40, slowBody: 20, silent: 20 } as const;
+/** The attackers trickle one byte this often (ms). */
+const TRICKLE_MS = 200;
+const ATTACK_MS = 5000;
+/** The honest prober: one echo this often (ms), as a page at a fast interval would. */
+const PROBE_GAP_MS = 3;
+const PHASE_PROBES = 700;
+
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess([
+    "--no-ping",
+    "--no-rate-limit",
+    "--headers-timeout-ms",
+    String(HEADERS_TIMEOUT_MS),
+    "--request-timeout-ms",
+    String(REQUEST_TIMEOUT_MS),
+  ]);
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+type Kind = keyof typeof ATTACKERS;
+interface Drop {
+  kind: Kind;
+  afterMs: number;
+}
+
+/** One attacker: connects, misbehaves until the server drops it, records when, and comes back until the attack ends. */
+function attacker(kind: Kind, port: number, until: number, drops: Drop[]): Promise<void> {
+  return new Promise((resolve) => {
+    const round = () => {
+      if (performance.now() >= until) return resolve();
+      const startMs = performance.now();
+      const socket = net.connect(port, "127.0.0.1");
+      let timer: NodeJS.Timeout | undefined;
+      socket.on("error", () => {});
+      socket.on("data", () => {}); // the 408 the server may send before closing
+      socket.once("connect", () => {
+        if (kind === "slowHeaders") {
+          socket.write("GET /echo HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+          timer = setInterval(() => socket.write("a"), TRICKLE_MS);
+        } else if (kind === "slowBody") {
+          socket.write("POST /api/samples HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{");
+          timer = setInterval(() => socket.write(" "), TRICKLE_MS);
+        }
+      });
+      socket.once("close", () => {
+        clearInterval(timer);
+        const afterMs = performance.now() - startMs;
+        // Only drops by the server count: the attack's end closes the last ones itself.
+        if (performance.now() < until) drops.push({ kind, afterMs });
+        round();
+      });
+      setTimeout(() => socket.destroy(), Math.max(0, until - performance.now())).unref();
+    };
+    round();
+  });
+}
+
+/** PHASE_PROBES echo round trips (ms) over one keep-alive connection, paced like a prober. */
+async function probe(agent: http.Agent, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      http
+        .get(`${server.url}/echo`, { agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve());
+        })
+        .on("error", reject);
+    });
+    out.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, PROBE_GAP_MS));
+  }
+  return out;
+}
+
+const p99 = (xs: number[]) => percentileSorted([...xs].sort((a, b) => a - b), 0.99)!;
+
+describe("slow-loris", () => {
+  it("slow clients are dropped at the configured timeouts while an honest prober's p99 stays within 1.5× of its baseline", { timeout: 60_000 }, async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    await probe(agent, 100); // warm-up: connection, JIT
+    const before = await probe(agent, PHASE_PROBES);
+
+    const drops: Drop[] = [];
+    const until = performance.now() + ATTACK_MS;
+    const attack = Promise.all(
+      (Object.keys(ATTACKERS) as Kind[]).flatMap((kind) => Array.from({ length: ATTACKERS[kind] }, () => attacker(kind, server.port, until, drops))),
+    );
+    await new Promise((r) => setTimeout(r, 300)); // every attacker connected
+    const during = await probe(agent, PHASE_PROBES);
+    await attack;
+    const after = await probe(agent, PHASE_PROBES);
+    agent.destroy();
+
+    const baselineP99 = p99([...before, ...after]);
+    const attackP99 = p99(during);
+    console.log(
+      `honest /echo p99: ${baselineP99.toFixed(3)} ms without the attack, ${attackP99.toFixed(3)} ms during it (${(attackP99 / baselineP99).toFixed(2)}×); ` +
+        `${drops.length} drops: ${(Object.keys(ATTACKERS) as Kind[]).map((k) => `${k} ${drops.filter((d) => d.kind === k).length}`).join(", ")}`,
+    );
+    expect(attackP99).toBeLessThanOrEqual(1.5 * baselineP99);
+
+    for (const [kind, timeoutMs] of [["slowHeaders", HEADERS_TIMEOUT_MS], ["silent", HEADERS_TIMEOUT_MS], ["slowBody", REQUEST_TIMEOUT_MS]] as const) {
+      const mine = drops.filter((d) => d.kind === kind);
+      // Every attacker of this kind was dropped at least once, and every drop came at its timeout.
+      expect(mine.length, kind).toBeGreaterThanOrEqual(ATTACKERS[kind]);
+      const outside = mine.filter((d) => d.afterMs < timeoutMs * 0.9 || d.afterMs > timeoutMs + DROP_SLACK_MS).map((d) => Math.round(d.afterMs));
+      expect(outside, `${kind} drops outside [${timeoutMs * 0.9}, ${timeoutMs + DROP_SLACK_MS}] ms`).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,89 @@
+// The ping pool's bound: at most processesMax pings at once (loopback not
+// counted), the rest wait and rotate in, and an address whose ping stopped
+// waits its cooldown. Real processes: a stand-in ping that sends nothing.
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { PING_WAITING_REASON, PingerPool } from "../../server/baseline/pinger.js";
+import type { PingResult } from "../../server/baseline/ping-sequence.js";
+
+const FAKE_PING = path.resolve("tests/fixtures/fake-ping/ping");
+let pool: PingerPool | undefined;
+afterEach(() => pool?.stop());
+
+function makePool(o: { processesMax: number; cooldownMs: number; slotMs?: number }) {
+  const results: { address: string; r: PingResult }[] = [];
+  pool = new PingerPool({
+    command: FAKE_PING,
+    intervalMs: 200,
+    timeoutMs: 1000,
+    lingerMs: 10,
+    nowMs: Date.now,
+    log: () => {},
+    onResult: (address, r) => results.push({ address, r }),
+    ...o,
+  });
+  return { pool, results };
+}
+
+const ready = (p: PingerPool) => vi.waitFor(() => expect(p.status.state).toBe("ready"), { timeout: 5000 });
+const sorted = (xs: string[]) => [...xs].sort();
+
+describe("PingerPool bound", () => {
+  it("runs at most processesMax pings; loopback always runs; the rest wait, get skipped ticks, and start as slots free", async () => {
+    const { pool, results } = makePool({ processesMax: 2, cooldownMs: 60_000 });
+    await ready(pool);
+    for (const a of ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", "127.0.0.1"]) pool.acquire(a);
+    expect(sorted(pool.activeAddresses())).toEqual(["10.0.0.1", "10.0.0.2", "127.0.0.1"]);
+    expect(pool.waitingAddresses()).toEqual(["10.0.0.3", "10.0.0.4"]);
+    pool.tick();
+    expect(results.filter((x) => x.r.outcome === "skipped").map((x) => [x.address, x.r.reason])).toEqual([
+      ["10.0.0.3", PING_WAITING_REASON],
+      ["10.0.0.4", PING_WAITING_REASON],
+    ]);
+    // Replies reach the running ones.
+    await vi.waitFor(() => expect(results.some((x) => x.address === "10.0.0.1" && x.r.outcome === "ok")).toBe(true), { timeout: 5000 });
+    pool.release("10.0.0.1");
+    await vi.waitFor(() => expect(sorted(pool.activeAddresses())).toEqual(["10.0.0.2", "10.0.0.3", "127.0.0.1"]), { timeout: 5000 });
+    expect(pool.waitingAddresses()).toEqual(["10.0.0.4"]);
+  });
+
+  it("an address whose ping just stopped waits its cooldown; loopback never does", async () => {
+    const { pool } = makePool({ processesMax: 5, cooldownMs: 600 });
+    await ready(pool);
+    pool.acquire("10.0.0.9");
+    pool.acquire("127.0.0.1");
+    pool.release("10.0.0.9");
+    pool.release("127.0.0.1");
+    await vi.waitFor(() => expect(pool.activeAddresses()).toEqual([]), { timeout: 5000 });
+    const backAtMs = Date.now();
+    pool.acquire("10.0.0.9");
+    pool.acquire("127.0.0.1");
+    expect(pool.activeAddresses()).toEqual(["127.0.0.1"]);
+    expect(pool.waitingAddresses()).toEqual(["10.0.0.9"]);
+    await vi.waitFor(
+      () => {
+        pool.tick();
+        expect(pool.activeAddresses()).toContain("10.0.0.9");
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    expect(Date.now() - backAtMs).toBeGreaterThanOrEqual(400);
+  });
+
+  it("with addresses waiting, the ping that ran longest yields its slot after slotMs", async () => {
+    const { pool } = makePool({ processesMax: 1, cooldownMs: 0, slotMs: 300 });
+    await ready(pool);
+    pool.acquire("10.0.0.1");
+    pool.acquire("10.0.0.2");
+    expect(pool.activeAddresses()).toEqual(["10.0.0.1"]);
+    const seen = new Set<string>();
+    const deadline = Date.now() + 5000;
+    while (seen.size < 2 && Date.now() < deadline) {
+      pool.tick();
+      for (const a of pool.activeAddresses()) seen.add(a);
+      expect(pool.activeAddresses().length).toBeLessThanOrEqual(1);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(sorted([...seen])).toEqual(["10.0.0.1", "10.0.0.2"]);
+  });
+});
