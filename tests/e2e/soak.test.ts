@@ -147,7 +147,9 @@ describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
 
     expect(series.length).toBeGreaterThanOrEqual(5);
     expect(heapSlope, "heap growth (bytes per tick)").toBeLessThan(HEAP_BYTES_PER_TICK_MAX);
-    expect(end.documentNodes - start.documentNodes).toBeLessThanOrEqual(DOCUMENT_NODES_GROWTH_MAX);
+    // Less the JSONP script elements in flight, counted and bounded below (12 of them once made 186 of 174).
+    const settledNodes = (f: Footprint) => f.documentNodes - f.jsonpScripts;
+    expect(settledNodes(end) - settledNodes(start), "document nodes besides JSONP scripts in flight").toBeLessThanOrEqual(DOCUMENT_NODES_GROWTH_MAX);
     for (const f of series) expect(f.nodes).toBeLessThanOrEqual(LIVE_NODES_MAX);
     expect(end.listeners - start.listeners).toBeLessThanOrEqual(LISTENERS_GROWTH_MAX);
     expect(end.globals - start.globals).toBeLessThanOrEqual(GLOBALS_GROWTH_MAX);
