@@ -112,11 +112,17 @@ export const heatmapQuerySchema = z.strictObject({
 });
 export type HeatmapQuery = z.infer<typeof heatmapQuerySchema>;
 
+// ---- Answers ---------------------------------------------------------------
+// Each answer is a schema the pages parse with; its type is inferred from it.
+
+const ms = z.number();
+const count = z.int().check(z.minimum(0));
+const nullableMs = z.nullable(ms);
+const positiveInt = z.int().check(z.minimum(1));
+
 /** One (method, target) pair: the unit every chart draws. */
-export interface SeriesKey {
-  method: string;
-  target: string;
-}
+export const seriesKeyShape = { method: z.string().check(z.maxLength(32)), target: z.string().check(z.maxLength(80)) };
+export type SeriesKey = { method: string; target: string };
 
 /**
  * GET /api/histogram. `edges` are shared by all series: bin i holds
@@ -125,71 +131,77 @@ export interface SeriesKey {
  * (latencies under 1 µs, e.g. a loopback ping rounded to 0 ms, count in the
  * bin that starts at 1 µs; see logBin).
  */
-export interface HistogramResponse {
-  from: number;
-  to: number;
-  binsPerDecade: number;
-  edges: number[];
-  series: (SeriesKey & { count: number; failures: number; counts: number[] })[];
-}
+export const histogramResponseSchema = z.object({
+  from: ms,
+  to: ms,
+  binsPerDecade: positiveInt,
+  edges: z.array(ms),
+  series: z.array(z.object({ ...seriesKeyShape, count, failures: count, counts: z.array(count) })),
+});
+export type HistogramResponse = z.infer<typeof histogramResponseSchema>;
+
+/** One percentile marked on a CDF: `ms` is the nearest-rank pN of the series. */
+export const cdfMarkerSchema = z.object({ p: z.number().check(z.minimum(0), z.maximum(100)), ms });
+export type CdfMarker = z.infer<typeof cdfMarkerSchema>;
+export const CDF_MARKER_PERCENTILES = [10, 50, 90, 99, 99.9, 99.99] as const;
 
 /**
  * GET /api/cdf. Per series, points [ms, F] with F = share of ok samples ≤ ms,
  * exact at every point (computed from the sorted values), dense in the tail:
  * every distinct value among the slowest 1000 plus ~200 log-spaced quantiles
  * below them, so 1 − F on a log axis spreads p99, p99.9 and p99.99 apart.
+ * `markers`: nearest-rank percentiles of the series (CDF_MARKER_PERCENTILES,
+ * the table's plus p99.99) to mark on the curve; absent when count is 0.
  */
-export interface CdfResponse {
-  from: number;
-  to: number;
-  series: (SeriesKey & {
-    count: number;
-    points: [number, number][];
-    /**
-     * Nearest-rank percentiles of this series (CDF_MARKER_PERCENTILES, the
-     * table's plus p99.99) to mark on the curve; absent when count is 0.
-     */
-    markers?: CdfMarker[];
-  })[];
-}
-
-/** One percentile marked on a CDF: `ms` is the nearest-rank pN of the series. */
-export interface CdfMarker {
-  p: number;
-  ms: number;
-}
-export const CDF_MARKER_PERCENTILES = [10, 50, 90, 99, 99.9, 99.99] as const;
+export const cdfResponseSchema = z.object({
+  from: ms,
+  to: ms,
+  series: z.array(
+    z.object({
+      ...seriesKeyShape,
+      count,
+      points: z.array(z.tuple([ms, z.number().check(z.minimum(0), z.maximum(1))])),
+      markers: z.optional(z.array(cdfMarkerSchema)),
+    }),
+  ),
+});
+export type CdfResponse = z.infer<typeof cdfResponseSchema>;
 
 /**
  * GET /api/timeseries. `t[i]` is the start of bucket i (epoch ms, aligned to
  * bucketMs); every series has one entry per bucket; null where a bucket has
  * no ok sample. Percentiles are nearest rank within the bucket.
  */
-export interface TimeseriesResponse {
-  from: number;
-  to: number;
-  bucketMs: number;
-  t: number[];
-  series: (SeriesKey & {
-    count: number[];
-    failures: number[];
-    p50: (number | null)[];
-    p90: (number | null)[];
-    p99: (number | null)[];
-    max: (number | null)[];
-  })[];
-}
+export const timeseriesResponseSchema = z.object({
+  from: ms,
+  to: ms,
+  bucketMs: positiveInt,
+  t: z.array(ms),
+  series: z.array(
+    z.object({
+      ...seriesKeyShape,
+      count: z.array(count),
+      failures: z.array(count),
+      p50: z.array(nullableMs),
+      p90: z.array(nullableMs),
+      p99: z.array(nullableMs),
+      max: z.array(nullableMs),
+    }),
+  ),
+});
+export type TimeseriesResponse = z.infer<typeof timeseriesResponseSchema>;
 
 /** GET /api/heatmap: counts[i][j] = ok samples in time bucket t[i] and latency bin [edges[j], edges[j+1]). */
-export interface HeatmapResponse {
-  from: number;
-  to: number;
-  bucketMs: number;
-  binsPerDecade: number;
-  t: number[];
-  edges: number[];
-  series: (SeriesKey & { counts: number[][] })[];
-}
+export const heatmapResponseSchema = z.object({
+  from: ms,
+  to: ms,
+  bucketMs: positiveInt,
+  binsPerDecade: positiveInt,
+  t: z.array(ms),
+  edges: z.array(ms),
+  series: z.array(z.object({ ...seriesKeyShape, counts: z.array(z.array(count)) })),
+});
+export type HeatmapResponse = z.infer<typeof heatmapResponseSchema>;
 
 /** GET /api/clients takes no parameters. */
 export const clientsQuerySchema = z.strictObject({});
@@ -208,20 +220,20 @@ export const MAX_HEATMAP_CELLS = 200_000;
  * browser's secret), its label and its browser family; never its address,
  * clientId or full user agent.
  */
-export interface ClientInfo {
+export const clientInfoSchema = z.object({
   /** Public id: what ?client= takes. */
-  id: string;
+  id: z.string(),
   /** The label its page was given, as sent (render it as text). */
-  label: string | null;
+  label: z.nullable(z.string()),
   /** Browser family without version, e.g. "Firefox". */
-  browser: string | null;
-  firstSeen: number;
-  lastSeen: number;
-  sessions: number;
-}
-export interface ClientsResponse {
-  clients: ClientInfo[];
-}
+  browser: z.nullable(z.string()),
+  firstSeen: ms,
+  lastSeen: ms,
+  sessions: count,
+});
+export type ClientInfo = z.infer<typeof clientInfoSchema>;
+export const clientsResponseSchema = z.object({ clients: z.array(clientInfoSchema) });
+export type ClientsResponse = z.infer<typeof clientsResponseSchema>;
 
 /** Nice bucket widths: the smallest giving at most `maxBuckets` buckets over the range. */
 export const BUCKET_STEPS_MS = [

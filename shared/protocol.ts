@@ -1,7 +1,7 @@
 // The wire protocol, version 1: every message that crosses a process
 // boundary is declared here and parsed from `unknown` on arrival.
 import { z } from "./zod.js";
-import { queryInt, sampleFilterQueryShape } from "./charts.js";
+import { queryInt, sampleFilterQueryShape, seriesKeyShape } from "./charts.js";
 import { BEST2_LEGS, METHODS, OUTCOMES } from "./methods.js";
 import { CLIENT_TOKEN_PATTERN, SERVER_NAME_PATTERN, TARGET_PATTERN } from "./names.js";
 import { fail, ok, type Result } from "./result.js";
@@ -245,36 +245,41 @@ export const statsQuerySchema = z
   );
 export type StatsQuery = z.infer<typeof statsQuerySchema>;
 
-export interface StatsRow {
-  method: string;
-  target: string;
-  /** Samples in the latency figures below: the ok ones (with timeouts=1, the timeouts too, at their timeout value). */
-  count: number;
-  /** timeout + error samples. */
-  failures: number;
-  /** Ticks recorded as skipped (frozen page, asleep machine, probe cap). */
-  skipped: number;
-  min: number | null;
-  p10: number | null;
-  p50: number | null;
-  mean: number | null;
-  p90: number | null;
-  p99: number | null;
-  p999: number | null;
-  max: number | null;
-}
+const nullableMs = z.nullable(z.number());
+const count = z.int().check(z.minimum(0));
 
-export interface StatsResponse {
-  from: number;
-  to: number;
-  rows: StatsRow[];
+export const statsRowSchema = z.object({
+  ...seriesKeyShape,
+  /** Samples in the latency figures below: the ok ones (with timeouts=1, the timeouts too, at their timeout value). */
+  count,
+  /** timeout + error samples. */
+  failures: count,
+  /** Ticks recorded as skipped (frozen page, asleep machine, probe cap). */
+  skipped: count,
+  min: nullableMs,
+  p10: nullableMs,
+  p50: nullableMs,
+  mean: nullableMs,
+  p90: nullableMs,
+  p99: nullableMs,
+  p999: nullableMs,
+  max: nullableMs,
+});
+export type StatsRow = z.infer<typeof statsRowSchema>;
+
+/** GET /api/stats. */
+export const statsResponseSchema = z.object({
+  from: z.number(),
+  to: z.number(),
+  rows: z.array(statsRowSchema),
   /**
    * The coarsest timer resolution (ms) reported by the sessions whose samples
    * are in the range: browser latencies are multiples of it (0.1 without
    * cross-origin isolation, 0.005 with it). null when no session reported one.
    */
-  timerResolutionMs: number | null;
-}
+  timerResolutionMs: z.nullable(z.number().check(z.minimum(0))),
+});
+export type StatsResponse = z.infer<typeof statsResponseSchema>;
 
 /** Parse an unknown value with a schema into a Result with a readable message. */
 export function parseWith<T>(schema: z.core.$ZodType<T>, input: unknown): Result<T> {

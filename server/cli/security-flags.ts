@@ -15,7 +15,10 @@ export const SECURITY_FLAGS = {
     help: "no per-address request budgets (lab runs, loading synthetic data); connection caps and timeouts stay",
   },
   "echo-rate": { type: "string", help: "echo requests per second per address (default: 32 at a 1 s interval, scaled with --interval-ms)" },
-  "ingest-rate": { type: "string", help: `sample batches per second per address (default ${L.INGEST_PER_SECOND_DEFAULT})` },
+  "ingest-rate": {
+    type: "string",
+    help: `sample batches per second per address (default ${L.INGEST_PER_SECOND_DEFAULT} at a 1 s interval, scaled with --interval-ms)`,
+  },
   "ws-per-address": { type: "string", help: `open WebSockets per address (default ${L.WS_PER_ADDRESS_DEFAULT})` },
   "connections-per-address": { type: "string", help: `open TCP connections per address (default ${L.CONNECTIONS_PER_ADDRESS_DEFAULT})` },
   "max-connections": { type: "string", help: `open TCP connections in all (default ${L.CONNECTIONS_MAX_DEFAULT})` },

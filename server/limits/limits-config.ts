@@ -18,11 +18,16 @@ export function echoPerSecondDefault(intervalMs: number): number {
 export const ECHO_PER_SECOND_MIN = 1;
 export const ECHO_PER_SECOND_MAX = 1_000_000;
 /**
- * POST /api/samples per second per address: a page posts every 2 s, and a
- * page draining its outbox after an outage posts back to back; beyond this it
- * waits for Retry-After and keeps its samples.
+ * POST /api/samples per second per address at a 1 s interval, scaled with the
+ * interval: a page posts every 2 s (or at each full batch), and a page
+ * draining its outbox after an outage posts once per housekeeping slot;
+ * beyond this it waits for Retry-After and keeps its samples.
  */
 export const INGEST_PER_SECOND_DEFAULT = 10;
+
+export function ingestPerSecondDefault(intervalMs: number): number {
+  return Math.ceil((INGEST_PER_SECOND_DEFAULT * 1000) / Math.min(1000, intervalMs));
+}
 export const INGEST_PER_SECOND_MIN = 1;
 export const INGEST_PER_SECOND_MAX = 100_000;
 /** Open WebSockets per address: one per tab per server, several tabs. */
@@ -82,7 +87,7 @@ export function defaultLimits(intervalMs: number): LimitOptions {
   return {
     rateLimit: true,
     echoPerSecond: echoPerSecondDefault(intervalMs),
-    ingestPerSecond: INGEST_PER_SECOND_DEFAULT,
+    ingestPerSecond: ingestPerSecondDefault(intervalMs),
     wsPerAddress: WS_PER_ADDRESS_DEFAULT,
     connectionsPerAddress: CONNECTIONS_PER_ADDRESS_DEFAULT,
     connectionsMax: CONNECTIONS_MAX_DEFAULT,

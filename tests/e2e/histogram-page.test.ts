@@ -52,7 +52,8 @@ async function samplesOf(page: Page, method: string, target: string): Promise<nu
 }
 
 beforeAll(async () => {
-  server = await startServerProcess(["--name", "A", "--no-ping"]);
+  // Loading synthetic data is a lab run (no budgets), and its target B must be a server A knows.
+  server = await startServerProcess(["--name", "A", "--no-ping", "--no-rate-limit", "--peer", "B=http://127.0.0.1:9"]);
   const samples = syntheticSamples({ startMs, seconds: SECONDS, spike });
   expect(await ingest(server.url, samples)).toBe(samples.length);
   browser = await launchBrowser({ viewport: { width: 1280, height: 900 } });

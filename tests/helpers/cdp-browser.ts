@@ -94,9 +94,13 @@ export async function launchCdpBrowser(): Promise<CdpBrowser> {
 
   return {
     async open(url) {
-      const { targetId } = await send<{ targetId: string }>("Target.createTarget", { url });
+      // The tab starts blank so that the harness's own evaluations bypass the page's Content-Security-Policy before it loads.
+      const { targetId } = await send<{ targetId: string }>("Target.createTarget", { url: "about:blank" });
       const { sessionId } = await send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
       const tabSend = <T>(method: string, params?: Record<string, unknown>) => send<T>(method, params, sessionId);
+      await tabSend("Page.enable");
+      await tabSend("Page.setBypassCSP", { enabled: true });
+      await tabSend("Page.navigate", { url });
       const evaluate = async <T>(expression: string): Promise<T> => {
         const r = await tabSend<{ result: { value?: unknown }; exceptionDetails?: { text: string; exception?: { description?: string } } }>(
           "Runtime.evaluate",
