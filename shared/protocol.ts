@@ -123,6 +123,8 @@ export const sampleBatchEnvelopeSchema = z.strictObject({
   clientId: token,
   sessionId: token,
   label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
+  // As in sampleBatchSchema: every page sends it, so a strict envelope without it refused every batch.
+  timerResolutionMs: z.optional(z.number().check(z.minimum(0), z.maximum(TIMER_RESOLUTION_MS_MAX))),
   samples: z.array(z.unknown()).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
 });
 
