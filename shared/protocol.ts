@@ -87,18 +87,23 @@ export const sampleSchema = z
   );
 export type Sample = z.infer<typeof sampleSchema>;
 
+/** What a batch says besides its samples: one shape for the strict batch and the envelope the server reads first. */
+const batchEnvelopeShape = {
+  clientId: token,
+  sessionId: token,
+  label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
+  /**
+   * The smallest step of performance.now() the session's page measured (ms):
+   * 0.005 when cross-origin isolated, 0.1 otherwise in Chromium. Every
+   * latency of the session is a multiple of it. Sent with each batch of the
+   * session; the server keeps the first it receives.
+   */
+  timerResolutionMs: z.optional(z.number().check(z.minimum(0), z.maximum(TIMER_RESOLUTION_MS_MAX))),
+};
+
 export const sampleBatchSchema = z
   .strictObject({
-    clientId: token,
-    sessionId: token,
-    label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
-    /**
-     * The smallest step of performance.now() the session's page measured (ms):
-     * 0.005 when cross-origin isolated, 0.1 otherwise in Chromium. Every
-     * latency of the session is a multiple of it. Sent with each batch of the
-     * session; the server keeps the first it receives.
-     */
-    timerResolutionMs: z.optional(z.number().check(z.minimum(0), z.maximum(TIMER_RESOLUTION_MS_MAX))),
+    ...batchEnvelopeShape,
     samples: z.array(sampleSchema).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
   })
   .check(
@@ -120,11 +125,7 @@ export type SampleBatch = z.infer<typeof sampleBatchSchema>;
  * samples one by one afterwards, so a refusal can name exactly the bad ones.
  */
 export const sampleBatchEnvelopeSchema = z.strictObject({
-  clientId: token,
-  sessionId: token,
-  label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
-  // As in sampleBatchSchema: every page sends it, so a strict envelope without it refused every batch.
-  timerResolutionMs: z.optional(z.number().check(z.minimum(0), z.maximum(TIMER_RESOLUTION_MS_MAX))),
+  ...batchEnvelopeShape,
   samples: z.array(z.unknown()).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
 });
 

@@ -11,6 +11,7 @@ import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "../../server/store/schema.js";
 import type { StatsResponse } from "../../shared/protocol.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { tempDir } from "../helpers/server-process.js";
+import { publicIdOf } from "../helpers/public-id.js";
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -52,12 +53,12 @@ describe("reportInFlight and timerResolutionMs", () => {
       expect(r.flags & bit, `value bit, ${r.ms} ms`).toBe(r.ms === 9 ? bit : 0);
     }
     const range = [T0 - 1, T0 + 60_000] as const;
-    const row = async (q: string) => (await stats(...range, `&client=client_flag${q}`)).rows.find((r) => r.method === "xhr")!;
+    const row = async (q: string) => (await stats(...range, `&client=${publicIdOf(server.store.db, "client_flag")}${q}`)).rows.find((r) => r.method === "xhr")!;
     expect((await row("")).count).toBe(18);
     expect(await row("&reportInFlight=1")).toMatchObject({ count: 5, min: 9, max: 9 });
     expect(await row("&reportInFlight=0")).toMatchObject({ count: 13, max: 5 });
     // The chart endpoints share the filter.
-    const h = (await (await fetch(`${server.url}/api/histogram?from=${range[0]}&to=${range[1]}&client=client_flag&reportInFlight=1`)).json()) as {
+    const h = (await (await fetch(`${server.url}/api/histogram?from=${range[0]}&to=${range[1]}&client=${publicIdOf(server.store.db, "client_flag")}&reportInFlight=1`)).json()) as {
       series: { count: number }[];
     };
     expect(h.series.map((s) => s.count)).toEqual([5]);
