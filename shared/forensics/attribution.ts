@@ -1,7 +1,8 @@
 // Attribution: why was this probe slow? The rules, applied in order, each
 // with the evidence it read (docs/investigating.md lists them for users):
 //   1. client   — the page was hidden or frozen, or a tick of this page in
-//                 the same second fired late (its main thread was busy);
+//                 the same second fired late (its main thread was busy) by
+//                 at least half the probe's excess;
 //   2. server   — the server's own handler time (or event-loop delay) is at
 //                 least half the excess;
 //   3. network  — a baseline to the same server (ping, WebSocket ping frame,
@@ -16,8 +17,10 @@ import { BASELINE_METHODS, METHOD_LABELS, PROBE_METHODS, type Method } from "../
 export const SLOW_RATIO = 1.5;
 /** … and by at least this many ms (a 1 ms loopback echo taking 2 ms is not an outlier). */
 export const SLOW_EXCESS_MS_MIN = 20;
-/** A tick at least this late (ms) means the page's main thread was busy. */
+/** A tick at least this late (ms) means the page's main thread was busy … */
 export const CLIENT_LATE_MS_MIN = 100;
+/** … and it explains the probe when it is at least this share of the excess (a busy machine is often a little late). */
+export const CLIENT_SHARE_MIN = 0.5;
 /** Server time counts as the cause when it is at least this many ms … */
 export const SERVER_MS_MIN = 20;
 /** … and at least this share of the probe's excess over typical. */
@@ -150,12 +153,13 @@ export function attribute(input: AttributionInput): Verdict {
     `tab ${hidden ? "hidden" : "visible"}${s.froze === true ? ", page froze" : ""}; tick ${fmt(ownLate)} ms late, ` +
       `latest tick of this page in the same second ${fmt(latest)} ms late`,
   );
-  if (hidden || s.froze === true || latest >= CLIENT_LATE_MS_MIN) {
+  const lateEnough = latest >= CLIENT_LATE_MS_MIN && latest >= CLIENT_SHARE_MIN * Math.max(excess ?? 0, 0);
+  if (hidden || s.froze === true || lateEnough) {
     const parts: string[] = [];
     if (hidden) parts.push("the tab was hidden");
     if (s.froze === true) parts.push("the page was frozen");
     if (ownLate >= CLIENT_LATE_MS_MIN) parts.push(`the tick fired ${fmt(ownLate)} ms late`);
-    else if (latest >= CLIENT_LATE_MS_MIN)
+    else if (lateEnough)
       parts.push(`a tick in the same second fired ${fmt(latest)} ms late (the page's main thread was busy)`);
     return { cause: "client", target: null, text: `client: ${parts.join(" and ")}`, evidence };
   }

@@ -13,7 +13,7 @@ import { artifactPath } from "../helpers/browser.js";
 import { sleep } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
-import { startToxiproxy, type Toxiproxy } from "../helpers/toxiproxy.js";
+import { startToxiproxy, type Toxiproxy } from "../../testkit/toxiproxy.js";
 
 const WARMUP_MS = 8000;
 /** Between plants: longer than a time bucket, so each bucket holds one cause. */
@@ -37,8 +37,9 @@ let rangeFromMs = 0;
 
 beforeAll(async () => {
   b = await startServerProcess(["--name", "B", "--no-ping"], { env: { TAILPROBE_TEST_HOOKS: "1" } });
-  proxy = await startToxiproxy(b.port);
-  a = await startServerProcess(["--name", "A", "--no-ping", "--peer", `B=${proxy.url}`]);
+  proxy = await startToxiproxy();
+  const bPath = await proxy.proxy("b-path", `127.0.0.1:${b.port}`);
+  a = await startServerProcess(["--name", "A", "--no-ping", "--peer", `B=http://${bPath}`]);
   rangeFromMs = Date.now() - 5000;
   const page = await browser().context.newPage();
   await page.goto(`${a.url}/`);
@@ -81,9 +82,9 @@ beforeAll(async () => {
 
   // Network: 400 ms more on B's path for 2.5 s.
   planted.network = Date.now();
-  await proxy.addLatency(SPIKE_MS);
+  await proxy.addLatency("b-path", "spike", SPIKE_MS, "downstream");
   await sleep(2500);
-  await proxy.removeLatency();
+  await proxy.removeToxic("b-path", "spike");
   await sleep(GAP_MS);
   await page.close();
 }, 120_000);

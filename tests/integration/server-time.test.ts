@@ -121,6 +121,8 @@ describe("samples.server_ms", () => {
       body: JSON.stringify({
         clientId: "c-server-time-1",
         sessionId: "s-server-time-1",
+        // Every page sends its timer resolution with each batch: the envelope must take it.
+        timerResolutionMs: 0.005,
         samples: [
           { seq: 0, t, method: "xhr", target: "A", ms: 12, outcome: "ok", serverMs: 3.25 },
           { seq: 1, t, method: "ws", target: "A", ms: 10, outcome: "ok" },

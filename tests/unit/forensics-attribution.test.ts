@@ -60,6 +60,14 @@ describe("attribution rules", () => {
     expect(v.text).toBe("network: Ping (ICMP) to this client spiked to 400 ms in the same second");
   });
 
+  it("a tick a little late on a busy machine does not hide a network spike four times its size", () => {
+    const slow = s("xhr", "B", 430);
+    const neighbours = [s("jsonp", "A", 40, { t: T + 300, lateMs: 169 }), s("wsping", "B", 449, { t: T + 200 })];
+    const v = attribute({ sample: slow, neighbours, typicalMs });
+    expect(v.cause).toBe("network");
+    expect(v.text).toBe("network: WebSocket ping frame to this client spiked to 449 ms in the same second");
+  });
+
   it("server B: 120 ms in its own handler, before a network spike it would itself explain", () => {
     const slow = s("xhr", "B", 165, { serverMs: 120 });
     const v = attribute({ sample: slow, neighbours: [...quiet("B")], typicalMs });

@@ -216,7 +216,7 @@ function fanout(host: ForensicsHost): HTMLElement {
       out.replaceChildren(
         sentence,
         table,
-        el("p", `From ${r.pairs} ticks measured to both servers (same page, same due time): what the two paths share stays in the figures.`, "meta"),
+        el("p", `From ${r.pairs} ticks measured to both servers (same page, same tick): what the two paths share stays in the figures.`, "meta"),
       );
     }, ctl),
   );
