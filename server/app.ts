@@ -52,7 +52,7 @@ export function defaultClientDir(): string {
 export async function startServer(options: ServeOptions, deps: ServerDeps = {}): Promise<RunningServer> {
   const nowMs = deps.nowMs ?? Date.now;
   const log = deps.log ?? ((line: string) => console.log(line));
-  const store = openStore(options.dbPath);
+  const store = openStore(options.dbPath, { log, rawDays: options.rawDays, rollupDays: options.rollupDays, nowMs });
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
   const baselines = createBaselines({

@@ -26,6 +26,8 @@ function queryList(item: z.ZodType<string, string>, maxItems: number) {
  * to get that series alone; naming `tcprtt` brings both.
  */
 export const DERIVED_SERIES = { tcpminrtt: "tcprtt" } as const;
+/** Series the kernel's min RTT is reported under, beside the smoothed `tcprtt`. */
+export const TCP_MIN_RTT_SERIES = "tcpminrtt";
 const SERIES_METHODS = [...METHODS, ...(Object.keys(DERIVED_SERIES) as (keyof typeof DERIVED_SERIES)[])] as const;
 
 /** "FROM-TO" epoch-ms windows, comma-separated: the spikes a user chose to leave out. */
@@ -72,6 +74,13 @@ export const sampleFilterQueryShape = {
   exclude: excludeWindows.optional(),
   timeouts: z.enum(["0", "1"]).transform((v) => v === "1").optional(),
 };
+
+/**
+ * The tick-lateness limits (maxLateMs) the histogram page offers. The store
+ * keeps a rollup class per limit, so these answer from rollups in
+ * milliseconds; any other value is answered from raw samples (slower).
+ */
+export const MAX_LATE_MS_CHOICES = [10, 50, 100, 500, 1000, 5000] as const;
 
 /** Log-spaced bins per decade when a query does not say. */
 export const DEFAULT_BINS_PER_DECADE = 20;

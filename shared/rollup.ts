@@ -107,10 +107,10 @@ export function quantile(r: Rollup, p: number, sorted = sortedBuckets(r)): numbe
 }
 
 // ---- compact encoding ---------------------------------------------------------
-// Buckets are stored as one BLOB: unsigned LEB128 varints, the number of
-// buckets, then per bucket (index delta, count). Indices start at -1 (1 µs),
-// so the first delta is taken from -1. A typical minute of one series is
-// ~20–60 buckets: ~60–150 bytes.
+// A rollup is stored as one BLOB of unsigned LEB128 varints: count, min, max,
+// sum, zero, the number of buckets, then per bucket (index delta, count).
+// Indices start at -1 (1 µs), so the first delta is taken from -1. A minute
+// of one series is typically 20–60 buckets: ~60–150 bytes.
 
 function pushVarint(out: number[], v: number): void {
   while (v >= 0x80) {
@@ -120,10 +120,11 @@ function pushVarint(out: number[], v: number): void {
   out.push(v);
 }
 
-export function encodeBuckets(r: Rollup): Uint8Array {
+/** The stored form of a non-empty rollup. */
+export function encodeRollup(r: Rollup): Uint8Array {
   const out: number[] = [];
   const sorted = sortedBuckets(r);
-  pushVarint(out, sorted.length);
+  for (const v of [r.count, r.min ?? 0, r.max ?? 0, r.sum, r.zero, sorted.length]) pushVarint(out, v);
   let prev = -1;
   for (const [i, c] of sorted) {
     pushVarint(out, i - prev);
@@ -133,25 +134,37 @@ export function encodeBuckets(r: Rollup): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** Adds the buckets of an encoded BLOB into `into` (a Map of index → count). */
-export function decodeBucketsInto(blob: Uint8Array, into: Map<number, number>): void {
+/** Merges a stored rollup into `into`: the same as mergeInto(into, decoded), without building the decoded one. */
+export function mergeEncoded(into: Rollup, blob: Uint8Array): void {
   let pos = 0;
   const next = (): number => {
     let v = 0;
     let mul = 1;
     for (;;) {
       const b = blob[pos++];
-      if (b === undefined) throw new Error("truncated rollup buckets");
+      if (b === undefined) throw new Error("truncated rollup");
       v += (b & 0x7f) * mul;
       if (b < 0x80) return v;
       mul *= 0x80;
     }
   };
+  const count = next();
+  const min = next();
+  const max = next();
+  const sum = next();
+  const zero = next();
   const n = next();
+  if (count === 0) return;
+  into.count += count;
+  into.sum += sum;
+  into.zero += zero;
+  if (into.min === null || min < into.min) into.min = min;
+  if (into.max === null || max > into.max) into.max = max;
+  const buckets = into.buckets;
   let i = -1;
   for (let k = 0; k < n; k++) {
     i += next();
     const c = next();
-    into.set(i, (into.get(i) ?? 0) + c);
+    buckets.set(i, (buckets.get(i) ?? 0) + c);
   }
 }

@@ -4,6 +4,7 @@ import net from "node:net";
 import { parseArgs } from "node:util";
 import { SERVER_NAME_PATTERN } from "../../shared/names.js";
 import { fail, ok, type Result } from "../../shared/result.js";
+import { RAW_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN, ROLLUP_DAYS_DEFAULT } from "../store/retention.js";
 
 export const PORT_DEFAULT = 8080;
 export const HOST_DEFAULT = "127.0.0.1";
@@ -45,6 +46,10 @@ export interface ServeOptions {
   ping: boolean;
   /** The ping binary for the ping baseline (default "ping" from PATH). */
   pingCommand?: string | undefined;
+  /** Days raw samples are kept (default 30); older ranges answer from rollups. */
+  rawDays: number;
+  /** Days hour and day rollups are kept (default 400); at least rawDays. */
+  rollupDays: number;
 }
 
 export const SERVE_FLAGS = {
@@ -72,6 +77,11 @@ export const SERVE_FLAGS = {
   },
   "no-ping": { type: "boolean", help: "do not send ICMP pings to connected pages" },
   "ping-command": { type: "string", help: "the iputils ping binary for the ping baseline (default: ping from PATH)" },
+  "raw-days": {
+    type: "string",
+    help: `days raw samples are kept (default ${RAW_DAYS_DEFAULT}); older ranges are answered from hourly and daily rollups`,
+  },
+  "rollup-days": { type: "string", help: `days hourly and daily rollups are kept (default ${ROLLUP_DAYS_DEFAULT}; at least --raw-days)` },
   help: { type: "boolean", short: "h", help: "show this help" },
 } as const;
 
@@ -90,6 +100,8 @@ const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
   "tls-key": "FILE",
   "ping-command": "PATH",
   "proxy-address": "ADDR",
+  "raw-days": "N",
+  "rollup-days": "N",
 };
 
 const SERVE_EXAMPLES = [
@@ -160,6 +172,13 @@ export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
   const timeoutMs = intFlag("timeout-ms", values["timeout-ms"] as string | undefined, TIMEOUT_MS_DEFAULT, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX);
   if (!timeoutMs.ok) return timeoutMs;
 
+  const rawDays = intFlag("raw-days", values["raw-days"] as string | undefined, RAW_DAYS_DEFAULT, RETENTION_DAYS_MIN, RETENTION_DAYS_MAX);
+  if (!rawDays.ok) return rawDays;
+  const rollupDays = intFlag("rollup-days", values["rollup-days"] as string | undefined, Math.max(ROLLUP_DAYS_DEFAULT, rawDays.value), RETENTION_DAYS_MIN, RETENTION_DAYS_MAX);
+  if (!rollupDays.ok) return rollupDays;
+  if (rollupDays.value < rawDays.value)
+    return fail(`--rollup-days must be at least --raw-days (got ${rollupDays.value} < ${rawDays.value})`);
+
   const host = (values.host as string | undefined) ?? HOST_DEFAULT;
   if (host.length === 0 || /[\s/]/.test(host)) return fail(`--host must be a host name or address (got '${host}')`);
   const name = (values.name as string | undefined) ?? NAME_DEFAULT;
@@ -200,5 +219,7 @@ export function parseServeArgs(argv: string[]): Result<ServeOptions | "help"> {
     proxyAddresses,
     ping: values["no-ping"] !== true,
     pingCommand,
+    rawDays: rawDays.value,
+    rollupDays: rollupDays.value,
   });
 }

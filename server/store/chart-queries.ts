@@ -10,6 +10,7 @@ import {
   logBin,
   MAX_HEATMAP_CELLS,
   MAX_TIME_BUCKETS,
+  TCP_MIN_RTT_SERIES,
   type CdfResponse,
   type ClientInfo,
   type HeatmapResponse,
@@ -30,8 +31,6 @@ export class QueryTooLargeError extends Error {
   readonly code = "QUERY_TOO_LARGE";
 }
 
-/** Series the kernel's min RTT is reported under, beside the smoothed `tcprtt`. */
-export const TCP_MIN_RTT_SERIES = "tcpminrtt";
 
 /**
  * One row as a series sees it. `inTail`: the row is part of the latency

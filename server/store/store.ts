@@ -14,18 +14,13 @@ import type { IngestResult, SampleBatch, StatsRow } from "../../shared/protocol.
 import { cdfQuery, clientsQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "./chart-queries.js";
 import { openReadPool, Pace, SLICE_MS } from "./read-pool.js";
 import type { SampleFilter } from "./sample-filter.js";
-import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "./schema.js";
+import { migrate } from "./migrate.js";
+import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, startRetention } from "./retention.js";
+import { batchWriter, Codes, type IngestMeta } from "./writer.js";
 import type { RacesResponse } from "../../shared/races.js";
 import { racesQuery } from "./race-queries.js";
 
-export interface IngestMeta {
-  userAgent: string | null;
-  receivedAtMs: number;
-}
-
-export class SessionOwnerError extends Error {
-  readonly code = "SESSION_CLIENT_MISMATCH";
-}
+export { SessionOwnerError, type IngestMeta } from "./writer.js";
 
 export { filterFromQuery, type SampleFilter } from "./sample-filter.js";
 export { QueryTooLargeError } from "./chart-queries.js";
@@ -57,23 +52,31 @@ export interface Store {
   clients(): Promise<ClientInfo[]>;
   /** Availability per server and best-of-two's wins and savings (GET /api/races). */
   races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
+  /** Epoch ms before which raw samples have been pruned (--raw-days): older ranges answer from rollups only. */
+  rawKeptFromMs(): number;
+  /** Runs retention now instead of at its next interval; resolves with the rows deleted. */
+  pruneNow(): Promise<number>;
   /** Raw access for integrity checks and tests. */
   readonly db: Database.Database;
   close(): void;
 }
 
-function packFlags(s: SampleBatch["samples"][number]): number {
-  let flags = 0;
-  for (const key of Object.keys(FLAG) as (keyof typeof FLAG)[]) {
-    const v = s[key];
-    if (v === undefined) continue;
-    flags |= FLAG[key] << FLAG_KNOWN_SHIFT;
-    if (v) flags |= FLAG[key];
-  }
-  return flags;
+export interface StoreOptions {
+  /** Progress of a schema upgrade, one line at a time. */
+  log?: (line: string) => void;
+  /** Days raw samples are kept (--raw-days). */
+  rawDays?: number;
+  /** Days hour and day rollups are kept (--rollup-days). */
+  rollupDays?: number;
+  nowMs?: () => number;
 }
 
-export function openStore(dbPath: string): Store {
+/** The WAL is truncated to this size after a checkpoint (bytes); without a limit it keeps its largest size. */
+export const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+/** How often the WAL is checkpointed and truncated (ms), beside SQLite's own automatic checkpoints. */
+export const CHECKPOINT_INTERVAL_MS = 30_000;
+
+export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
   if (dbPath !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
   const db = new Database(dbPath);
   // WAL lets queries read while ingest writes; NORMAL still survives a process
@@ -82,68 +85,24 @@ export function openStore(dbPath: string): Store {
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
-  migrate(db);
-
-  const findSession = db.prepare<[string], { id: number; client_id: string }>(
-    "SELECT id, client_id FROM sessions WHERE session_key = ?",
+  db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+  migrate(db, opts.log);
+  const retention = startRetention(
+    db,
+    { rawDays: opts.rawDays ?? RAW_DAYS_DEFAULT, rollupDays: opts.rollupDays ?? ROLLUP_DAYS_DEFAULT },
+    opts.nowMs ?? Date.now,
   );
-  const addSession = db.prepare(
-    "INSERT INTO sessions (session_key, client_id, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, ?)",
-  );
-  const updateLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ? AND label IS NOT ?");
-  const addSample = db.prepare(`
-    INSERT OR IGNORE INTO samples
-      (session, seq, t, method, target, ms, outcome, scheduled_t, late_ms, hidden_ms, flags,
-       reason, winner, other_ms, other_outcome, minrtt, server_lag_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-
-  const insertBatchTx = db.transaction((batch: SampleBatch, meta: IngestMeta): IngestResult => {
-    let session = findSession.get(batch.sessionId);
-    if (session === undefined) {
-      const info = addSession.run(
-        batch.sessionId,
-        batch.clientId,
-        batch.label ?? null,
-        meta.userAgent,
-        meta.receivedAtMs,
-      );
-      session = { id: Number(info.lastInsertRowid), client_id: batch.clientId };
-    } else if (session.client_id !== batch.clientId) {
-      throw new SessionOwnerError("sessionId belongs to another clientId");
-    }
-    if (batch.label !== undefined) updateLabel.run(batch.label, session.id, batch.label);
-    let accepted = 0;
-    for (const s of batch.samples) {
-      const info = addSample.run(
-        session.id,
-        s.seq,
-        s.t,
-        s.method,
-        s.target,
-        s.ms,
-        s.outcome,
-        s.scheduledT ?? null,
-        s.lateMs ?? null,
-        s.hiddenMs ?? null,
-        packFlags(s),
-        s.reason ?? null,
-        s.winner ?? null,
-        s.otherMs ?? null,
-        s.otherOutcome ?? null,
-        s.minrtt ?? null,
-        s.serverLagMs ?? null,
-      );
-      accepted += info.changes;
-    }
-    return { accepted, duplicates: batch.samples.length - accepted };
-  });
+  // Readers holding an old snapshot make a checkpoint stop short; it then truncates on a later turn.
+  const checkpoint = setInterval(() => db.pragma("wal_checkpoint(TRUNCATE)"), CHECKPOINT_INTERVAL_MS);
+  checkpoint.unref();
+  const insertBatch = batchWriter(db, new Codes(db));
 
   const readers = openReadPool(dbPath, db);
   const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
 
   return {
     db,
-    insertBatch: (batch, meta) => insertBatchTx.immediate(batch, meta),
+    insertBatch,
     stats: (filter, o) => statsQuery(readers, filter, pace(o)),
     histogram: (filter, o) => histogramQuery(readers, filter, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
     cdf: (filter, o) => cdfQuery(readers, filter, pace(o)),
@@ -152,7 +111,11 @@ export function openStore(dbPath: string): Store {
       heatmapQuery(readers, filter, o.bucketMs, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
     clients: () => clientsQuery(readers),
     races: (filter, o) => racesQuery(readers, filter, pace(o)),
+    rawKeptFromMs: () => retention.rawKeptFromMs(),
+    pruneNow: () => retention.pruneNow(),
     close: () => {
+      retention.stop();
+      clearInterval(checkpoint);
       readers.close();
       db.close();
     },

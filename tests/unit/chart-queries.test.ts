@@ -68,7 +68,8 @@ function makeSamples(n: number, rand: () => number): { sessionId: string; client
       if (rand() < 0.02) ms = Math.round(ms); // repeated values
       sample = { seq, t, method, target, ms: Math.round(ms * 1000) / 1000, outcome: "ok" };
     }
-    if (method === "tcprtt" && rand() < 0.9) sample.minrtt = Math.round(rand() * 100) / 1000 + 0.01;
+    // Stored to the µs, as every latency is (0.09 + 0.01 would be 0.09999999999999999 on the wire and 0.1 stored).
+    if (method === "tcprtt" && rand() < 0.9) sample.minrtt = (Math.round(rand() * 100) + 10) / 1000;
     if (!baseline) {
       if (rand() < 0.9) sample.lateMs = Math.floor(rand() * 60);
       if (rand() < 0.9) sample.visibleAtSend = rand() < 0.8;

@@ -1,0 +1,76 @@
+// Bounded storage: raw samples are kept for rawDays, minute rollups as long
+// (a range without raw samples is answered at hour resolution), hour and day
+// rollups for rollupDays. Old rows go in small batches, one batch per turn of
+// the event loop, so pruning a month never holds up an echo for long.
+import type Database from "better-sqlite3";
+import { LEVEL_MS } from "./rollup-class.js";
+
+export const DAY_MS = 86_400_000;
+export const RAW_DAYS_DEFAULT = 30;
+export const ROLLUP_DAYS_DEFAULT = 400;
+export const RETENTION_DAYS_MIN = 1;
+export const RETENTION_DAYS_MAX = 36_500;
+/** Rows deleted per step: a few ms of work. */
+export const PRUNE_BATCH_ROWS = 2000;
+/** How often retention looks for old rows (ms). */
+export const PRUNE_INTERVAL_MS = 60_000;
+/** Pause between two full batches (ms), leaving the event loop to others. */
+const PRUNE_PAUSE_MS = 20;
+
+export interface RetentionOptions {
+  rawDays: number;
+  rollupDays: number;
+}
+
+export interface Retention {
+  /** Epoch ms before which raw samples are no longer kept. */
+  rawKeptFromMs(): number;
+  /** One pass now (tests); resolves when nothing older is left. */
+  pruneNow(): Promise<number>;
+  stop(): void;
+}
+
+export function startRetention(db: Database.Database, options: RetentionOptions, nowMs: () => number): Retention {
+  const rawCutoff = () => nowMs() - options.rawDays * DAY_MS;
+  const rollupCutoff = () => nowMs() - options.rollupDays * DAY_MS;
+  const deleteRaw = db.prepare(
+    `DELETE FROM raw_samples WHERE (session, seq) IN (SELECT session, seq FROM raw_samples WHERE t < ? LIMIT ${PRUNE_BATCH_ROWS})`,
+  );
+  const deleteRollups = db.prepare(
+    `DELETE FROM rollups WHERE (level, start_ms, series, client, class) IN
+       (SELECT level, start_ms, series, client, class FROM rollups WHERE level = ? AND start_ms + ? <= ? LIMIT ${PRUNE_BATCH_ROWS})`,
+  );
+  const steps: (() => number)[] = [
+    () => deleteRaw.run(rawCutoff()).changes,
+    () => deleteRollups.run(0, LEVEL_MS[0], rawCutoff()).changes,
+    ...[1, 2].map((level) => () => deleteRollups.run(level, LEVEL_MS[level]!, rollupCutoff()).changes),
+  ];
+
+  let stopped = false;
+  let running: Promise<number> | null = null;
+  const pause = () => new Promise((r) => setTimeout(r, PRUNE_PAUSE_MS));
+  async function pass(): Promise<number> {
+    let deleted = 0;
+    for (const step of steps) {
+      for (;;) {
+        if (stopped) return deleted;
+        const n = step();
+        deleted += n;
+        if (n < PRUNE_BATCH_ROWS) break;
+        await pause();
+      }
+    }
+    return deleted;
+  }
+  const pruneNow = () => (running ??= pass().finally(() => (running = null)));
+  const timer = setInterval(() => void pruneNow(), PRUNE_INTERVAL_MS);
+  timer.unref();
+  return {
+    rawKeptFromMs: rawCutoff,
+    pruneNow,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
