@@ -23,7 +23,7 @@ export interface RetentionOptions {
 }
 
 export interface Retention {
-  /** Epoch ms before which raw samples are no longer kept. */
+  /** Epoch ms before which raw samples have been pruned (0 until a pass has run); kept in meta across restarts. */
   rawKeptFromMs(): number;
   /** One pass now (tests); resolves when nothing older is left. */
   pruneNow(): Promise<number>;
@@ -40,9 +40,13 @@ export function startRetention(db: Database.Database, options: RetentionOptions,
     `DELETE FROM rollups WHERE (level, start_ms, series, client, class) IN
        (SELECT level, start_ms, series, client, class FROM rollups WHERE level = ? AND start_ms + ? <= ? LIMIT ${PRUNE_BATCH_ROWS})`,
   );
+  const readPruned = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'raw_pruned_before_ms'");
+  const writePruned = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('raw_pruned_before_ms', ?)");
+  let prunedBeforeMs = Number(readPruned.get()?.value ?? 0);
+  let passCutoff = 0;
   const steps: (() => number)[] = [
-    () => deleteRaw.run(rawCutoff()).changes,
-    () => deleteRollups.run(0, LEVEL_MS[0], rawCutoff()).changes,
+    () => deleteRaw.run(passCutoff).changes,
+    () => deleteRollups.run(0, LEVEL_MS[0], passCutoff).changes,
     ...[1, 2].map((level) => () => deleteRollups.run(level, LEVEL_MS[level]!, rollupCutoff()).changes),
   ];
 
@@ -51,7 +55,13 @@ export function startRetention(db: Database.Database, options: RetentionOptions,
   const pause = () => new Promise((r) => setTimeout(r, PRUNE_PAUSE_MS));
   async function pass(): Promise<number> {
     let deleted = 0;
-    for (const step of steps) {
+    passCutoff = rawCutoff();
+    for (const [k, step] of steps.entries()) {
+      if (k === 1 && passCutoff > prunedBeforeMs) {
+        // Every raw sample before the cutoff is gone: queries before it read rollups.
+        prunedBeforeMs = passCutoff;
+        writePruned.run(String(passCutoff));
+      }
       for (;;) {
         if (stopped) return deleted;
         const n = step();
@@ -66,7 +76,7 @@ export function startRetention(db: Database.Database, options: RetentionOptions,
   const timer = setInterval(() => void pruneNow(), PRUNE_INTERVAL_MS);
   timer.unref();
   return {
-    rawKeptFromMs: rawCutoff,
+    rawKeptFromMs: () => prunedBeforeMs,
     pruneNow,
     stop() {
       stopped = true;

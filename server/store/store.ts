@@ -2,56 +2,32 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import {
-  DEFAULT_BINS_PER_DECADE,
-  type CdfResponse,
-  type ClientInfo,
-  type HeatmapResponse,
-  type HistogramResponse,
-  type TimeseriesResponse,
-} from "../../shared/charts.js";
-import type { IngestResult, SampleBatch, StatsRow } from "../../shared/protocol.js";
-import { cdfQuery, clientsQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "./chart-queries.js";
-import { openReadPool, Pace, SLICE_MS } from "./read-pool.js";
-import type { SampleFilter } from "./sample-filter.js";
+import type { ClientInfo } from "../../shared/charts.js";
+import type { IngestResult, SampleBatch } from "../../shared/protocol.js";
+import { openQueries, type AnswerFrom, type Queries } from "../query/queries.js";
+import { clientsQuery } from "./chart-queries.js";
 import { migrate } from "./migrate.js";
+import { openReadPool } from "./read-pool.js";
 import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, startRetention } from "./retention.js";
 import { batchWriter, Codes, type IngestMeta } from "./writer.js";
-import type { RacesResponse } from "../../shared/races.js";
-import { racesQuery } from "./race-queries.js";
 
 export { SessionOwnerError, type IngestMeta } from "./writer.js";
-
 export { filterFromQuery, type SampleFilter } from "./sample-filter.js";
 export { QueryTooLargeError } from "./chart-queries.js";
 export { QueryAbortedError } from "./read-pool.js";
-
-export interface QueryOptions {
-  /** Abort to stop the query at its next slice; it then rejects with QueryAbortedError. */
-  signal?: AbortSignal | undefined;
-}
+export type { QueryOptions } from "../query/queries.js";
 
 /**
- * Every query is answered asynchronously: it reads on a read-only connection
- * in short slices so the echo endpoints keep answering meanwhile, and may
- * later be answered from pre-aggregated histograms instead of raw samples.
- * Queries reject with QueryTooLargeError past the caps in shared/charts.ts.
+ * Every query is answered asynchronously (server/query/): from rollups merged
+ * with the raw samples at the range's edges, or for small ranges from raw
+ * samples read in slices on a read-only connection, so the echo endpoints
+ * keep answering meanwhile. Queries reject with QueryTooLargeError past the
+ * caps in shared/charts.ts.
  */
-export interface Store {
-  /** Stores a batch in one transaction; returns after the commit. */
+export interface Store extends Queries {
+  /** Stores a batch in one transaction, raw rows and rollups together; returns after the commit. */
   insertBatch(batch: SampleBatch, meta: IngestMeta): IngestResult;
-  stats(filter: SampleFilter, options?: QueryOptions): Promise<StatsRow[]>;
-  histogram(filter: SampleFilter, options: QueryOptions & { binsPerDecade?: number | undefined }): Promise<HistogramResponse>;
-  cdf(filter: SampleFilter, options?: QueryOptions): Promise<CdfResponse>;
-  /** bucketMs undefined: chosen from the range (chooseBucketMs). */
-  timeseries(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined }): Promise<TimeseriesResponse>;
-  heatmap(
-    filter: SampleFilter,
-    options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined },
-  ): Promise<HeatmapResponse>;
   clients(): Promise<ClientInfo[]>;
-  /** Availability per server and best-of-two's wins and savings (GET /api/races). */
-  races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
   /** Epoch ms before which raw samples have been pruned (--raw-days): older ranges answer from rollups only. */
   rawKeptFromMs(): number;
   /** Runs retention now instead of at its next interval; resolves with the rows deleted. */
@@ -69,6 +45,8 @@ export interface StoreOptions {
   /** Days hour and day rollups are kept (--rollup-days). */
   rollupDays?: number;
   nowMs?: () => number;
+  /** Force one query path (tests, benchmarks); default "auto". */
+  answerFrom?: AnswerFrom;
 }
 
 /** The WAL is truncated to this size after a checkpoint (bytes); without a limit it keeps its largest size. */
@@ -98,19 +76,13 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
   const insertBatch = batchWriter(db, new Codes(db));
 
   const readers = openReadPool(dbPath, db);
-  const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
+  const queries = openQueries(readers, () => retention.rawKeptFromMs(), opts.answerFrom);
 
   return {
     db,
     insertBatch,
-    stats: (filter, o) => statsQuery(readers, filter, pace(o)),
-    histogram: (filter, o) => histogramQuery(readers, filter, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
-    cdf: (filter, o) => cdfQuery(readers, filter, pace(o)),
-    timeseries: (filter, o) => timeseriesQuery(readers, filter, o.bucketMs, pace(o)),
-    heatmap: (filter, o) =>
-      heatmapQuery(readers, filter, o.bucketMs, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
+    ...queries,
     clients: () => clientsQuery(readers),
-    races: (filter, o) => racesQuery(readers, filter, pace(o)),
     rawKeptFromMs: () => retention.rawKeptFromMs(),
     pruneNow: () => retention.pruneNow(),
     close: () => {
