@@ -1,5 +1,5 @@
 // Splitting a time range into what answers it fastest: whole days, hours and
-// minutes from rollups, the partial minutes at its edges from raw samples.
+// 5-minute spans from rollups, the partial spans at its edges from raw samples.
 import { LEVEL_MS } from "../store/rollup-class.js";
 
 /** A half-open span [fromMs, toMs) read at one level: 0–2 from rollups (LEVEL_MS), RAW from raw samples. */
@@ -16,7 +16,7 @@ const ceilTo = (t: number, w: number) => Math.ceil(t / w) * w;
 
 /**
  * Pieces covering [fromMs, toMs), coarsest where aligned. Before `rawFromMs`
- * raw samples and minute rollups are gone: that part is widened to whole
+ * raw samples and 5-minute rollups are gone: that part is widened to whole
  * hours (answered at hour resolution rather than silently dropped).
  */
 export function decompose(fromMs: number, toMs: number, rawFromMs: number): Piece[] {

@@ -1,7 +1,7 @@
-// Which path answers a query: rollups (merged per minute/hour/day, raw at the
+// Which path answers a query: rollups (merged per 5 min/hour/day, raw at the
 // edges; percentiles within ±1 %) when the range holds many samples or its
 // raw samples are gone, else the exact raw scan (small ranges, lateness
-// limits that are not rollup classes, sub-minute time buckets).
+// limits that are not rollup classes, time buckets not a multiple of 5 min).
 import { DEFAULT_BINS_PER_DECADE, type CdfResponse, type HeatmapResponse, type HistogramResponse, type TimeseriesResponse } from "../../shared/charts.js";
 import type { StatsRow } from "../../shared/protocol.js";
 import type { RacesResponse } from "../../shared/races.js";

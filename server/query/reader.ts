@@ -1,5 +1,5 @@
 // The one reader behind every query endpoint: merges the rollups of whole
-// minutes, hours and days with rollups built on the fly from the raw samples
+// 5 minutes, hours and days with rollups built on the fly from the raw samples
 // at the range's partial edges, per series and per time bucket. Each endpoint
 // (stats.ts, histogram.ts, …) turns the merged cells into its answer.
 import { LEVEL_MS, classOf, classesFor } from "../store/rollup-class.js";
@@ -36,7 +36,7 @@ export const EXACT_ROWS_MAX = 50_000;
 
 /**
  * Whether rollups answer this query: its filters are rollup classes, its
- * time buckets whole minutes, and the raw path would read many rows (or
+ * time buckets whole multiples of 5 minutes, and the raw path would read many rows (or
  * raw samples of the range are gone).
  */
 export async function rollupsAnswer(ctx: ReadContext, f: SampleFilter, bucketMs?: number): Promise<boolean> {

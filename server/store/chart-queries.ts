@@ -1,7 +1,7 @@
 // The computations behind /api/stats and the chart endpoints, over raw stored
 // samples. Each reads one filtered SELECT in slices (see read-pool.ts) and
 // then summarises, yielding between series and buckets. A later step can
-// answer the same shapes from per-minute histograms without touching routes:
+// answer the same shapes from rollups without touching routes (server/query/):
 // the Store interface is the door, these functions are one implementation.
 import {
   binEdge,

@@ -1,4 +1,4 @@
-// Bounded storage: raw samples are kept for rawDays, minute rollups as long
+// Bounded storage: raw samples are kept for rawDays, 5-minute rollups as long
 // (a range without raw samples is answered at hour resolution), hour and day
 // rollups for rollupDays. Old rows go in small batches, one batch per turn of
 // the event loop, so pruning a month never holds up an echo for long.

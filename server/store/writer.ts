@@ -5,7 +5,7 @@
 import type Database from "better-sqlite3";
 import { TCP_MIN_RTT_SERIES } from "../../shared/charts.js";
 import type { IngestResult, Sample, SampleBatch } from "../../shared/protocol.js";
-import { classOf } from "./rollup-class.js";
+import { classOf, LEVEL_MS } from "./rollup-class.js";
 import { blobOf, mergeStored, RollupBatch, type StoredCell } from "./rollup-batch.js";
 import { FLAG, FLAG_KNOWN_SHIFT, outcomeCode, toUs, toUsOrNull, winnerCode } from "./schema.js";
 
@@ -174,5 +174,47 @@ export function batchWriter(db: Database.Database, codes: Codes): (batch: Sample
       codes.reload();
       throw err;
     }
+  };
+}
+
+/**
+ * Bulk loading for generated data (benchmarks): batches must come in time
+ * order; rollups are kept in memory until their bucket has closed and then
+ * written once, so a sparse month costs one rollup write per bucket, not per
+ * batch. `finish` writes what is still open. Same rows as insertBatch.
+ */
+export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: SampleBatch): void; finish(): void } {
+  const addSession = db.prepare("INSERT OR IGNORE INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, NULL, 0)");
+  const findSession = db.prepare<[string], { id: number; client: number }>("SELECT id, client FROM sessions WHERE session_key = ?");
+  const addRaw = db.prepare(INSERT_RAW);
+  const writeRollups = rollupWriter(db);
+  let open = new RollupBatch();
+  const flushBefore = (watermarkMs: number) => {
+    const closed = new RollupBatch();
+    for (const [key, c] of open.cells) {
+      if (c.startMs + LEVEL_MS[c.level]! > watermarkMs) continue;
+      closed.cells.set(key, c);
+      open.cells.delete(key);
+    }
+    writeRollups(closed);
+  };
+  const add = db.transaction((batch: SampleBatch) => {
+    addSession.run(batch.sessionId, batch.clientId, codes.clientOf(batch.clientId), batch.label ?? null);
+    const session = findSession.get(batch.sessionId)!;
+    let minT = Infinity;
+    for (const s of batch.samples) {
+      const v = rawValues(session.id, s, codes);
+      if (addRaw.run(...v).changes === 0) continue;
+      addRawToBatch(open, v, session.client, codes, s.method, s.target);
+      if (s.t < minT) minT = s.t;
+    }
+    flushBefore(minT);
+  });
+  return {
+    add,
+    finish: db.transaction(() => {
+      writeRollups(open);
+      open = new RollupBatch();
+    }),
   };
 }
