@@ -2,8 +2,8 @@
 // 5 minutes, hours and days with rollups built on the fly from the raw samples
 // at the range's partial edges, per series and per time bucket. Each endpoint
 // (stats.ts, histogram.ts, …) turns the merged cells into its answer.
-import { LEVEL_MS, classOf, classesFor } from "../store/rollup-class.js";
-import { addToCell, emptyCell, mergeStored, type RollupCell, type StoredCell } from "../store/rollup-batch.js";
+import { CLASS_COUNT, LEVEL_MS, classOf, classesFor } from "../store/rollup-class.js";
+import { addToCell, ANY_CLASS, ANY_CLIENT, emptyCell, mergeStored, type RollupCell, type StoredCell } from "../store/rollup-batch.js";
 import type { Pace, ReadPool } from "../store/read-pool.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 import { decompose, RAW, runsOf, spansOf, type Piece } from "./plan.js";
@@ -111,11 +111,11 @@ export async function readMerged(ctx: ReadContext, f: SampleFilter, axis: Axis |
     else {
       const conds = ["level = ?", "start_ms >= ?", "start_ms < ?", seriesIn];
       const params: number[] = [run.level, run.fromMs, run.toMs];
-      if (client !== null) {
-        conds.push("client = ?");
-        params.push(client);
+      if (client === null && classes.length === CLASS_COUNT) conds.push(`client = ${ANY_CLIENT}`, `class = ${ANY_CLASS}`);
+      else {
+        conds.push(client === null ? `client <> ${ANY_CLIENT}` : `client = ${client}`);
+        if (classes.length < CLASS_COUNT) conds.push(`class IN (${classes.join(", ")})`);
       }
-      if (classes.length < 48) conds.push(`class IN (${classes.join(", ")})`);
       await ctx.pool.scan(
         `SELECT series, start_ms, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups WHERE ${conds.join(" AND ")}`,
         params,
@@ -145,7 +145,8 @@ async function readRaw(
   const minrttSeries = new Map<number, number>();
   const ids = new Map(allSeries.map((s) => [`${s.method} ${s.target}`, s.id]));
   for (const s of allSeries) if (s.method === "tcprtt") minrttSeries.set(s.id, ids.get(`${TCP_MIN_RTT_SERIES} ${s.target}`) ?? -1);
-  const clientCond = client === null ? "" : " AND session IN (SELECT id FROM sessions WHERE client = ?)";
+  // "+session": the planner must walk the t index, not every row of the client's sessions by primary key.
+  const clientCond = client === null ? "" : " AND +session IN (SELECT id FROM sessions WHERE client = ?)";
   await ctx.pool.scan(
     `SELECT t, series, outcome, us, flags, late_us, winner, other_us, minrtt_us FROM raw_samples WHERE t >= ? AND t < ?${clientCond}`,
     client === null ? [run.fromMs, run.toMs] : [run.fromMs, run.toMs, client],

@@ -52,6 +52,15 @@ export function addToCell(c: RollupCell, r: RollupRow): void {
   } else if (r.outcome === 1) record(c.tmo, r.us);
 }
 
+/**
+ * Every sample also adds to an aggregate row per (level, bucket, series) with
+ * client ANY_CLIENT and class ANY_CLASS: a query with no client or flag
+ * filter (the page's default) reads one row per bucket and series instead of
+ * one per client and class (12× fewer on a month of four clients).
+ */
+export const ANY_CLIENT = 0;
+export const ANY_CLASS = 255;
+
 export class RollupBatch {
   readonly cells = new Map<string, RollupCell>();
 
@@ -66,10 +75,9 @@ export class RollupBatch {
     for (let level = 0; level < LEVEL_MS.length; level++) {
       const width = LEVEL_MS[level]!;
       const startMs = r.t - (r.t % width);
-      addToCell(this.cell(level, startMs, r.series, r.client, r.cls), r);
-      if (r.minrttSeries !== null && r.minrttUs !== null) {
-        const m = this.cell(level, startMs, r.minrttSeries, r.client, r.cls);
-        record(m.lat, r.minrttUs);
+      for (const [client, cls] of [[r.client, r.cls], [ANY_CLIENT, ANY_CLASS]] as const) {
+        addToCell(this.cell(level, startMs, r.series, client, cls), r);
+        if (r.minrttSeries !== null && r.minrttUs !== null) record(this.cell(level, startMs, r.minrttSeries, client, cls).lat, r.minrttUs);
       }
     }
   }
