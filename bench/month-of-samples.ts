@@ -126,7 +126,7 @@ export function monthOfSamples(n: number, days = 30): Month {
     loader.finish();
   } finally {
     store.db.pragma("wal_checkpoint(TRUNCATE)");
-    store.close();
+    void store.close();
   }
   fs.writeFileSync(done, String(written));
   const writeSeconds = (performance.now() - t0) / 1000;

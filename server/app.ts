@@ -20,7 +20,7 @@ import { startLoopLag } from "./echo/loop-lag.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createPeerDirectory } from "./peers.js";
 import { staticPages } from "./static-pages.js";
-import { openStore, type Store } from "./store/store.js";
+import { openStoreThreaded, type Store } from "./store/store.js";
 
 /**
  * Node's default keep-alive timeout is 5 s; a 1 Hz prober must always find its
@@ -52,7 +52,7 @@ export function defaultClientDir(): string {
 export async function startServer(options: ServeOptions, deps: ServerDeps = {}): Promise<RunningServer> {
   const nowMs = deps.nowMs ?? Date.now;
   const log = deps.log ?? ((line: string) => console.log(line));
-  const store = openStore(options.dbPath, { log, rawDays: options.rawDays, rollupDays: options.rollupDays, nowMs });
+  const store = await openStoreThreaded(options.dbPath, { log, rawDays: options.rawDays, rollupDays: options.rollupDays, nowMs });
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
   const baselines = createBaselines({
@@ -128,7 +128,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       lag.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      store.close();
+      await store.close();
     },
   };
 }

@@ -16,12 +16,13 @@ export function ingestRouter(store: Store, nowMs: () => number): Router {
     sameOriginOnly(),
     // sendBeacon posts text/plain; accept it as JSON too.
     express.json({ limit: INGEST_BODY_BYTES_MAX, type: ["application/json", "text/plain"] }),
-    (req, res) => {
+    // The write runs in the writer thread; this answers once it has committed.
+    async (req, res) => {
       const batch = parseWith(sampleBatchSchema, req.body);
       if (!batch.ok) return sendError(res, 400, "INVALID_BATCH", batch.error);
       const ua = req.headers["user-agent"];
       try {
-        const result = store.insertBatch(batch.value, {
+        const result = await store.insertBatch(batch.value, {
           userAgent: typeof ua === "string" ? ua.slice(0, USER_AGENT_CHARS_MAX) : null,
           receivedAtMs: nowMs(),
         });

@@ -30,7 +30,12 @@ export interface Retention {
   stop(): void;
 }
 
-export function startRetention(db: Database.Database, options: RetentionOptions, nowMs: () => number): Retention {
+export function startRetention(
+  db: Database.Database,
+  options: RetentionOptions,
+  nowMs: () => number,
+  onPruned: (beforeMs: number) => void = () => {},
+): Retention {
   const rawCutoff = () => nowMs() - options.rawDays * DAY_MS;
   const rollupCutoff = () => nowMs() - options.rollupDays * DAY_MS;
   const deleteRaw = db.prepare(
@@ -61,6 +66,7 @@ export function startRetention(db: Database.Database, options: RetentionOptions,
         // Every raw sample before the cutoff is gone: queries before it read rollups.
         prunedBeforeMs = passCutoff;
         writePruned.run(String(passCutoff));
+        onPruned(passCutoff);
       }
       for (;;) {
         if (stopped) return deleted;

@@ -10,8 +10,10 @@ import { migrate } from "./migrate.js";
 import { openReadPool } from "./read-pool.js";
 import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, startRetention } from "./retention.js";
 import { batchWriter, Codes, type IngestMeta } from "./writer.js";
+import { startWriterThread } from "./writer-client.js";
 
 export { SessionOwnerError, type IngestMeta } from "./writer.js";
+export { StorageError } from "./writer-client.js";
 export { filterFromQuery, type SampleFilter } from "./sample-filter.js";
 export { QueryTooLargeError } from "./chart-queries.js";
 export { QueryAbortedError } from "./read-pool.js";
@@ -25,16 +27,21 @@ export type { QueryOptions } from "../query/queries.js";
  * caps in shared/charts.ts.
  */
 export interface Store extends Queries {
-  /** Stores a batch in one transaction, raw rows and rollups together; returns after the commit. */
-  insertBatch(batch: SampleBatch, meta: IngestMeta): IngestResult;
+  /**
+   * Stores a batch in one transaction, raw rows and rollups together; settles
+   * after the commit. Rejects with SessionOwnerError, or StorageError carrying
+   * SQLite's code (SQLITE_FULL, SQLITE_READONLY, SQLITE_BUSY, …).
+   */
+  insertBatch(batch: SampleBatch, meta: IngestMeta): Promise<IngestResult>;
   clients(): Promise<ClientInfo[]>;
   /** Epoch ms before which raw samples have been pruned (--raw-days): older ranges answer from rollups only. */
   rawKeptFromMs(): number;
   /** Runs retention now instead of at its next interval; resolves with the rows deleted. */
   pruneNow(): Promise<number>;
-  /** Raw access for integrity checks and tests. */
+  /** Raw access for integrity checks and tests (read-only in the server's store). */
   readonly db: Database.Database;
-  close(): void;
+  /** Stops retention and the writer (after the batches already posted are committed), closes every connection. */
+  close(): Promise<void>;
 }
 
 export interface StoreOptions {
@@ -56,7 +63,7 @@ export const WRITER_CACHE_KIB = 64 * 1024;
 /** How often the WAL is checkpointed and truncated (ms), beside SQLite's own automatic checkpoints. */
 export const CHECKPOINT_INTERVAL_MS = 30_000;
 
-export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
+function openWriteConnection(dbPath: string, log: ((line: string) => void) | undefined): Database.Database {
   if (dbPath !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
   const db = new Database(dbPath);
   // WAL lets queries read while ingest writes; NORMAL still survives a process
@@ -68,12 +75,19 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
   db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
   // SQLite's default 2 MB page cache makes every insert into a large table read its index pages back from the OS.
   db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
-  migrate(db, opts.log);
-  const retention = startRetention(
-    db,
-    { rawDays: opts.rawDays ?? RAW_DAYS_DEFAULT, rollupDays: opts.rollupDays ?? ROLLUP_DAYS_DEFAULT },
-    opts.nowMs ?? Date.now,
-  );
+  migrate(db, log);
+  return db;
+}
+
+const retentionOf = (opts: StoreOptions) => ({ rawDays: opts.rawDays ?? RAW_DAYS_DEFAULT, rollupDays: opts.rollupDays ?? ROLLUP_DAYS_DEFAULT });
+
+/**
+ * A store that writes on the calling thread: tests, benchmarks' bulk loads
+ * and ":memory:" databases. The server uses openStoreThreaded.
+ */
+export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
+  const db = openWriteConnection(dbPath, opts.log);
+  const retention = startRetention(db, retentionOf(opts), opts.nowMs ?? Date.now);
   // Readers holding an old snapshot make a checkpoint stop short; it then truncates on a later turn.
   const checkpoint = setInterval(() => db.pragma("wal_checkpoint(TRUNCATE)"), CHECKPOINT_INTERVAL_MS);
   checkpoint.unref();
@@ -84,15 +98,53 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
 
   return {
     db,
-    insertBatch,
+    insertBatch: async (batch, meta) => insertBatch(batch, meta),
     ...queries,
     clients: () => clientsQuery(readers),
     rawKeptFromMs: () => retention.rawKeptFromMs(),
     pruneNow: () => retention.pruneNow(),
-    close: () => {
+    close: async () => {
       retention.stop();
       clearInterval(checkpoint);
       readers.close();
+      db.close();
+    },
+  };
+}
+
+/**
+ * The server's store: schema upgrades run here at start; then every write,
+ * retention and checkpoint runs in the writer thread (writer-thread.ts), and
+ * this thread only reads, on read-only connections that never wait for a lock.
+ */
+export async function openStoreThreaded(dbPath: string, opts: StoreOptions = {}): Promise<Store> {
+  if (dbPath === ":memory:") return openStore(dbPath, opts);
+  openWriteConnection(dbPath, opts.log).close();
+  const db = new Database(dbPath, { readonly: true });
+  let prunedBeforeMs = Number((db.prepare("SELECT value FROM meta WHERE key = 'raw_pruned_before_ms'").get() as { value: string } | undefined)?.value ?? 0);
+  const writer = await startWriterThread(
+    {
+      dbPath,
+      retention: retentionOf(opts),
+      nowAtStartMs: (opts.nowMs ?? Date.now)(),
+      journalSizeLimitBytes: JOURNAL_SIZE_LIMIT_BYTES,
+      cacheKib: WRITER_CACHE_KIB,
+      checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
+    },
+    (beforeMs) => (prunedBeforeMs = beforeMs),
+  );
+  const readers = openReadPool(dbPath, db);
+  const queries = openQueries(readers, () => prunedBeforeMs, opts.answerFrom);
+  return {
+    db,
+    insertBatch: (batch, meta) => writer.insertBatch(batch, meta),
+    ...queries,
+    clients: () => clientsQuery(readers),
+    rawKeptFromMs: () => prunedBeforeMs,
+    pruneNow: () => writer.pruneNow(),
+    close: async () => {
+      readers.close();
+      await writer.close();
       db.close();
     },
   };

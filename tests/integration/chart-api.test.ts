@@ -256,7 +256,7 @@ describe("a long query", () => {
     // 100k samples after the other tests' range, straight through the store.
     const from = T0 + 700_000;
     for (let b = 0; b < 100; b++) {
-      server.store.insertBatch(
+      await server.store.insertBatch(
         {
           clientId: "client_bulk",
           sessionId: "session_bulk",

@@ -25,10 +25,11 @@ describe("retention", () => {
     ms: 1 + (i % 10),
     outcome: "ok",
   }));
-  store.insertBatch({ clientId: "client_r", sessionId: "session_r", samples }, { userAgent: null, receivedAtMs: NOW });
+  const inserted = store.insertBatch({ clientId: "client_r", sessionId: "session_r", samples }, { userAgent: null, receivedAtMs: NOW });
   const count = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
 
   it("prunes raw samples and minute rollups past rawDays, hours and days past rollupDays", async () => {
+    await inserted;
     expect(count("SELECT count(*) AS n FROM raw_samples")).toBe(480);
     const deleted = await store.pruneNow();
     expect(deleted).toBeGreaterThan(0);

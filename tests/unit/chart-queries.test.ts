@@ -156,7 +156,7 @@ let dir: string;
 const all: Ref[] = [];
 const everything: SampleFilter = { fromMs: T0 - 1, toMs: T0 + SPAN };
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = tempDir();
   store = openStore(path.join(dir, "charts.db"));
   const rand = prng(20261123);
@@ -170,7 +170,7 @@ beforeAll(() => {
     for (let i = 0; i < list.length; i += 1000) {
       const chunk = list.slice(i, i + 1000);
       const first = chunk[0]!;
-      store.insertBatch(
+      await store.insertBatch(
         { clientId: first.clientId, sessionId, ...(first.label ? { label: first.label } : {}), samples: chunk.map((c) => c.sample) },
         { userAgent: `Mozilla/5.0 (X11; Linux x86_64) Firefox/${120 + i}.0 ${sessionId}`, receivedAtMs: T0 + SPAN + 1000 },
       );
@@ -442,9 +442,12 @@ describe("caps", () => {
 describe("the store while it queries", () => {
   it("keeps ingesting while a query is in flight, and the query sees one consistent snapshot", async () => {
     const query = store.histogram({ fromMs: 0, toMs: T0 + SPAN * 2 }, {});
+    let settled = false;
+    void query.then(() => (settled = true));
     let inserted = 0;
+    let insertedWhilePending = 0;
     for (let b = 0; b < 10; b++) {
-      const r = store.insertBatch(
+      const r = await store.insertBatch(
         {
           clientId: "client_late",
           sessionId: "session_late",
@@ -460,10 +463,13 @@ describe("the store while it queries", () => {
         { userAgent: null, receivedAtMs: T0 + SPAN + 6000 },
       );
       inserted += r.accepted;
+      if (!settled) insertedWhilePending += r.accepted;
       await new Promise((res) => setImmediate(res));
     }
     const h = await query;
     expect(inserted).toBe(500);
+    // The inserts really ran while the query was still reading (at least the first batches).
+    expect(insertedWhilePending).toBeGreaterThan(0);
     // The query reads one snapshot: whole batches (transactions), never part of one.
     const z = h.series.find((s) => s.target === "Z")?.count ?? 0;
     expect(z % 50).toBe(0);
@@ -518,7 +524,7 @@ describe("a store in memory", () => {
   it("answers the same queries on its one connection", async () => {
     const mem = openStore(":memory:");
     try {
-      mem.insertBatch(
+      await mem.insertBatch(
         {
           clientId: "client_mem",
           sessionId: "session_mem",

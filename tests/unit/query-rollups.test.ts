@@ -25,7 +25,7 @@ let pool: ReadPool;
 let rollups: Queries;
 let raw: Queries;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = tempDir();
   const dbPath = path.join(dir, "q.db");
   store = openStore(dbPath);
@@ -64,7 +64,7 @@ beforeAll(() => {
       samples.push(s);
     }
     for (let i = 0; i < samples.length; i += 1000)
-      store.insertBatch({ clientId, sessionId: `session_${k}`, samples: samples.slice(i, i + 1000) }, { userAgent: null, receivedAtMs: T0 });
+      await store.insertBatch({ clientId, sessionId: `session_${k}`, samples: samples.slice(i, i + 1000) }, { userAgent: null, receivedAtMs: T0 });
   }
 });
 
