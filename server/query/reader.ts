@@ -74,6 +74,8 @@ export async function readMerged(ctx: ReadContext, f: SampleFilter, axis: Axis |
   if (series.length === 0) return out;
   const byId = new Map(series.map((s) => [s.id, s]));
   let client: number | null = null;
+  const clientIds = (await ctx.pool.all<{ id: number }>("SELECT id FROM clients", [])).map((c) => c.id);
+  if (clientIds.length === 0) return out;
   if (f.clientId !== undefined) {
     const rows = await ctx.pool.all<{ id: number }>("SELECT id FROM clients WHERE client_key = ?", [f.clientId]);
     if (rows[0] === undefined) return out;
@@ -111,11 +113,9 @@ export async function readMerged(ctx: ReadContext, f: SampleFilter, axis: Axis |
     else {
       const conds = ["level = ?", "start_ms >= ?", "start_ms < ?", seriesIn];
       const params: number[] = [run.level, run.fromMs, run.toMs];
+      // Equalities on the key's leading columns (level, client, class): one index range per pair.
       if (client === null && classes.length === CLASS_COUNT) conds.push(`client = ${ANY_CLIENT}`, `class = ${ANY_CLASS}`);
-      else {
-        conds.push(client === null ? `client <> ${ANY_CLIENT}` : `client = ${client}`);
-        if (classes.length < CLASS_COUNT) conds.push(`class IN (${classes.join(", ")})`);
-      }
+      else conds.push(`client IN (${client === null ? clientIds.join(", ") : client})`, `class IN (${classes.join(", ")})`);
       await ctx.pool.scan(
         `SELECT series, start_ms, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups WHERE ${conds.join(" AND ")}`,
         params,

@@ -3,7 +3,8 @@
 // rollups for rollupDays. Old rows go in small batches, one batch per turn of
 // the event loop, so pruning a month never holds up an echo for long.
 import type Database from "better-sqlite3";
-import { LEVEL_MS } from "./rollup-class.js";
+import { ANY_CLASS, ANY_CLIENT } from "./rollup-batch.js";
+import { CLASS_COUNT, LEVEL_MS } from "./rollup-class.js";
 
 export const DAY_MS = 86_400_000;
 export const RAW_DAYS_DEFAULT = 30;
@@ -41,10 +42,25 @@ export function startRetention(
   const deleteRaw = db.prepare(
     `DELETE FROM raw_samples WHERE (session, seq) IN (SELECT session, seq FROM raw_samples WHERE t < ? LIMIT ${PRUNE_BATCH_ROWS})`,
   );
-  const deleteRollups = db.prepare(
-    `DELETE FROM rollups WHERE (level, start_ms, series, client, class) IN
-       (SELECT level, start_ms, series, client, class FROM rollups WHERE level = ? AND start_ms + ? <= ? LIMIT ${PRUNE_BATCH_ROWS})`,
+  // One key range per (level, client, class): the rollups' key order (schema.ts).
+  const deleteRollupsOf = db.prepare(
+    `DELETE FROM rollups WHERE (level, client, class, start_ms, series) IN
+       (SELECT level, client, class, start_ms, series FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms + ? <= ? LIMIT ${PRUNE_BATCH_ROWS})`,
   );
+  const listClients = db.prepare<[], { id: number }>("SELECT id FROM clients");
+  /** Deletes up to a batch of old rollups of a level, walking every (client, class) range. */
+  const deleteRollups = {
+    run(level: number, widthMs: number, cutoffMs: number): { changes: number } {
+      let changes = 0;
+      const clients = [ANY_CLIENT, ...listClients.all().map((c) => c.id)];
+      for (const client of clients)
+        for (const cls of client === ANY_CLIENT ? [ANY_CLASS] : Array.from({ length: CLASS_COUNT }, (_, c) => c)) {
+          changes += deleteRollupsOf.run(level, client, cls, widthMs, cutoffMs).changes;
+          if (changes >= PRUNE_BATCH_ROWS) return { changes };
+        }
+      return { changes };
+    },
+  };
   const readPruned = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'raw_pruned_before_ms'");
   const writePruned = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('raw_pruned_before_ms', ?)");
   let prunedBeforeMs = Number(readPruned.get()?.value ?? 0);

@@ -99,7 +99,10 @@ CREATE TABLE IF NOT EXISTS rollups (
   wins_ws    INTEGER NOT NULL DEFAULT 0,
   wins_jsonp INTEGER NOT NULL DEFAULT 0,
   margin     BLOB,
-  PRIMARY KEY (level, start_ms, series, client, class)
+  -- Client and class before time: a query reads one contiguous run per
+  -- (client, class) it keeps, and the aggregate rows (client 0, class 255)
+  -- are one run of their own.
+  PRIMARY KEY (level, client, class, start_ms, series)
 ) WITHOUT ROWID;
 CREATE VIEW IF NOT EXISTS samples AS
 SELECT r.session, r.seq, r.t, s.method, s.target, r.us / 1000.0 AS ms, ${caseOf("r.outcome", OUTCOMES)} AS outcome,
