@@ -244,9 +244,15 @@ describe.each(FILTERS)("filter: %s", (_name, filter) => {
       expect(row.count).toBe(v.length);
       expect(row.failures).toBe(s.failures.length);
       expect(row.skipped).toBe(s.skipped);
+      expect(row.min).toBe(v.length ? Math.min(...v) : null);
+      expect(row.p10).toBe(bruteRank(v, 10));
       expect(row.p50).toBe(bruteRank(v, 50));
+      expect(row.p90).toBe(bruteRank(v, 90));
       expect(row.p99).toBe(bruteRank(v, 99));
+      expect(row.p999).toBe(bruteRank(v, 99.9));
       expect(row.max).toBe(v.length ? Math.max(...v) : null);
+      if (v.length === 0) expect(row.mean).toBeNull();
+      else expect(row.mean).toBeCloseTo(v.reduce((a, b) => a + b, 0) / v.length, 9);
     }
   });
 
@@ -410,15 +416,16 @@ describe("empty ranges", () => {
     expect((await store.heatmap(none, {})).t).toEqual([]);
   });
   it("a series with failures only has a count of 0 and no latencies", async () => {
-    const failuresOnly = all.find((s) => s.outcome === "error")!;
-    const f: SampleFilter = { fromMs: failuresOnly.t, toMs: failuresOnly.t, methods: [failuresOnly.method], clientId: failuresOnly.clientId };
-    const ref = reference(all, f);
-    const s = ref.get(`${failuresOnly.method}/${failuresOnly.target}`)!;
-    if (s.ok.length > 0) return; // another ok sample shares the millisecond: nothing to check
-    const [row] = (await store.stats(f)).filter((r) => r.target === failuresOnly.target);
+    // An error whose millisecond no ok sample of its series and client shares.
+    const alone = (x: Ref) => reference(all, { fromMs: x.t, toMs: x.t, methods: [x.method], clientId: x.clientId }).get(`${x.method}/${x.target}`)!.ok.length === 0;
+    const failuresOnly = all.find((x) => x.outcome === "error" && alone(x));
+    expect(failuresOnly, "the fixture has an error alone in its millisecond").toBeDefined();
+    const f: SampleFilter = { fromMs: failuresOnly!.t, toMs: failuresOnly!.t, methods: [failuresOnly!.method], clientId: failuresOnly!.clientId };
+    const s = reference(all, f).get(`${failuresOnly!.method}/${failuresOnly!.target}`)!;
+    const [row] = (await store.stats(f)).filter((r) => r.target === failuresOnly!.target);
     expect(row).toMatchObject({ count: 0, failures: s.failures.length, p50: null, max: null });
     const h = await store.histogram(f, {});
-    const hs = h.series.find((x) => x.method === failuresOnly.method && x.target === failuresOnly.target)!;
+    const hs = h.series.find((x) => x.method === failuresOnly!.method && x.target === failuresOnly!.target)!;
     expect(hs).toMatchObject({ count: 0, failures: s.failures.length });
     expect(hs.counts.every((c) => c === 0)).toBe(true);
   });
