@@ -1,4 +1,4 @@
-// Which path answers a query: rollups (merged per 5 min/hour/day, raw at the
+// Which path answers a query: rollups (merged per 5 min/hour/6 h/day, raw at the
 // edges; percentiles within ±1 %) when the range holds many samples or its
 // raw samples are gone, else the exact raw scan (small ranges, lateness
 // limits that are not rollup classes, time buckets not a multiple of 5 min).

@@ -68,7 +68,7 @@ export function startRetention(
   const steps: (() => number)[] = [
     () => deleteRaw.run(passCutoff).changes,
     () => deleteRollups.run(0, LEVEL_MS[0], passCutoff).changes,
-    ...[1, 2].map((level) => () => deleteRollups.run(level, LEVEL_MS[level]!, rollupCutoff()).changes),
+    ...LEVEL_MS.slice(1).map((widthMs, i) => () => deleteRollups.run(i + 1, widthMs, rollupCutoff()).changes),
   ];
 
   let stopped = false;

@@ -5,12 +5,13 @@ import { MAX_LATE_MS_CHOICES } from "../../shared/charts.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
 
 /**
- * Rollup levels: bucket width (ms) of level 0 (5 minutes), 1 (hour), 2 (day).
+ * Rollup levels: bucket width (ms) of level 0 (5 minutes), 1 (hour), 2 (6 hours), 3 (day).
+ * 6 hours is the time charts' bucket over a month (chooseBucketMs): one row per bucket and series.
  * 5 minutes, not 1: a sparse month (a tick every ~10 s) would otherwise need
  * about one rollup row per sample; the raw edges of a range stay small
  * (≤ 2 × 5 min, ~30k rows for four tabs at 1 Hz).
  */
-export const LEVEL_MS = [300_000, 3_600_000, 86_400_000] as const;
+export const LEVEL_MS = [300_000, 3_600_000, 21_600_000, 86_400_000] as const;
 
 const VISIBLE_BITS = FLAG.visibleAtSend | FLAG.visibleAtReply;
 const HIDDEN_BIT = 1;

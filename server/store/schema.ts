@@ -83,7 +83,7 @@ CREATE TABLE IF NOT EXISTS raw_samples (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS raw_samples_t ON raw_samples (t);
 -- Mergeable histograms (shared/rollup.ts encoding) per time bucket of a
--- level (0: 5 minutes, 1: hour, 2: day; rollup-class.ts), series, client and flag class
+-- level (0: 5 minutes, 1: hour, 2: 6 hours, 3: day; rollup-class.ts), series, client and flag class
 -- (rollup-class.ts). lat: ok latencies; tmo: timeout values; margin: best2's
 -- loser-minus-winner. Maintained in the ingest transaction.
 CREATE TABLE IF NOT EXISTS rollups (

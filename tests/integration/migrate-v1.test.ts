@@ -118,7 +118,7 @@ describe("a version 1 database", () => {
     const perLevel = store.db.prepare("SELECT level, sum(failures) AS failures, sum(skipped) AS skipped FROM rollups WHERE client <> 0 GROUP BY level ORDER BY level").all();
     const failures = written.filter((r) => r.outcome === "timeout" || r.outcome === "error").length;
     const skipped = written.filter((r) => r.outcome === "skipped").length;
-    expect(perLevel).toEqual([0, 1, 2].map((level) => ({ level, failures, skipped })));
+    expect(perLevel).toEqual([0, 1, 2, 3].map((level) => ({ level, failures, skipped })));
     // The aggregate rows (any client, any class) count the same.
     const any = store.db.prepare("SELECT level, sum(failures) AS failures, sum(skipped) AS skipped FROM rollups WHERE client = 0 GROUP BY level ORDER BY level").all();
     expect(any).toEqual(perLevel);

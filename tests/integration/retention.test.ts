@@ -39,7 +39,8 @@ describe("retention", () => {
     expect(count("SELECT min(start_ms) AS n FROM rollups WHERE level = 1")).toBeGreaterThanOrEqual(NOW - 10 * DAY_MS);
     // Per client and class, and the aggregate row (any client, any class): two rows per bucket here.
     expect(count("SELECT count(*) AS n FROM rollups WHERE level = 1")).toBe(2 * 240);
-    expect(count("SELECT count(*) AS n FROM rollups WHERE level = 2")).toBe(2 * 10);
+    expect(count("SELECT count(*) AS n FROM rollups WHERE level = 2")).toBe(2 * 40);
+    expect(count("SELECT count(*) AS n FROM rollups WHERE level = 3")).toBe(2 * 10);
     expect(store.rawKeptFromMs()).toBe(NOW - 2 * DAY_MS);
   });
 
