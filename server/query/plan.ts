@@ -1,4 +1,4 @@
-// Splitting a time range into what answers it fastest: whole days, hours and
+// Splitting a time range into what answers it fastest: whole days, 6 hours, hours and
 // 5-minute spans from rollups, the partial spans at its edges from raw samples.
 import { LEVEL_MS } from "../store/rollup-class.js";
 
