@@ -50,11 +50,14 @@ export async function rollupsAnswer(ctx: ReadContext, f: SampleFilter, bucketMs?
   return (rows[0]?.n ?? 0) > EXACT_ROWS_MAX;
 }
 
-/** First stored sample at or after fromMs (raw, else the oldest hour rollup), for "everything" ranges. */
+/**
+ * First stored sample at or after fromMs (raw, else the oldest hour rollup), for "everything" ranges.
+ * The hour is looked up among the aggregate rows: one index range, where any row would walk the level.
+ */
 export async function firstSampleMs(ctx: ReadContext, f: SampleFilter): Promise<number | null> {
   const rows = await ctx.pool.all<{ raw: number | null; hour: number | null }>(
     `SELECT (SELECT min(t) FROM raw_samples WHERE t >= ? AND t <= ?) AS raw,
-            (SELECT min(start_ms) FROM rollups WHERE level = 1 AND start_ms >= ? AND start_ms <= ?) AS hour`,
+            (SELECT min(start_ms) FROM rollups WHERE level = 1 AND client = ${ANY_CLIENT} AND class = ${ANY_CLASS} AND start_ms >= ? AND start_ms <= ?) AS hour`,
     [f.fromMs, f.toMs, f.fromMs - LEVEL_MS[1], f.toMs],
   );
   const { raw = null, hour = null } = rows[0] ?? {};
