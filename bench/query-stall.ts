@@ -69,7 +69,7 @@ const fmt = (v: number | null) => (v === null ? "–" : `${v.toFixed(2)} ms`);
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { samples: N, echoRequests: ECHO_REQUESTS } = SIZES[size];
   let t: number;
-  const { dir, dbPath, endMs } = dayOfSamples(N);
+  const { dir, dbPath, endMs } = await dayOfSamples(N);
 
   const parsed = parseServeArgs(["--port", "0", "--db", dbPath, "--no-ping", "--no-rate-limit"]);
   if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");

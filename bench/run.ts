@@ -12,6 +12,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "ws-echo-overhead": () => import("./ws-echo-overhead.js"),
   "chart-queries": () => import("./chart-queries.js"),
   "query-stall": () => import("./query-stall.js"),
+  "ingest-rate": () => import("./ingest-rate.js"),
   "ingest-stall": () => import("./ingest-stall.js"),
   "histogram-page": () => import("./histogram-page.js"),
   "baselines-loopback": () => import("./baselines-loopback.js"),

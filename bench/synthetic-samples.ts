@@ -20,7 +20,7 @@ const SERIES: [Sample["method"], string, number][] = [
 ];
 
 /** Writes n samples evenly over [endMs - spanMs, endMs] into the database at dbPath. */
-export function fillStore(dbPath: string, n: number, spanMs: number, endMs: number): void {
+export async function fillStore(dbPath: string, n: number, spanMs: number, endMs: number): Promise<void> {
   const store = openStore(dbPath);
   const rand = prng(42);
   const startMs = endMs - spanMs;
@@ -42,22 +42,22 @@ export function fillStore(dbPath: string, n: number, spanMs: number, endMs: numb
         if (inSpike && method !== "ping") ms += 50 + rand() * 100;
         samples.push({ seq, t, method, target, ms: Math.round(ms * 1000) / 1000, outcome: "ok", lateMs: rand() * 5 });
       }
-      store.insertBatch({ clientId: "bench_client", sessionId: "bench_session", samples }, { userAgent: null, receivedAtMs: endMs });
+      await store.insertBatch({ clientId: "bench_client", sessionId: "bench_session", samples }, { userAgent: null, receivedAtMs: endMs });
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 export const DAY_MS = 86_400_000;
 
 /** A new database in a temporary folder (`dir`, for the caller to remove) with n samples over the day before now. */
-export function dayOfSamples(n: number): { dir: string; dbPath: string; endMs: number } {
+export async function dayOfSamples(n: number): Promise<{ dir: string; dbPath: string; endMs: number }> {
   const dir = tempDir("tailprobe-bench-");
   const dbPath = path.join(dir, "bench.db");
   const endMs = Date.now();
   const t = performance.now();
-  fillStore(dbPath, n, DAY_MS, endMs);
+  await fillStore(dbPath, n, DAY_MS, endMs);
   console.log(`stored ${n} samples over a day in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   return { dir, dbPath, endMs };
 }

@@ -32,7 +32,7 @@ import { staticPages } from "./static-pages.js";
 import { startupStorageMessage, storageHealth } from "./storage-faults.js";
 import { createClientDirectory } from "./privacy/public-ids.js";
 import { loadPublicIdKey, storedClientIds } from "./store/client-secrets.js";
-import { openStore, type Store } from "./store/store.js";
+import { openStoreThreaded, type Store, type StoreOptions } from "./store/store.js";
 
 /**
  * Node's default keep-alive timeout is 5 s; a 1 Hz prober must always find its
@@ -66,9 +66,9 @@ export function defaultClientDir(): string {
 }
 
 /** Opens the database, or fails with what the operator should do (a damaged file is never overwritten). */
-function openStoreOrExplain(dbPath: string): Store {
+async function openStoreOrExplain(dbPath: string, opts: StoreOptions): Promise<Store> {
   try {
-    return openStore(dbPath);
+    return await openStoreThreaded(dbPath, opts);
   } catch (err) {
     const message = startupStorageMessage(err, path.resolve(dbPath));
     if (message !== undefined) throw new Error(message, { cause: err });
@@ -79,7 +79,7 @@ function openStoreOrExplain(dbPath: string): Store {
 export async function startServer(options: ServeOptions, deps: ServerDeps = {}): Promise<RunningServer> {
   const nowMs = deps.nowMs ?? Date.now;
   const log = deps.log ?? ((line: string) => console.log(line));
-  const store = openStoreOrExplain(options.dbPath);
+  const store = await openStoreOrExplain(options.dbPath, { log, rawDays: options.rawDays, rollupDays: options.rollupDays, nowMs });
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
   const baselines = createBaselines({
@@ -202,7 +202,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       lag.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      store.close();
+      await store.close();
     },
   };
 }

@@ -34,6 +34,8 @@ function queryList<T extends string>(item: z.core.$ZodType<T, string>, maxItems:
  * to get that series alone; naming `tcprtt` brings both.
  */
 export const DERIVED_SERIES = { tcpminrtt: "tcprtt" } as const;
+/** Series the kernel's min RTT is reported under, beside the smoothed `tcprtt`. */
+export const TCP_MIN_RTT_SERIES = "tcpminrtt";
 const SERIES_METHODS = [...METHODS, ...(Object.keys(DERIVED_SERIES) as (keyof typeof DERIVED_SERIES)[])] as const;
 
 /** "FROM-TO" epoch-ms windows, comma-separated: the spikes a user chose to leave out. */
@@ -84,6 +86,13 @@ export const sampleFilterQueryShape = {
   timeouts: z.optional(queryFlag),
   reportInFlight: z.optional(queryFlag),
 };
+
+/**
+ * The tick-lateness limits (maxLateMs) the histogram page offers. The store
+ * keeps a rollup class per limit, so these answer from rollups in
+ * milliseconds; any other value is answered from raw samples (slower).
+ */
+export const MAX_LATE_MS_CHOICES = [10, 50, 100, 500, 1000, 5000] as const;
 
 /** Log-spaced bins per decade when a query does not say. */
 export const DEFAULT_BINS_PER_DECADE = 20;

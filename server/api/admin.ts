@@ -6,7 +6,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import express, { type RequestHandler, type Router } from "express";
 import type { ClientDirectory } from "../privacy/public-ids.js";
-import { deleteClientData, pruneSamples } from "../store/admin-ops.js";
 import type { Store } from "../store/store.js";
 import { sendError } from "./http-error.js";
 
@@ -53,7 +52,7 @@ export function adminRouter(store: Store, o: AdminOptions): Router {
       const publicId = String(req.params.id);
       const clientId = o.clients.clientIdOf(publicId);
       if (clientId === undefined) return sendError(res, 404, "NO_SUCH_CLIENT", "no client with that public id");
-      const deleted = await deleteClientData(store.db, clientId);
+      const deleted = await store.deleteClient(clientId);
       o.clients.remove(clientId);
       o.log(`tailprobe: admin deleted client ${publicId}: ${deleted.samples} samples, ${deleted.sessions} sessions`);
       res.set("Cache-Control", "no-store").json({ deleted });
@@ -64,9 +63,10 @@ export function adminRouter(store: Store, o: AdminOptions): Router {
   router.all("/api/admin/prune", only("POST"), o.budget, authorized, async (_req, res, next) => {
     try {
       const beforeMs = o.nowMs() - o.rawDays * DAY_MS;
-      const samples = await pruneSamples(store.db, beforeMs);
-      o.log(`tailprobe: admin pruned ${samples} samples older than ${o.rawDays} days`);
-      res.set("Cache-Control", "no-store").json({ deleted: { samples }, beforeMs });
+      // Retention's own pass: raw samples past --raw-days, rollups past --rollup-days.
+      const rows = await store.pruneNow();
+      o.log(`tailprobe: admin pruned ${rows} rows (raw samples older than ${o.rawDays} days, rollups past their retention)`);
+      res.set("Cache-Control", "no-store").json({ deleted: { rows }, beforeMs });
     } catch (err) {
       next(err);
     }

@@ -67,7 +67,8 @@ export function ingestRouter(store: Store, o: IngestOptions): Router {
     o.budget,
     // sendBeacon posts text/plain; accept it as JSON too.
     express.json({ limit: INGEST_BODY_BYTES_MAX, type: ["application/json", "text/plain"] }),
-    (req, res) => {
+    // The write runs in the writer thread; this answers once it has committed.
+    async (req, res) => {
       const envelope = parseWith(sampleBatchEnvelopeSchema, req.body);
       if (!envelope.ok) return sendError(res, 400, "INVALID_BATCH", envelope.error);
       const { samples, rejected } = parseSamples(envelope.value.samples, o.checker());
@@ -83,7 +84,7 @@ export function ingestRouter(store: Store, o: IngestOptions): Router {
       const batch: SampleBatch = { ...envelope.value, samples };
       const ua = req.headers["user-agent"];
       try {
-        const result = store.insertBatch(batch, {
+        const result = await store.insertBatch(batch, {
           userAgent: typeof ua === "string" ? ua.slice(0, USER_AGENT_CHARS_MAX) : null,
           receivedAtMs: o.nowMs(),
         });

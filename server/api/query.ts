@@ -16,7 +16,7 @@ export function queryRouter(store: Store, nowMs: () => number, clients: ClientDi
       from: f.fromMs,
       to: f.toMs,
       rows: await store.stats(f, { signal }),
-      timerResolutionMs: await store.timerResolution(f, { signal }),
+      timerResolutionMs: await store.timerResolution(f),
     }));
   });
   return router;

@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { SERVER_NAME_PATTERN } from "../../shared/names.js";
 import { fail, ok, type Result } from "../../shared/result.js";
 import { parseSecurityFlags, SECURITY_FLAG_ARGS, SECURITY_FLAGS, type SecurityOptions } from "./security-flags.js";
+import { RAW_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN, ROLLUP_DAYS_DEFAULT } from "../store/retention.js";
 
 export const PORT_DEFAULT = 8080;
 export const HOST_DEFAULT = "127.0.0.1";
@@ -46,6 +47,10 @@ export interface ServeOptions extends SecurityOptions {
   ping: boolean;
   /** The ping binary for the ping baseline (default "ping" from PATH). */
   pingCommand?: string | undefined;
+  /** Days raw samples are kept (default 30); older ranges answer from rollups. */
+  rawDays: number;
+  /** Days hour and day rollups are kept (default 400); at least rawDays. */
+  rollupDays: number;
 }
 
 export const SERVE_FLAGS = {
@@ -74,6 +79,11 @@ export const SERVE_FLAGS = {
   "no-ping": { type: "boolean", help: "do not send ICMP pings to connected pages" },
   "ping-command": { type: "string", help: "the iputils ping binary for the ping baseline (default: ping from PATH)" },
   ...SECURITY_FLAGS,
+  "raw-days": {
+    type: "string",
+    help: `days raw samples are kept (default ${RAW_DAYS_DEFAULT}); older ranges are answered from hourly and daily rollups`,
+  },
+  "rollup-days": { type: "string", help: `days hourly and daily rollups are kept (default ${ROLLUP_DAYS_DEFAULT}; at least --raw-days)` },
   help: { type: "boolean", short: "h", help: "show this help" },
 } as const;
 
@@ -93,6 +103,8 @@ const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
   "ping-command": "PATH",
   "proxy-address": "ADDR",
   ...SECURITY_FLAG_ARGS,
+  "raw-days": "N",
+  "rollup-days": "N",
 };
 
 const SERVE_EXAMPLES = [
@@ -166,6 +178,13 @@ export function parseServeArgs(
   const timeoutMs = intFlag("timeout-ms", values["timeout-ms"] as string | undefined, TIMEOUT_MS_DEFAULT, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX);
   if (!timeoutMs.ok) return timeoutMs;
 
+  const rawDays = intFlag("raw-days", values["raw-days"] as string | undefined, RAW_DAYS_DEFAULT, RETENTION_DAYS_MIN, RETENTION_DAYS_MAX);
+  if (!rawDays.ok) return rawDays;
+  const rollupDays = intFlag("rollup-days", values["rollup-days"] as string | undefined, Math.max(ROLLUP_DAYS_DEFAULT, rawDays.value), RETENTION_DAYS_MIN, RETENTION_DAYS_MAX);
+  if (!rollupDays.ok) return rollupDays;
+  if (rollupDays.value < rawDays.value)
+    return fail(`--rollup-days must be at least --raw-days (got ${rollupDays.value} < ${rawDays.value})`);
+
   const host = (values.host as string | undefined) ?? HOST_DEFAULT;
   if (host.length === 0 || /[\s/]/.test(host)) return fail(`--host must be a host name or address (got '${host}')`);
   const name = (values.name as string | undefined) ?? NAME_DEFAULT;
@@ -210,5 +229,7 @@ export function parseServeArgs(
     ping: values["no-ping"] !== true,
     pingCommand,
     ...security.value,
+    rawDays: rawDays.value,
+    rollupDays: rollupDays.value,
   });
 }

@@ -1,33 +1,63 @@
-// The destructive operations behind the admin API, in chunks so a large
-// delete never holds the event loop (or the write lock) for long.
+// The destructive operation behind the admin API that retention does not
+// cover: forgetting one client. It runs on the writer's connection (the
+// writer thread in the server), so the event loop never runs it.
+//
+// A client's samples also count in the aggregate rollup rows (every client,
+// every class). Those cannot be un-merged exactly (min and max do not
+// subtract), so each aggregate row the client touched is rebuilt from the
+// per-client rows that remain.
 import type Database from "better-sqlite3";
+import { ANY_CLASS, ANY_CLIENT, blobOf, emptyCell, mergeStored, type RollupCell, type StoredCell } from "./rollup-batch.js";
+import { CLASS_COUNT, LEVEL_MS } from "./rollup-class.js";
 
-/** Rows deleted per chunk: a few ms of work on the event loop each. */
-const DELETE_CHUNK_ROWS = 5000;
-
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-async function deleteInChunks(db: Database.Database, where: string, params: unknown[]): Promise<number> {
-  const chunk = db.prepare(
-    `DELETE FROM samples WHERE (session, seq) IN (SELECT session, seq FROM samples WHERE ${where} LIMIT ${DELETE_CHUNK_ROWS})`,
-  );
-  let total = 0;
-  for (;;) {
-    const n = chunk.run(...params).changes;
-    total += n;
-    if (n < DELETE_CHUNK_ROWS) return total;
-    await yieldToLoop();
-  }
+export interface DeletedClient {
+  samples: number;
+  sessions: number;
 }
 
-/** Deletes every sample and session of one client. */
-export async function deleteClientData(db: Database.Database, clientId: string): Promise<{ samples: number; sessions: number }> {
-  const samples = await deleteInChunks(db, "session IN (SELECT id FROM sessions WHERE client_id = ?)", [clientId]);
-  const sessions = db.prepare("DELETE FROM sessions WHERE client_id = ?").run(clientId).changes;
-  return { samples, sessions };
-}
-
-/** Deletes every sample sent before `beforeMs` (epoch ms). */
-export function pruneSamples(db: Database.Database, beforeMs: number): Promise<number> {
-  return deleteInChunks(db, "t < ?", [beforeMs]);
+export function deleteClientData(db: Database.Database, clientId: string): DeletedClient {
+  const run = db.transaction((): DeletedClient => {
+    const codes = (db.prepare("SELECT DISTINCT client FROM sessions WHERE client_id = ?").all(clientId) as { client: number }[]).map((r) => r.client);
+    const samples = db.prepare("DELETE FROM raw_samples WHERE session IN (SELECT id FROM sessions WHERE client_id = ?)").run(clientId).changes;
+    const aggregates = new Map<string, RollupCell>();
+    const span = LEVEL_MS.map(() => ({ fromMs: Infinity, toMs: -Infinity }));
+    const touched = db.prepare("SELECT DISTINCT start_ms, series FROM rollups WHERE level = ? AND client = ?");
+    for (const code of codes) {
+      for (let level = 0; level < LEVEL_MS.length; level++) {
+        for (const r of touched.all(level, code) as { start_ms: number; series: number }[]) {
+          aggregates.set(`${level}|${r.start_ms}|${r.series}`, emptyCell(level, r.start_ms, r.series, ANY_CLIENT, ANY_CLASS));
+          span[level]!.fromMs = Math.min(span[level]!.fromMs, r.start_ms);
+          span[level]!.toMs = Math.max(span[level]!.toMs, r.start_ms);
+        }
+      }
+      db.prepare("DELETE FROM rollups WHERE client = ?").run(code);
+    }
+    const sessions = db.prepare("DELETE FROM sessions WHERE client_id = ?").run(clientId).changes;
+    for (const code of codes) db.prepare("DELETE FROM clients WHERE id = ?").run(code);
+    // Rebuild: one key range per (level, remaining client, class), the rollups' key order.
+    const remaining = (db.prepare("SELECT id FROM clients").all() as { id: number }[]).map((r) => r.id);
+    const rows = db.prepare(
+      "SELECT start_ms, series, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms BETWEEN ? AND ?",
+    );
+    for (let level = 0; level < LEVEL_MS.length; level++) {
+      const { fromMs, toMs } = span[level]!;
+      if (fromMs > toMs) continue;
+      for (const client of remaining)
+        for (let cls = 0; cls < CLASS_COUNT; cls++)
+          for (const r of rows.iterate(level, client, cls, fromMs, toMs) as Iterable<StoredCell & { start_ms: number; series: number }>) {
+            const cell = aggregates.get(`${level}|${r.start_ms}|${r.series}`);
+            if (cell !== undefined) mergeStored(cell, r);
+          }
+    }
+    const drop = db.prepare("DELETE FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms = ? AND series = ?");
+    const put = db.prepare(
+      "INSERT OR REPLACE INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    for (const c of aggregates.values()) {
+      if (c.failures + c.skipped + c.lat.count + c.tmo.count === 0) drop.run(c.level, ANY_CLIENT, ANY_CLASS, c.startMs, c.series);
+      else put.run(c.level, c.startMs, c.series, ANY_CLIENT, ANY_CLASS, c.failures, c.skipped, blobOf(c.lat), blobOf(c.tmo), c.winsWs, c.winsJsonp, blobOf(c.margin));
+    }
+    return { samples, sessions };
+  });
+  return run.immediate();
 }

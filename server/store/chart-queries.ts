@@ -1,7 +1,7 @@
 // The computations behind /api/stats and the chart endpoints, over raw stored
 // samples. Each reads one filtered SELECT in slices (see read-pool.ts) and
 // then summarises, yielding between series and buckets. A later step can
-// answer the same shapes from per-minute histograms without touching routes:
+// answer the same shapes from rollups without touching routes (server/query/):
 // the Store interface is the door, these functions are one implementation.
 import {
   binEdge,
@@ -10,6 +10,7 @@ import {
   logBin,
   MAX_HEATMAP_CELLS,
   MAX_TIME_BUCKETS,
+  TCP_MIN_RTT_SERIES,
   type CdfResponse,
   type HeatmapResponse,
   type HistogramResponse,
@@ -30,8 +31,6 @@ export class QueryTooLargeError extends Error {
   readonly code = "QUERY_TOO_LARGE";
 }
 
-/** Series the kernel's min RTT is reported under, beside the smoothed `tcprtt`. */
-export const TCP_MIN_RTT_SERIES = "tcpminrtt";
 
 /**
  * One row as a series sees it. `inTail`: the row is part of the latency

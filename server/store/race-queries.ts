@@ -20,7 +20,7 @@ export type SortValues = (values: number[]) => Promise<Float64Array>;
 const plainSort: SortValues = (values) => Promise.resolve(Float64Array.from(values).sort());
 
 /** The methods whose answers say whether a server is up; baselines measure the client's path, not the server. */
-const AVAILABILITY_METHODS = new Set(["xhr", "jsonp", "ws", "best2"]);
+export const AVAILABILITY_METHODS = new Set(["xhr", "jsonp", "ws", "best2"]);
 
 async function sortedPair(values: number[], sort: SortValues) {
   const s = await sort(values);

@@ -70,7 +70,8 @@ export function sampleWhere(f: SampleFilter): SqlWhere {
   const conds = ["t >= ?", "t <= ?"];
   const params: (string | number)[] = [f.fromMs, f.toMs];
   if (f.clientId !== undefined) {
-    conds.push("session IN (SELECT id FROM sessions WHERE client_id = ?)");
+    // "+session": walk the t index, not every row of the client's sessions by primary key.
+    conds.push("+session IN (SELECT id FROM sessions WHERE client_id = ?)");
     params.push(f.clientId);
   }
   if (f.methods !== undefined && f.methods.length > 0) {

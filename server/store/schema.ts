@@ -1,82 +1,118 @@
-// The database layout. Bump SCHEMA_VERSION and add a migration step when it changes.
+// The database layout, version 2: compact raw samples (small-integer codes,
+// integer µs) and rollup histograms per (level, time bucket, series, client,
+// flag class). `samples` is a view with version 1's columns, so a person
+// with the sqlite3 shell (and the tests) reads samples as before.
 import type Database from "better-sqlite3";
+import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
-/** Bits of samples.flags: booleans of the wire sample packed into one integer. */
+/** Bits of raw_samples.flags: booleans of the wire sample packed into one integer. */
 export const FLAG = {
   visibleAtSend: 1,
   visibleAtReply: 2,
   froze: 4,
   fresh: 8,
+  /** Reserved for the wire's `reportInFlight` (a report was being sent when the probe ran). */
   reportInFlight: 16,
 } as const;
 /** Bits recording that the boolean was present at all (absent ≠ false). */
 export const FLAG_KNOWN_SHIFT = 8;
 
-const DDL = `
+/** raw_samples.outcome / other_outcome: index into OUTCOMES. */
+export const outcomeCode = (o: string): number => (OUTCOMES as readonly string[]).indexOf(o);
+/** raw_samples.winner: index into BEST2_LEGS. */
+export const winnerCode = (w: string): number => (BEST2_LEGS as readonly string[]).indexOf(w);
+
+const caseOf = (column: string, names: readonly string[]) =>
+  `CASE ${column} ${names.map((n, i) => `WHEN ${i} THEN '${n}'`).join(" ")} END`;
+
+export const DDL_V2 = `
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS clients (
+  id         INTEGER PRIMARY KEY,
+  client_key TEXT NOT NULL UNIQUE
+);
 CREATE TABLE IF NOT EXISTS sessions (
-  id            INTEGER PRIMARY KEY,
-  session_key   TEXT NOT NULL UNIQUE,
-  client_id     TEXT NOT NULL,
-  label         TEXT,
-  user_agent    TEXT,
-  first_seen_ms INTEGER NOT NULL,
-  timer_resolution_us REAL  -- the page's performance.now() step (µs); NULL if not reported
+  id                  INTEGER PRIMARY KEY,
+  session_key         TEXT NOT NULL UNIQUE,
+  client_id           TEXT NOT NULL,
+  client              INTEGER NOT NULL REFERENCES clients (id),
+  label               TEXT,
+  user_agent          TEXT,
+  first_seen_ms       INTEGER NOT NULL,
+  timer_resolution_us INTEGER
 );
 CREATE INDEX IF NOT EXISTS sessions_client ON sessions (client_id);
+-- (method, target) pairs, a derived series (tcpminrtt) included.
+CREATE TABLE IF NOT EXISTS series (
+  id     INTEGER PRIMARY KEY,
+  method TEXT NOT NULL,
+  target TEXT NOT NULL,
+  UNIQUE (method, target)
+);
+CREATE TABLE IF NOT EXISTS reasons (
+  id   INTEGER PRIMARY KEY,
+  text TEXT NOT NULL UNIQUE
+);
 -- One row per probe, baseline or skipped tick. WITHOUT ROWID keyed on
 -- (session, seq): the key that makes redelivery idempotent is the storage order.
-CREATE TABLE IF NOT EXISTS samples (
-  session       INTEGER NOT NULL REFERENCES sessions (id),
+-- Latencies are integer µs (the wire's ms to 3 decimals); t is epoch ms as on the wire.
+CREATE TABLE IF NOT EXISTS raw_samples (
+  session       INTEGER NOT NULL,
   seq           INTEGER NOT NULL,
   t             INTEGER NOT NULL,  -- epoch ms, when sent
-  method        TEXT    NOT NULL,
-  target        TEXT    NOT NULL,
-  ms            REAL,              -- latency; timeout value for timeouts; NULL for error/skipped
-  outcome       TEXT    NOT NULL,
-  scheduled_t   INTEGER,
-  late_ms       REAL,
-  hidden_ms     REAL,
+  series        INTEGER NOT NULL,  -- series.id
+  outcome       INTEGER NOT NULL,  -- index into OUTCOMES
+  us            INTEGER,           -- latency; timeout value for timeouts; NULL for error/skipped
+  sched_ms      INTEGER,           -- t - scheduledT (ms)
+  late_us       INTEGER,
+  hidden_us     INTEGER,
   flags         INTEGER NOT NULL DEFAULT 0,
-  reason        TEXT,
-  winner        TEXT,
-  other_ms      REAL,
-  other_outcome TEXT,
-  minrtt        REAL,
-  server_lag_ms REAL,
-  server_ms     REAL,              -- the echo server's receive-to-send time (ms)
+  reason        INTEGER,           -- reasons.id
+  winner        INTEGER,           -- index into BEST2_LEGS
+  other_us      INTEGER,
+  other_outcome INTEGER,
+  minrtt_us     INTEGER,
+  lag_us        INTEGER,           -- the echo server's event-loop delay
+  server_us     INTEGER,           -- the server's handler time (wire serverMs)
   PRIMARY KEY (session, seq)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
+CREATE INDEX IF NOT EXISTS raw_samples_t ON raw_samples (t);
+-- Mergeable histograms (shared/rollup.ts encoding) per time bucket of a
+-- level (0: 5 minutes, 1: hour, 2: 6 hours, 3: day; rollup-class.ts), series, client and flag class
+-- (rollup-class.ts). lat: ok latencies; tmo: timeout values; margin: best2's
+-- loser-minus-winner. Maintained in the ingest transaction.
+CREATE TABLE IF NOT EXISTS rollups (
+  level      INTEGER NOT NULL,
+  start_ms   INTEGER NOT NULL,
+  series     INTEGER NOT NULL,
+  client     INTEGER NOT NULL,
+  class      INTEGER NOT NULL,
+  failures   INTEGER NOT NULL DEFAULT 0,
+  skipped    INTEGER NOT NULL DEFAULT 0,
+  lat        BLOB,
+  tmo        BLOB,
+  wins_ws    INTEGER NOT NULL DEFAULT 0,
+  wins_jsonp INTEGER NOT NULL DEFAULT 0,
+  margin     BLOB,
+  -- Client and class before time: a query reads one contiguous run per
+  -- (client, class) it keeps, and the aggregate rows (client 0, class 255)
+  -- are one run of their own.
+  PRIMARY KEY (level, client, class, start_ms, series)
+) WITHOUT ROWID;
+CREATE VIEW IF NOT EXISTS samples AS
+SELECT r.session, r.seq, r.t, s.method, s.target, r.us / 1000.0 AS ms, ${caseOf("r.outcome", OUTCOMES)} AS outcome,
+       r.t - r.sched_ms AS scheduled_t, r.late_us / 1000.0 AS late_ms, r.hidden_us / 1000.0 AS hidden_ms, r.flags,
+       rs.text AS reason, ${caseOf("r.winner", BEST2_LEGS)} AS winner, r.other_us / 1000.0 AS other_ms,
+       ${caseOf("r.other_outcome", OUTCOMES)} AS other_outcome, r.minrtt_us / 1000.0 AS minrtt,
+       r.lag_us / 1000.0 AS server_lag_ms, r.server_us / 1000.0 AS server_ms
+FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.id = r.reason;
 `;
 
-/**
- * Columns added within schema version 1, to databases created before them:
- * added when missing (nullable, so old rows read as "not measured"), so
- * migrate stays idempotent.
- */
-const ADDED_COLUMNS = [
-  { table: "sessions", column: "timer_resolution_us", type: "REAL" },
-  { table: "samples", column: "server_ms", type: "REAL" },
-] as const;
-
-export function migrate(db: Database.Database): void {
-  db.exec(DDL);
-  for (const c of ADDED_COLUMNS) {
-    const has = (db.prepare(`PRAGMA table_info(${c.table})`).all() as { name: string }[]).some((r) => r.name === c.column);
-    if (!has) db.exec(`ALTER TABLE ${c.table} ADD COLUMN ${c.column} ${c.type}`);
-  }
-  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
-  if (row === undefined) {
-    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
-  } else if (Number(row.value) > SCHEMA_VERSION) {
-    throw new Error(
-      `database schema version ${row.value} is newer than this tailprobe understands (${SCHEMA_VERSION}); upgrade tailprobe`,
-    );
-  }
-}
+/** Milliseconds (the wire's unit, 3 decimals at most matter) → integer µs. */
+export const toUs = (ms: number): number => Math.round(ms * 1000);
+export const toUsOrNull = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : toUs(ms));

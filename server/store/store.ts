@@ -2,84 +2,78 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import {
-  DEFAULT_BINS_PER_DECADE,
-  type CdfResponse,
-  type HeatmapResponse,
-  type HistogramResponse,
-  type TimeseriesResponse,
-} from "../../shared/charts.js";
-import type { IngestResult, SampleBatch, StatsRow } from "../../shared/protocol.js";
-import { cdfQuery, clientsQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "./chart-queries.js";
-import { openReadPool, Pace, SLICE_MS } from "./read-pool.js";
+import type { IngestResult, SampleBatch } from "../../shared/protocol.js";
+import { openQueries, type AnswerFrom, type Queries } from "../query/queries.js";
+import { clientsQuery } from "./chart-queries.js";
+import { migrate } from "./migrate.js";
+import { openReadPool } from "./read-pool.js";
+import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, startRetention } from "./retention.js";
+import { batchWriter, Codes, type IngestMeta } from "./writer.js";
+import { startWriterThread } from "./writer-client.js";
+import { loadPublicIdKey } from "./client-secrets.js";
+import { deleteClientData } from "./admin-ops.js";
+import { timerResolutionQuery } from "./timer-resolution.js";
 import type { StoredClient } from "./stored-client.js";
 import type { SampleFilter } from "./sample-filter.js";
-import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "./schema.js";
-import type { RacesResponse } from "../../shared/races.js";
-import { racesQuery } from "./race-queries.js";
-import { timerResolutionQuery } from "./timer-resolution.js";
 
-export interface IngestMeta {
-  userAgent: string | null;
-  receivedAtMs: number;
-}
-
-export class SessionOwnerError extends Error {
-  readonly code = "SESSION_CLIENT_MISMATCH";
-}
-
+export { SessionOwnerError, type IngestMeta } from "./writer.js";
+export { StorageError } from "./writer-client.js";
 export { filterFromQuery, type SampleFilter } from "./sample-filter.js";
 export { QueryTooLargeError } from "./chart-queries.js";
 export { QueryAbortedError } from "./read-pool.js";
-
-export interface QueryOptions {
-  /** Abort to stop the query at its next slice; it then rejects with QueryAbortedError. */
-  signal?: AbortSignal | undefined;
-}
+export type { QueryOptions } from "../query/queries.js";
 
 /**
- * Every query is answered asynchronously: it reads on a read-only connection
- * in short slices so the echo endpoints keep answering meanwhile, and may
- * later be answered from pre-aggregated histograms instead of raw samples.
- * Queries reject with QueryTooLargeError past the caps in shared/charts.ts.
+ * Every query is answered asynchronously (server/query/): from rollups merged
+ * with the raw samples at the range's edges, or for small ranges from raw
+ * samples read in slices on a read-only connection, so the echo endpoints
+ * keep answering meanwhile. Queries reject with QueryTooLargeError past the
+ * caps in shared/charts.ts.
  */
-export interface Store {
-  /** Stores a batch in one transaction; returns after the commit. */
-  insertBatch(batch: SampleBatch, meta: IngestMeta): IngestResult;
-  stats(filter: SampleFilter, options?: QueryOptions): Promise<StatsRow[]>;
-  /** Coarsest timer resolution (ms) reported by the sessions in the filter; null if none did. */
-  timerResolution(filter: SampleFilter, options?: QueryOptions): Promise<number | null>;
-  histogram(filter: SampleFilter, options: QueryOptions & { binsPerDecade?: number | undefined }): Promise<HistogramResponse>;
-  cdf(filter: SampleFilter, options?: QueryOptions): Promise<CdfResponse>;
-  /** bucketMs undefined: chosen from the range (chooseBucketMs). */
-  timeseries(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined }): Promise<TimeseriesResponse>;
-  heatmap(
-    filter: SampleFilter,
-    options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined },
-  ): Promise<HeatmapResponse>;
+export interface Store extends Queries {
+  /**
+   * Stores a batch in one transaction, raw rows and rollups together; settles
+   * after the commit. Rejects with SessionOwnerError, or StorageError carrying
+   * SQLite's code (SQLITE_FULL, SQLITE_READONLY, SQLITE_BUSY, …).
+   */
+  insertBatch(batch: SampleBatch, meta: IngestMeta): Promise<IngestResult>;
   clients(): Promise<StoredClient[]>;
-  /** Availability per server and best-of-two's wins and savings (GET /api/races). */
-  races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
-  /** Raw access for integrity checks and tests. */
+  /** Coarsest timer resolution (ms) reported by the sessions in the filter's range; null if none did. */
+  timerResolution(filter: SampleFilter): Promise<number | null>;
+  /** Deletes every sample, rollup share and session of one client (admin API); resolves with the counts. */
+  deleteClient(clientId: string): Promise<{ samples: number; sessions: number }>;
+  /** Epoch ms before which raw samples have been pruned (--raw-days): older ranges answer from rollups only. */
+  rawKeptFromMs(): number;
+  /** Runs retention now instead of at its next interval; resolves with the rows deleted. */
+  pruneNow(): Promise<number>;
+  /** Raw access for integrity checks and tests (read-only in the server's store). */
   readonly db: Database.Database;
-  close(): void;
+  /** Stops retention and the writer (after the batches already posted are committed), closes every connection. */
+  close(): Promise<void>;
 }
 
-function packFlags(s: SampleBatch["samples"][number]): number {
-  let flags = 0;
-  for (const key of Object.keys(FLAG) as (keyof typeof FLAG)[]) {
-    const v = s[key];
-    if (v === undefined) continue;
-    flags |= FLAG[key] << FLAG_KNOWN_SHIFT;
-    if (v) flags |= FLAG[key];
-  }
-  return flags;
+export interface StoreOptions {
+  /** Progress of a schema upgrade, one line at a time. */
+  log?: (line: string) => void;
+  /** Days raw samples are kept (--raw-days). */
+  rawDays?: number;
+  /** Days hour and day rollups are kept (--rollup-days). */
+  rollupDays?: number;
+  nowMs?: () => number;
+  /** Force one query path (tests, benchmarks); default "auto". */
+  answerFrom?: AnswerFrom;
 }
 
-/** How long opening the database may wait for another process's lock (ms). */
-const STARTUP_BUSY_TIMEOUT_MS = 5000;
+/** The WAL is truncated to this size after a checkpoint (bytes); without a limit it keeps its largest size. */
+export const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Page cache of the writer connection (KiB). */
+export const WRITER_CACHE_KIB = 64 * 1024;
+/** How often the WAL is checkpointed and truncated (ms), beside SQLite's own automatic checkpoints. */
+export const CHECKPOINT_INTERVAL_MS = 30_000;
+/** How long the writer thread waits for another process's lock (ms); past it, ingest answers 503 + Retry-After. */
+export const WRITER_BUSY_TIMEOUT_MS = 1000;
 
-export function openStore(dbPath: string): Store {
+function openWriteConnection(dbPath: string, log: ((line: string) => void) | undefined): Database.Database {
   if (dbPath !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
   const db = new Database(dbPath);
   // WAL lets queries read while ingest writes; NORMAL still survives a process
@@ -87,89 +81,93 @@ export function openStore(dbPath: string): Store {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
-  // Start-up may wait for a lock; after it, this connection runs on the event
-  // loop, which must never wait: a locked database is SQLITE_BUSY at once (503).
-  db.pragma(`busy_timeout = ${STARTUP_BUSY_TIMEOUT_MS}`);
-  migrate(db);
-  db.pragma("busy_timeout = 0");
+  db.pragma("busy_timeout = 5000");
+  db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+  // SQLite's default 2 MB page cache makes every insert into a large table read its index pages back from the OS.
+  db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
+  migrate(db, log);
+  // The key public client ids derive from, created here because the server's
+  // own connections are read-only afterwards.
+  loadPublicIdKey(db);
+  return db;
+}
 
-  const findSession = db.prepare<[string], { id: number; client_id: string }>(
-    "SELECT id, client_id FROM sessions WHERE session_key = ?",
-  );
-  const addSession = db.prepare(
-    "INSERT INTO sessions (session_key, client_id, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (?, ?, ?, ?, ?, ?)",
-  );
-  // The first resolution a session reports is kept: it cannot change within a page's life.
-  const setTimerResolution = db.prepare("UPDATE sessions SET timer_resolution_us = ? WHERE id = ? AND timer_resolution_us IS NULL");
-  const updateLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ? AND label IS NOT ?");
-  const addSample = db.prepare(`
-    INSERT OR IGNORE INTO samples
-      (session, seq, t, method, target, ms, outcome, scheduled_t, late_ms, hidden_ms, flags,
-       reason, winner, other_ms, other_outcome, minrtt, server_lag_ms, server_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+const retentionOf = (opts: StoreOptions) => ({ rawDays: opts.rawDays ?? RAW_DAYS_DEFAULT, rollupDays: opts.rollupDays ?? ROLLUP_DAYS_DEFAULT });
 
-  const insertBatchTx = db.transaction((batch: SampleBatch, meta: IngestMeta): IngestResult => {
-    const resolutionUs = batch.timerResolutionMs === undefined ? null : batch.timerResolutionMs * 1000;
-    let session = findSession.get(batch.sessionId);
-    if (session === undefined) {
-      const info = addSession.run(
-        batch.sessionId,
-        batch.clientId,
-        batch.label ?? null,
-        meta.userAgent,
-        meta.receivedAtMs,
-        resolutionUs,
-      );
-      session = { id: Number(info.lastInsertRowid), client_id: batch.clientId };
-    } else if (session.client_id !== batch.clientId) {
-      throw new SessionOwnerError("sessionId belongs to another clientId");
-    }
-    if (batch.label !== undefined) updateLabel.run(batch.label, session.id, batch.label);
-    if (resolutionUs !== null) setTimerResolution.run(resolutionUs, session.id);
-    let accepted = 0;
-    for (const s of batch.samples) {
-      const info = addSample.run(
-        session.id,
-        s.seq,
-        s.t,
-        s.method,
-        s.target,
-        s.ms,
-        s.outcome,
-        s.scheduledT ?? null,
-        s.lateMs ?? null,
-        s.hiddenMs ?? null,
-        packFlags(s),
-        s.reason ?? null,
-        s.winner ?? null,
-        s.otherMs ?? null,
-        s.otherOutcome ?? null,
-        s.minrtt ?? null,
-        s.serverLagMs ?? null,
-        s.serverMs ?? null,
-      );
-      accepted += info.changes;
-    }
-    return { accepted, duplicates: batch.samples.length - accepted };
-  });
+/**
+ * A store that writes on the calling thread: tests, benchmarks' bulk loads
+ * and ":memory:" databases. The server uses openStoreThreaded.
+ */
+export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
+  const db = openWriteConnection(dbPath, opts.log);
+  const retention = startRetention(db, retentionOf(opts), opts.nowMs ?? Date.now);
+  // Readers holding an old snapshot make a checkpoint stop short; it then truncates on a later turn.
+  const checkpoint = setInterval(() => db.pragma("wal_checkpoint(TRUNCATE)"), CHECKPOINT_INTERVAL_MS);
+  checkpoint.unref();
+  const codes = new Codes(db);
+  const insertBatch = batchWriter(db, codes);
 
   const readers = openReadPool(dbPath, db);
-  const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
+  const queries = openQueries(readers, () => retention.rawKeptFromMs(), opts.answerFrom);
 
   return {
     db,
-    insertBatch: (batch, meta) => insertBatchTx.immediate(batch, meta),
-    stats: (filter, o) => statsQuery(readers, filter, pace(o)),
-    timerResolution: (filter, o) => timerResolutionQuery(readers, filter, pace(o)),
-    histogram: (filter, o) => histogramQuery(readers, filter, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
-    cdf: (filter, o) => cdfQuery(readers, filter, pace(o)),
-    timeseries: (filter, o) => timeseriesQuery(readers, filter, o.bucketMs, pace(o)),
-    heatmap: (filter, o) =>
-      heatmapQuery(readers, filter, o.bucketMs, o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE, pace(o)),
+    insertBatch: async (batch, meta) => insertBatch(batch, meta),
+    ...queries,
     clients: () => clientsQuery(readers),
-    races: (filter, o) => racesQuery(readers, filter, pace(o)),
-    close: () => {
+    timerResolution: (filter) => timerResolutionQuery(readers, filter),
+    deleteClient: async (clientId) => {
+      const deleted = deleteClientData(db, clientId);
+      codes.reload();
+      return deleted;
+    },
+    rawKeptFromMs: () => retention.rawKeptFromMs(),
+    pruneNow: () => retention.pruneNow(),
+    close: async () => {
+      retention.stop();
+      clearInterval(checkpoint);
       readers.close();
+      db.close();
+    },
+  };
+}
+
+/**
+ * The server's store: schema upgrades run here at start; then every write,
+ * retention and checkpoint runs in the writer thread (writer-thread.ts), and
+ * this thread only reads, on read-only connections that never wait for a lock.
+ */
+export async function openStoreThreaded(dbPath: string, opts: StoreOptions = {}): Promise<Store> {
+  if (dbPath === ":memory:") return openStore(dbPath, opts);
+  openWriteConnection(dbPath, opts.log).close();
+  const db = new Database(dbPath, { readonly: true });
+  let prunedBeforeMs = Number((db.prepare("SELECT value FROM meta WHERE key = 'raw_pruned_before_ms'").get() as { value: string } | undefined)?.value ?? 0);
+  const writer = await startWriterThread(
+    {
+      dbPath,
+      retention: retentionOf(opts),
+      nowAtStartMs: (opts.nowMs ?? Date.now)(),
+      journalSizeLimitBytes: JOURNAL_SIZE_LIMIT_BYTES,
+      cacheKib: WRITER_CACHE_KIB,
+      checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
+      busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS,
+    },
+    (beforeMs) => (prunedBeforeMs = beforeMs),
+  );
+  const readers = openReadPool(dbPath, db);
+  const queries = openQueries(readers, () => prunedBeforeMs, opts.answerFrom);
+  return {
+    db,
+    insertBatch: (batch, meta) => writer.insertBatch(batch, meta),
+    ...queries,
+    clients: () => clientsQuery(readers),
+    timerResolution: (filter) => timerResolutionQuery(readers, filter),
+    deleteClient: (clientId) => writer.deleteClient(clientId),
+    rawKeptFromMs: () => prunedBeforeMs,
+    pruneNow: () => writer.pruneNow(),
+    close: async () => {
+      readers.close();
+      await writer.close();
       db.close();
     },
   };

@@ -2,26 +2,28 @@
 // performance.now() step any of their sessions reported. Without
 // cross-origin isolation Chromium gives 100 µs, and every latency of such a
 // session is a multiple of 0.1 ms; the histogram page says so beside its table.
-import type { Pace, ReadPool } from "./read-pool.js";
-import { sampleWhere, type SampleFilter } from "./sample-filter.js";
+//
+// Read from the sessions, not the samples: a session overlaps the range when
+// its first sample (lowest seq) is not after the range's end and its newest
+// (highest seq) not before its start: two primary-key probes per session. So the answer costs one probe per session, however
+// many samples a month holds.
+import type { ReadPool } from "./read-pool.js";
+import type { SampleFilter } from "./sample-filter.js";
 
-/** Sessions per IN (…) list: well under SQLite's 32,766 bound parameters. */
-const SESSIONS_PER_QUERY = 500;
-
-/** Coarsest resolution (ms) among the sessions with samples matching the filter; null if none reported one. */
-export async function timerResolutionQuery(pool: ReadPool, filter: SampleFilter, pace: Pace): Promise<number | null> {
-  const where = sampleWhere(filter);
-  const sessions = new Set<number>();
-  await pool.scan(`SELECT DISTINCT session FROM samples WHERE ${where.sql}`, where.params, (row) => sessions.add(row[0] as number), pace);
-  const ids = [...sessions];
-  let coarsestUs: number | null = null;
-  for (let i = 0; i < ids.length; i += SESSIONS_PER_QUERY) {
-    const part = ids.slice(i, i + SESSIONS_PER_QUERY);
-    const [row] = await pool.all<{ us: number | null }>(
-      `SELECT MAX(timer_resolution_us) AS us FROM sessions WHERE id IN (${part.map(() => "?").join(", ")})`,
-      part,
-    );
-    if (row?.us != null && (coarsestUs === null || row.us > coarsestUs)) coarsestUs = row.us;
+/** Coarsest resolution (ms) among the sessions overlapping the filter's range; null if none reported one. */
+export async function timerResolutionQuery(pool: ReadPool, filter: SampleFilter): Promise<number | null> {
+  const params: (string | number)[] = [filter.toMs, filter.fromMs];
+  let clientCond = "";
+  if (filter.clientId !== undefined) {
+    clientCond = "AND s.client_id = ?";
+    params.push(filter.clientId);
   }
-  return coarsestUs === null ? null : coarsestUs / 1000;
+  const [row] = await pool.all<{ us: number | null }>(
+    `SELECT MAX(s.timer_resolution_us) AS us FROM sessions s
+     WHERE s.timer_resolution_us IS NOT NULL
+       AND (SELECT t FROM raw_samples WHERE session = s.id ORDER BY seq ASC LIMIT 1) <= ?
+       AND (SELECT t FROM raw_samples WHERE session = s.id ORDER BY seq DESC LIMIT 1) >= ? ${clientCond}`,
+    params,
+  );
+  return row?.us == null ? null : row.us / 1000;
 }

@@ -7,7 +7,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
-import { FLAG, FLAG_KNOWN_SHIFT, migrate } from "../../server/store/schema.js";
+import { migrate } from "../../server/store/migrate.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import type { StatsResponse } from "../../shared/protocol.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { tempDir } from "../helpers/server-process.js";
@@ -88,13 +89,17 @@ describe("reportInFlight and timerResolutionMs", () => {
     expect((await post({ ...batch("session_bad", 40), timerResolutionMs: -1 })).status).toBe(400);
   });
 
-  it("adds timer_resolution_us to a database made before it, once", () => {
+  it("a version-1 database made before timer_resolution_us upgrades with it empty, once", () => {
     const db = new Database(path.join(tempDir(), "old.db"));
     db.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       INSERT INTO meta VALUES ('schema_version', '1');
       CREATE TABLE sessions (id INTEGER PRIMARY KEY, session_key TEXT NOT NULL UNIQUE, client_id TEXT NOT NULL,
         label TEXT, user_agent TEXT, first_seen_ms INTEGER NOT NULL);
-      INSERT INTO sessions (session_key, client_id, first_seen_ms) VALUES ('old_session', 'old_client', 1);`);
+      INSERT INTO sessions (session_key, client_id, first_seen_ms) VALUES ('old_session', 'old_client', 1);
+      CREATE TABLE samples (session INTEGER NOT NULL, seq INTEGER NOT NULL, t INTEGER NOT NULL, method TEXT NOT NULL,
+        target TEXT NOT NULL, ms REAL, outcome TEXT NOT NULL, scheduled_t INTEGER, late_ms REAL, hidden_ms REAL,
+        flags INTEGER NOT NULL DEFAULT 0, reason TEXT, winner TEXT, other_ms REAL, other_outcome TEXT, minrtt REAL,
+        server_lag_ms REAL, PRIMARY KEY (session, seq)) WITHOUT ROWID;`);
     migrate(db);
     migrate(db);
     const cols = (db.prepare("PRAGMA table_info(sessions)").all() as { name: string }[]).map((c) => c.name);

@@ -118,7 +118,9 @@ describe("GET /api/races", () => {
     // B is named, so the server knows it (and A+B) as targets without asking it.
     server = await start(["--name", "A", "--peer", "B=http://127.0.0.1:9"]);
     const rnd = prng(20101101);
-    const latency = () => (rnd() < 0.03 ? 200 + rnd() * 800 : 5 + rnd() * 40); // a planted tail
+    // Latencies are stored to the µs, so the fixture draws them at that resolution.
+    const toUs = (ms: number) => Math.round(ms * 1000) / 1000;
+    const latency = () => toUs(rnd() < 0.03 ? 200 + rnd() * 800 : 5 + rnd() * 40); // a planted tail
     const outcome = (okShare: number): Sample["outcome"] => {
       const u = rnd();
       return u < okShare ? "ok" : u < okShare + (1 - okShare) / 2 ? "timeout" : rnd() < 0.8 ? "error" : "skipped";
@@ -141,7 +143,7 @@ describe("GET /api/races", () => {
             s.winner = rnd() < 0.6 ? "ws" : "jsonp";
             const otherOk = rnd() < 0.7;
             s.otherOutcome = otherOk ? "ok" : "timeout";
-            s.otherMs = otherOk ? s.ms! + rnd() * 30 : null;
+            s.otherMs = otherOk ? toUs(s.ms! + rnd() * 30) : null;
           }
         } else {
           // Baselines say nothing about a server's availability and must be left out.

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startServer, type RunningServer } from "../../server/app.js";
 import { parseServeArgs } from "../../server/cli/options.js";
-import { migrate } from "../../server/store/schema.js";
+import { migrate } from "../../server/store/migrate.js";
 import { tempDir } from "../helpers/server-process.js";
 
 async function start(testHooks: boolean): Promise<RunningServer> {
@@ -98,9 +98,14 @@ describe("test-only stall hook", () => {
 });
 
 describe("samples.server_ms", () => {
-  it("is added in place to a version-1 database that lacks it, once", () => {
+  it("a version-1 database that lacks it upgrades with it empty, once", () => {
     const db = new Database(":memory:");
-    db.exec(`CREATE TABLE samples (session INTEGER NOT NULL, seq INTEGER NOT NULL, t INTEGER NOT NULL, method TEXT NOT NULL,
+    db.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT INTO meta VALUES ('schema_version', '1');
+      CREATE TABLE sessions (id INTEGER PRIMARY KEY, session_key TEXT NOT NULL UNIQUE, client_id TEXT NOT NULL,
+        label TEXT, user_agent TEXT, first_seen_ms INTEGER NOT NULL);
+      INSERT INTO sessions (id, session_key, client_id, first_seen_ms) VALUES (1, 'old_session', 'old_client', 1);
+      CREATE TABLE samples (session INTEGER NOT NULL, seq INTEGER NOT NULL, t INTEGER NOT NULL, method TEXT NOT NULL,
       target TEXT NOT NULL, ms REAL, outcome TEXT NOT NULL, scheduled_t INTEGER, late_ms REAL, hidden_ms REAL,
       flags INTEGER NOT NULL DEFAULT 0, reason TEXT, winner TEXT, other_ms REAL, other_outcome TEXT, minrtt REAL,
       server_lag_ms REAL, PRIMARY KEY (session, seq)) WITHOUT ROWID`);

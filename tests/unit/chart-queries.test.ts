@@ -68,7 +68,8 @@ function makeSamples(n: number, rand: () => number): { sessionId: string; client
       if (rand() < 0.02) ms = Math.round(ms); // repeated values
       sample = { seq, t, method, target, ms: Math.round(ms * 1000) / 1000, outcome: "ok" };
     }
-    if (method === "tcprtt" && rand() < 0.9) sample.minrtt = Math.round(rand() * 100) / 1000 + 0.01;
+    // Stored to the µs, as every latency is (0.09 + 0.01 would be 0.09999999999999999 on the wire and 0.1 stored).
+    if (method === "tcprtt" && rand() < 0.9) sample.minrtt = (Math.round(rand() * 100) + 10) / 1000;
     if (!baseline) {
       if (rand() < 0.9) sample.lateMs = Math.floor(rand() * 60);
       if (rand() < 0.9) sample.visibleAtSend = rand() < 0.8;
@@ -155,7 +156,7 @@ let dir: string;
 const all: Ref[] = [];
 const everything: SampleFilter = { fromMs: T0 - 1, toMs: T0 + SPAN };
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = tempDir();
   store = openStore(path.join(dir, "charts.db"));
   const rand = prng(20261123);
@@ -169,7 +170,7 @@ beforeAll(() => {
     for (let i = 0; i < list.length; i += 1000) {
       const chunk = list.slice(i, i + 1000);
       const first = chunk[0]!;
-      store.insertBatch(
+      await store.insertBatch(
         { clientId: first.clientId, sessionId, ...(first.label ? { label: first.label } : {}), samples: chunk.map((c) => c.sample) },
         { userAgent: `Mozilla/5.0 (X11; Linux x86_64) Firefox/${120 + i}.0 ${sessionId}`, receivedAtMs: T0 + SPAN + 1000 },
       );
@@ -243,9 +244,15 @@ describe.each(FILTERS)("filter: %s", (_name, filter) => {
       expect(row.count).toBe(v.length);
       expect(row.failures).toBe(s.failures.length);
       expect(row.skipped).toBe(s.skipped);
+      expect(row.min).toBe(v.length ? Math.min(...v) : null);
+      expect(row.p10).toBe(bruteRank(v, 10));
       expect(row.p50).toBe(bruteRank(v, 50));
+      expect(row.p90).toBe(bruteRank(v, 90));
       expect(row.p99).toBe(bruteRank(v, 99));
+      expect(row.p999).toBe(bruteRank(v, 99.9));
       expect(row.max).toBe(v.length ? Math.max(...v) : null);
+      if (v.length === 0) expect(row.mean).toBeNull();
+      else expect(row.mean).toBeCloseTo(v.reduce((a, b) => a + b, 0) / v.length, 9);
     }
   });
 
@@ -409,15 +416,16 @@ describe("empty ranges", () => {
     expect((await store.heatmap(none, {})).t).toEqual([]);
   });
   it("a series with failures only has a count of 0 and no latencies", async () => {
-    const failuresOnly = all.find((s) => s.outcome === "error")!;
-    const f: SampleFilter = { fromMs: failuresOnly.t, toMs: failuresOnly.t, methods: [failuresOnly.method], clientId: failuresOnly.clientId };
-    const ref = reference(all, f);
-    const s = ref.get(`${failuresOnly.method}/${failuresOnly.target}`)!;
-    if (s.ok.length > 0) return; // another ok sample shares the millisecond: nothing to check
-    const [row] = (await store.stats(f)).filter((r) => r.target === failuresOnly.target);
+    // An error whose millisecond no ok sample of its series and client shares.
+    const alone = (x: Ref) => reference(all, { fromMs: x.t, toMs: x.t, methods: [x.method], clientId: x.clientId }).get(`${x.method}/${x.target}`)!.ok.length === 0;
+    const failuresOnly = all.find((x) => x.outcome === "error" && alone(x));
+    expect(failuresOnly, "the fixture has an error alone in its millisecond").toBeDefined();
+    const f: SampleFilter = { fromMs: failuresOnly!.t, toMs: failuresOnly!.t, methods: [failuresOnly!.method], clientId: failuresOnly!.clientId };
+    const s = reference(all, f).get(`${failuresOnly!.method}/${failuresOnly!.target}`)!;
+    const [row] = (await store.stats(f)).filter((r) => r.target === failuresOnly!.target);
     expect(row).toMatchObject({ count: 0, failures: s.failures.length, p50: null, max: null });
     const h = await store.histogram(f, {});
-    const hs = h.series.find((x) => x.method === failuresOnly.method && x.target === failuresOnly.target)!;
+    const hs = h.series.find((x) => x.method === failuresOnly!.method && x.target === failuresOnly!.target)!;
     expect(hs).toMatchObject({ count: 0, failures: s.failures.length });
     expect(hs.counts.every((c) => c === 0)).toBe(true);
   });
@@ -441,9 +449,12 @@ describe("caps", () => {
 describe("the store while it queries", () => {
   it("keeps ingesting while a query is in flight, and the query sees one consistent snapshot", async () => {
     const query = store.histogram({ fromMs: 0, toMs: T0 + SPAN * 2 }, {});
+    let settled = false;
+    void query.then(() => (settled = true));
     let inserted = 0;
+    let insertedWhilePending = 0;
     for (let b = 0; b < 10; b++) {
-      const r = store.insertBatch(
+      const r = await store.insertBatch(
         {
           clientId: "client_late",
           sessionId: "session_late",
@@ -459,10 +470,13 @@ describe("the store while it queries", () => {
         { userAgent: null, receivedAtMs: T0 + SPAN + 6000 },
       );
       inserted += r.accepted;
+      if (!settled) insertedWhilePending += r.accepted;
       await new Promise((res) => setImmediate(res));
     }
     const h = await query;
     expect(inserted).toBe(500);
+    // The inserts really ran while the query was still reading (at least the first batches).
+    expect(insertedWhilePending).toBeGreaterThan(0);
     // The query reads one snapshot: whole batches (transactions), never part of one.
     const z = h.series.find((s) => s.target === "Z")?.count ?? 0;
     expect(z % 50).toBe(0);
@@ -517,7 +531,7 @@ describe("a store in memory", () => {
   it("answers the same queries on its one connection", async () => {
     const mem = openStore(":memory:");
     try {
-      mem.insertBatch(
+      await mem.insertBatch(
         {
           clientId: "client_mem",
           sessionId: "session_mem",

@@ -20,6 +20,15 @@ describe("tailprobe serve flags", () => {
     expect(r.value.peers).toEqual([{ url: "http://b.example:8080", name: undefined }, { url: "https://c.example", name: "C" }]);
   });
 
+  it("--raw-days and --rollup-days bound storage: defaults 30 and 400, rollups kept at least as long as raw samples", () => {
+    expect(parseServeArgs([])).toMatchObject({ ok: true, value: { rawDays: 30, rollupDays: 400 } });
+    expect(parseServeArgs(["--raw-days", "7", "--rollup-days", "90"])).toMatchObject({ ok: true, value: { rawDays: 7, rollupDays: 90 } });
+    expect(parseServeArgs(["--raw-days", "500"])).toMatchObject({ ok: true, value: { rawDays: 500, rollupDays: 500 } });
+    expect(parseServeArgs(["--raw-days", "10", "--rollup-days", "5"])).toMatchObject({ ok: false, error: expect.stringMatching(/--rollup-days .*--raw-days/) });
+    expect(parseServeArgs(["--raw-days", "0"])).toMatchObject({ ok: false, error: expect.stringMatching(/--raw-days/) });
+    expect(parseServeArgs(["--rollup-days", "x"])).toMatchObject({ ok: false, error: expect.stringMatching(/--rollup-days/) });
+  });
+
   it("--proxy-address names proxies on other machines and implies --trust-proxy", () => {
     const r = parseServeArgs(["--proxy-address", "10.0.0.5", "--proxy-address", "fd00::5"]);
     expect(r).toMatchObject({ ok: true, value: { trustProxy: true, proxyAddresses: ["10.0.0.5", "fd00::5"] } });

@@ -1,7 +1,7 @@
 // The series picker: which servers, methods and client to show, and the
 // sample flags ("tab visible only", "exclude late ticks"). It edits a view
 // and hands the new one back; it never fetches anything itself.
-import { DERIVED_SERIES, type ClientInfo } from "../../../shared/charts.js";
+import { DERIVED_SERIES, MAX_LATE_MS_CHOICES, type ClientInfo } from "../../../shared/charts.js";
 import { METHODS } from "../../../shared/methods.js";
 import { methodColour } from "./palette.js";
 import { methodLabel } from "./series-label.js";
@@ -75,11 +75,14 @@ export class Picker {
     const tail = this.root.querySelector<HTMLInputElement>("#flag-timeouts");
     if (tail) tail.checked = v.timeoutsInTail;
     const late = this.root.querySelector<HTMLInputElement>("#flag-late");
-    const lateMs = this.root.querySelector<HTMLInputElement>("#flag-late-ms");
+    const lateMs = this.root.querySelector<HTMLSelectElement>("#flag-late-ms");
     if (late && lateMs) {
       late.checked = v.maxLateMs !== null;
       lateMs.disabled = v.maxLateMs === null;
-      if (v.maxLateMs !== null) lateMs.value = String(v.maxLateMs);
+      if (v.maxLateMs !== null) {
+        ensureLateOption(lateMs, v.maxLateMs);
+        lateMs.value = String(v.maxLateMs);
+      }
     }
   }
 
@@ -146,15 +149,11 @@ export class Picker {
 
     const late = document.createElement("label");
     const lateBox = Object.assign(document.createElement("input"), { type: "checkbox", id: "flag-late", checked: v.maxLateMs !== null });
-    const lateMs = Object.assign(document.createElement("input"), {
-      type: "number",
-      id: "flag-late-ms",
-      min: "0",
-      max: "60000",
-      step: "10",
-      value: String(v.maxLateMs ?? LATE_MS_DEFAULT),
-      disabled: v.maxLateMs === null,
-    });
+    // The limits the store keeps rollup classes for: each answers in milliseconds over any range.
+    const lateMs = Object.assign(document.createElement("select"), { id: "flag-late-ms", disabled: v.maxLateMs === null });
+    for (const ms of MAX_LATE_MS_CHOICES) lateMs.append(new Option(String(ms), String(ms)));
+    ensureLateOption(lateMs, v.maxLateMs ?? LATE_MS_DEFAULT);
+    lateMs.value = String(v.maxLateMs ?? LATE_MS_DEFAULT);
     lateMs.setAttribute("aria-label", "late tick limit in ms");
     const commit = () => {
       const n = Math.round(Number(lateMs.value));
@@ -173,4 +172,9 @@ export class Picker {
     fs.append(vis, late, tail);
     return fs;
   }
+}
+
+/** A limit from a hand-edited URL that is not one of the choices is shown too (the server answers it from raw samples, slower). */
+function ensureLateOption(select: HTMLSelectElement, ms: number): void {
+  if (!Array.from(select.options).some((o) => o.value === String(ms))) select.append(new Option(`${ms} (slow over long ranges)`, String(ms)));
 }

@@ -1,0 +1,79 @@
+// How many samples a second POST /api/samples stores: batches of 500 from a
+// few concurrent keep-alive connections against a real `tailprobe serve`
+// (writer thread), each answer read only after its commit. Bounded by count
+// and time. Baseline in the same run: the same load on one connection.
+// Run after npm run build:server: npm run bench -- ingest-rate  (or: npx tsx bench/ingest-rate.ts [smoke|full])
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { startChild } from "./child-server.js";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
+
+const SIZES = { smoke: { seconds: 1, connections: 4 }, full: { seconds: 10, connections: 4 } } as const;
+const BATCH_SAMPLES = 500;
+const RATE_MIN = 200_000;
+
+function body(sessionId: string, firstSeq: number, now: number): string {
+  const samples = Array.from({ length: BATCH_SAMPLES }, (_, i) => ({
+    seq: firstSeq + i,
+    t: now + i,
+    scheduledT: now + i - 1,
+    method: (["xhr", "jsonp", "ws", "best2"] as const)[i % 4],
+    target: i % 4 === 3 ? "A+B" : "A",
+    ms: 1 + ((firstSeq + i) % 97) / 10,
+    outcome: "ok",
+    lateMs: 1,
+    visibleAtSend: true,
+    visibleAtReply: true,
+    hiddenMs: 0,
+  }));
+  return JSON.stringify({ clientId: "bench_ingest", sessionId, samples });
+}
+
+/** Posts batches on `connections` keep-alive connections for `seconds`; samples stored per second. */
+async function load(url: string, connections: number, seconds: number, tag: string): Promise<number> {
+  const end = performance.now() + seconds * 1000;
+  let stored = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async (_, c) => {
+      const sessionId = `bench_${tag}_${c}`;
+      for (let k = 0; performance.now() < end && k < 100_000; k++) {
+        const res = await fetch(`${url}/api/samples`, { method: "POST", headers: { "Content-Type": "application/json" }, body: body(sessionId, k * BATCH_SAMPLES, Date.now()) });
+        const r = (await res.json()) as { accepted?: number };
+        if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+        stored += r.accepted ?? 0;
+      }
+    }),
+  );
+  return stored / ((performance.now() - t0) / 1000);
+}
+
+async function run(size: BenchSize): Promise<BenchRow[]> {
+  const { seconds, connections } = SIZES[size];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-bench-"));
+  const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--no-rate-limit", "--peer", "B=http://127.0.0.1:9", "--db", path.join(dir, "ingest.db")], "tailprobe");
+  try {
+    const one = await load(server.url, 1, seconds, "one");
+    const many = await load(server.url, connections, seconds, "many");
+    console.log(`ingest: ${one.toFixed(0)} samples/s on one connection, ${many.toFixed(0)} on ${connections}`);
+    return [
+      {
+        figure: `POST /api/samples, batches of ${BATCH_SAMPLES}, ${connections} connections (samples/s)`,
+        value: many,
+        baseline: one,
+        goal: `≥ ${RATE_MIN.toLocaleString("en")} samples/s`,
+        pass: size === "smoke" ? null : many >= RATE_MIN,
+      },
+    ];
+  } finally {
+    server.child.kill("SIGTERM");
+    await new Promise((r) => server.child.once("exit", r));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const bench: Benchmark = { name: "ingest-rate", run };
+if (isMain(import.meta.url)) await runAlone(bench);

@@ -1,0 +1,135 @@
+// A month of samples for the query benchmarks: four clients (one tab each),
+// two servers, every method and baseline (13 samples a tick, as a real tab
+// reports), spread over 30 days, written straight through the store's writer
+// in large batches (no HTTP). The file is cached in the temp dir by size, so
+// a second run starts at once.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { openStore } from "../server/store/store.js";
+import { bulkLoader, Codes } from "../server/store/writer.js";
+import type { Sample } from "../shared/protocol.js";
+import { prng } from "../tests/helpers/prng.js";
+
+export const DAY_MS = 86_400_000;
+const CLIENTS = ["laptop", "phone", "office", "home"] as const;
+/** Typical latency per (method, target), ms. */
+const SERIES: [Sample["method"], string, number][] = [
+  ["xhr", "A", 1.2],
+  ["jsonp", "A", 1.5],
+  ["ws", "A", 0.6],
+  ["xhr", "B", 21],
+  ["jsonp", "B", 22],
+  ["ws", "B", 19],
+  ["best2", "A+B", 0.55],
+  ["ping", "A", 0.1],
+  ["ping", "B", 18],
+  ["wsping", "A", 0.3],
+  ["wsping", "B", 18.5],
+  ["tcprtt", "A", 0.2],
+  ["tcprtt", "B", 18.4],
+];
+const BATCH = 6500;
+/** Bump when the generated data or the schema changes, so a cached file of the old shape is not reused. */
+const DATA_VERSION = 4;
+
+export interface Month {
+  dbPath: string;
+  n: number;
+  startMs: number;
+  endMs: number;
+  /** Seconds it took to write (0 when the cached file was reused). */
+  writeSeconds: number;
+}
+
+function sampleAt(
+  rand: () => number,
+  seq: number,
+  due: number,
+  k: number,
+  method: Sample["method"],
+  target: string,
+  base: number,
+  hidden: boolean,
+  evening: boolean,
+): Sample {
+  const probe = method === "xhr" || method === "jsonp" || method === "ws" || method === "best2";
+  const t = due + k * 7;
+  const r = rand();
+  let s: Sample;
+  if (r < 0.002) s = { seq, t, method, target, ms: null, outcome: "error", reason: "http-503" };
+  else if (r < 0.003) s = { seq, t, method, target, ms: 5000, outcome: "timeout" };
+  else if (r < 0.004 && probe) s = { seq, t, method, target, ms: null, outcome: "skipped", reason: "frozen" };
+  else {
+    let ms = base * Math.exp(0.3 * (rand() * 2 - 1)) + (r > 0.99 ? 20 + rand() * 200 : 0);
+    if (method === "ws" && rand() < 0.3) ms *= 3; // a second mode
+    if (evening && probe) ms *= 1.5;
+    s = { seq, t, method, target, ms: Math.round(ms * 1000) / 1000, outcome: "ok" };
+    if (method === "best2") {
+      s.winner = rand() < 0.6 ? "ws" : "jsonp";
+      s.otherMs = Math.round((ms + rand() * 2) * 1000) / 1000;
+      s.otherOutcome = "ok";
+    }
+  }
+  if (method === "tcprtt" && s.outcome === "ok") s.minrtt = Math.round(base * 800) / 1000;
+  if (probe) {
+    s.scheduledT = due;
+    s.lateMs = Math.round(rand() * rand() * 40 * 1000) / 1000;
+    s.visibleAtSend = !hidden;
+    s.visibleAtReply = !hidden;
+    s.hiddenMs = hidden ? 60_000 : 0;
+    s.serverLagMs = Math.round(rand() * 300) / 1000;
+  }
+  return s;
+}
+
+/** n samples over `days` ending at a whole day, cached under the temp dir. */
+export function monthOfSamples(n: number, days = 30): Month {
+  const endMs = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+  const startMs = endMs - days * DAY_MS;
+  const dir = path.join(os.tmpdir(), "tailprobe-bench-cache");
+  fs.mkdirSync(dir, { recursive: true });
+  const dbPath = path.join(dir, `month-v${DATA_VERSION}-${n}-${days}d-${endMs}.db`);
+  const done = `${dbPath}.complete`;
+  if (fs.existsSync(done)) return { dbPath, n, startMs, endMs, writeSeconds: 0 };
+  for (const f of fs.readdirSync(dir)) if (f.startsWith(`month-v${DATA_VERSION}-${n}-`)) fs.rmSync(path.join(dir, f), { force: true });
+  const t0 = performance.now();
+  // Retention off for the generator: the data is in the past by design.
+  const store = openStore(dbPath, { rawDays: 36_500, rollupDays: 36_500 });
+  const loader = bulkLoader(store.db, new Codes(store.db));
+  const rand = prng(1311);
+  const ticksPerClient = Math.ceil(n / CLIENTS.length / SERIES.length);
+  const stepMs = (days * DAY_MS) / ticksPerClient;
+  /** Ticks per batch: a batch per client per round, rounds in time order (the loader needs it). */
+  const ticksPerRound = Math.ceil(BATCH / SERIES.length);
+  const seqs = CLIENTS.map(() => 0);
+  let written = 0;
+  try {
+    for (let round = 0; round * ticksPerRound < ticksPerClient && written < n; round++) {
+      for (const [c, label] of CLIENTS.entries()) {
+        const batch: Sample[] = [];
+        for (let tick = round * ticksPerRound; tick < Math.min(ticksPerClient, (round + 1) * ticksPerRound); tick++) {
+          const due = Math.floor(startMs + tick * stepMs + c * 97);
+          const hidden = rand() < 0.1;
+          const evening = (due % DAY_MS) / DAY_MS > 0.8; // a daily busy hour
+          for (const [k, [method, target, base]] of SERIES.entries()) {
+            if (written + batch.length >= n) break;
+            batch.push(sampleAt(rand, seqs[c]!++, due, k, method, target, base, hidden, evening));
+          }
+        }
+        if (batch.length === 0) continue;
+        loader.add({ clientId: `bench_${label}`, sessionId: `bench_session_${label}`, label, samples: batch });
+        written += batch.length;
+      }
+    }
+    loader.finish();
+  } finally {
+    store.db.pragma("wal_checkpoint(TRUNCATE)");
+    void store.close();
+  }
+  fs.writeFileSync(done, String(written));
+  const writeSeconds = (performance.now() - t0) / 1000;
+  console.log(`wrote ${written} samples over ${days} days in ${writeSeconds.toFixed(1)} s (${(written / writeSeconds).toFixed(0)}/s) to ${dbPath}`);
+  return { dbPath, n: written, startMs, endMs, writeSeconds };
+}

@@ -1,0 +1,36 @@
+// GET /api/histogram from rollups: counts per log bin, each series' count and failures exact.
+import { binEdge, type HistogramResponse } from "../../shared/charts.js";
+import type { Pace } from "../store/read-pool.js";
+import type { SampleFilter } from "../store/sample-filter.js";
+import { logBinCounts, mergedCell, sortedSeries, tailOf } from "./cells.js";
+import { readMerged, type ReadContext } from "./reader.js";
+
+export async function rollupHistogram(ctx: ReadContext, filter: SampleFilter, binsPerDecade: number, pace: Pace): Promise<HistogramResponse> {
+  const merged = await readMerged(ctx, filter, null, pace);
+  let lo = Infinity;
+  let hi = -Infinity;
+  const rows = sortedSeries(merged).map(({ series, buckets }) => {
+    const c = mergedCell(buckets);
+    const r = tailOf(c, filter.timeoutsInTail === true);
+    const bins = new Map<number, number>();
+    logBinCounts(r, binsPerDecade, (k, n) => {
+      bins.set(k, (bins.get(k) ?? 0) + n);
+      if (k < lo) lo = k;
+      if (k > hi) hi = k;
+    });
+    return { method: series.method, target: series.target, count: r.count, failures: c.failures, bins };
+  });
+  const edges: number[] = [];
+  if (lo <= hi) for (let k = lo; k <= hi + 1; k++) edges.push(binEdge(k, binsPerDecade));
+  return {
+    from: filter.fromMs,
+    to: filter.toMs,
+    binsPerDecade,
+    edges,
+    series: rows.map(({ bins, ...row }) => {
+      const counts = new Array<number>(Math.max(0, edges.length - 1)).fill(0);
+      for (const [k, n] of bins) counts[k - lo] = n;
+      return { ...row, counts };
+    }),
+  };
+}

@@ -1,0 +1,72 @@
+// Which path answers a query: rollups (merged per 5 min/hour/6 h/day, raw at the
+// edges; percentiles within ±1 %) when the range holds many samples or its
+// raw samples are gone, else the exact raw scan (small ranges, lateness
+// limits that are not rollup classes, time buckets not a multiple of 5 min).
+import { DEFAULT_BINS_PER_DECADE, type CdfResponse, type HeatmapResponse, type HistogramResponse, type TimeseriesResponse } from "../../shared/charts.js";
+import type { StatsRow } from "../../shared/protocol.js";
+import type { RacesResponse } from "../../shared/races.js";
+import { cdfQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "../store/chart-queries.js";
+import { racesQuery } from "../store/race-queries.js";
+import { Pace, SLICE_MS, type ReadPool } from "../store/read-pool.js";
+import { classesFor } from "../store/rollup-class.js";
+import { LEVEL_MS } from "../store/rollup-class.js";
+import type { SampleFilter } from "../store/sample-filter.js";
+import { rollupCdf } from "./cdf.js";
+import { rollupHeatmap } from "./heatmap.js";
+import { rollupHistogram } from "./histogram.js";
+import { rollupRaces } from "./races.js";
+import { rollupsAnswer, type ReadContext } from "./reader.js";
+import { rollupStats } from "./stats.js";
+import { rollupTimeAxis } from "./time-axis.js";
+import { rollupTimeseries } from "./timeseries.js";
+
+/** "auto" chooses per query (above); "rollups" and "raw" force one path (tests compare them, the benchmark times both). */
+export type AnswerFrom = "auto" | "rollups" | "raw";
+
+export interface QueryOptions {
+  /** Abort to stop the query at its next slice; it then rejects with QueryAbortedError. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface Queries {
+  stats(filter: SampleFilter, options?: QueryOptions): Promise<StatsRow[]>;
+  histogram(filter: SampleFilter, options: QueryOptions & { binsPerDecade?: number | undefined }): Promise<HistogramResponse>;
+  cdf(filter: SampleFilter, options?: QueryOptions): Promise<CdfResponse>;
+  /** bucketMs undefined: chosen from the range (chooseBucketMs). */
+  timeseries(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined }): Promise<TimeseriesResponse>;
+  heatmap(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined }): Promise<HeatmapResponse>;
+  races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
+}
+
+export function openQueries(pool: ReadPool, rawKeptFromMs: () => number, answerFrom: AnswerFrom = "auto"): Queries {
+  const ctx: ReadContext = { pool, rawKeptFromMs };
+  const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
+  const useRollups = async (f: SampleFilter): Promise<boolean> => {
+    if (answerFrom === "raw" || classesFor(f) === null) return false;
+    return answerFrom === "rollups" || rollupsAnswer(ctx, f);
+  };
+  /** The bucket width a time query will use on the rollup path, or null when rollups cannot answer it. */
+  const rollupBucketMs = async (f: SampleFilter, bucketMs: number | undefined): Promise<number | null> => {
+    if (!(await useRollups(f))) return null;
+    const axis = await rollupTimeAxis(ctx, f, bucketMs);
+    return axis.bucketMs % LEVEL_MS[0] === 0 ? axis.bucketMs : null;
+  };
+  return {
+    stats: async (f, o) => ((await useRollups(f)) ? rollupStats(ctx, f, pace(o)) : statsQuery(pool, f, pace(o))),
+    histogram: async (f, o) => {
+      const bins = o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE;
+      return (await useRollups(f)) ? rollupHistogram(ctx, f, bins, pace(o)) : histogramQuery(pool, f, bins, pace(o));
+    },
+    cdf: async (f, o) => ((await useRollups(f)) ? rollupCdf(ctx, f, pace(o)) : cdfQuery(pool, f, pace(o))),
+    timeseries: async (f, o) => {
+      const bucketMs = await rollupBucketMs(f, o.bucketMs);
+      return bucketMs !== null ? rollupTimeseries(ctx, f, bucketMs, pace(o)) : timeseriesQuery(pool, f, o.bucketMs, pace(o));
+    },
+    heatmap: async (f, o) => {
+      const bins = o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE;
+      const bucketMs = await rollupBucketMs(f, o.bucketMs);
+      return bucketMs !== null ? rollupHeatmap(ctx, f, bucketMs, bins, pace(o)) : heatmapQuery(pool, f, o.bucketMs, bins, pace(o));
+    },
+    races: async (f, o) => ((await useRollups(f)) ? rollupRaces(ctx, f, pace(o)) : racesQuery(pool, f, pace(o))),
+  };
+}

@@ -1,0 +1,127 @@
+// Creating a new database, and upgrading one written by an older tailprobe in
+// place: version 1 (text columns, REAL ms) becomes version 2 (codes, µs,
+// rollups) in one transaction, with a progress line, nothing lost. A crash
+// midway leaves version 1 as it was (SQLite rolls the transaction back).
+import type Database from "better-sqlite3";
+import type { Sample } from "../../shared/protocol.js";
+import { RollupBatch } from "./rollup-batch.js";
+import { DDL_V2, SCHEMA_VERSION } from "./schema.js";
+import { addRawToBatch, Codes, INSERT_RAW, rawValues, rollupWriter } from "./writer.js";
+
+/** Rows converted between two progress lines and rollup flushes. */
+const MIGRATE_CHUNK_ROWS = 50_000;
+
+function schemaVersion(db: Database.Database): number | null {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
+  if (hasMeta === undefined) return null;
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+  return row === undefined ? null : Number(row.value);
+}
+
+const columnsOf = (db: Database.Database, table: string) =>
+  new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+
+export function migrate(db: Database.Database, log: (line: string) => void = () => {}): void {
+  const version = schemaVersion(db);
+  if (version !== null && version > SCHEMA_VERSION)
+    throw new Error(`database schema version ${version} is newer than this tailprobe understands (${SCHEMA_VERSION}); upgrade tailprobe`);
+  if (version === 1) migrateV1(db, log);
+  db.exec(DDL_V2);
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+}
+
+interface V1Row {
+  session: number;
+  seq: number;
+  t: number;
+  method: Sample["method"];
+  target: string;
+  ms: number | null;
+  outcome: Sample["outcome"];
+  scheduled_t: number | null;
+  late_ms: number | null;
+  hidden_ms: number | null;
+  flags: number;
+  reason: string | null;
+  winner: Sample["winner"] | null;
+  other_ms: number | null;
+  other_outcome: Sample["outcome"] | null;
+  minrtt: number | null;
+  server_lag_ms: number | null;
+  server_ms?: number | null;
+}
+
+function migrateV1(db: Database.Database, log: (line: string) => void): void {
+  const total = (db.prepare("SELECT count(*) AS n FROM samples").get() as { n: number }).n;
+  log(`upgrading database schema 1 → 2: ${total} samples`);
+  const hasServerMs = columnsOf(db, "samples").has("server_ms");
+  const hasTimerRes = columnsOf(db, "sessions").has("timer_resolution_us");
+  db.transaction(() => {
+    db.exec("ALTER TABLE samples RENAME TO samples_v1; ALTER TABLE sessions RENAME TO sessions_v1; DROP INDEX IF EXISTS samples_t; DROP INDEX IF EXISTS sessions_client;");
+    db.exec(DDL_V2);
+    const codes = new Codes(db);
+    const addSession = db.prepare(
+      "INSERT INTO sessions (id, session_key, client_id, client, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    const sessionClient = new Map<number, number>();
+    const sessions = db.prepare(`SELECT id, session_key, client_id, label, user_agent, first_seen_ms${hasTimerRes ? ", timer_resolution_us" : ""} FROM sessions_v1`).all() as {
+      id: number;
+      session_key: string;
+      client_id: string;
+      label: string | null;
+      user_agent: string | null;
+      first_seen_ms: number;
+      timer_resolution_us?: number | null;
+    }[];
+    for (const s of sessions) {
+      const client = codes.clientOf(s.client_id);
+      sessionClient.set(s.id, client);
+      addSession.run(s.id, s.session_key, s.client_id, client, s.label, s.user_agent, s.first_seen_ms, s.timer_resolution_us ?? null);
+    }
+    const addRaw = db.prepare(INSERT_RAW);
+    const writeRollups = rollupWriter(db);
+    let rollups = new RollupBatch();
+    let done = 0;
+    // The writer connection may not run other statements while iterating, so read in keyset pages.
+    const page = db.prepare(`SELECT * FROM samples_v1 WHERE (session, seq) > (?, ?) ORDER BY session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`);
+    let after: [number, number] = [-1, -1];
+    for (;;) {
+      const rows = page.all(...after) as V1Row[];
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        const sample = v1Sample(r, hasServerMs);
+        const v = rawValues(r.session, sample, codes);
+        v[9] = r.flags; // as stored: bits a newer version 1 writer added stay
+        addRaw.run(...v);
+        addRawToBatch(rollups, v, sessionClient.get(r.session)!, codes, r.method, r.target);
+      }
+      writeRollups(rollups);
+      rollups = new RollupBatch();
+      done += rows.length;
+      const last = rows[rows.length - 1]!;
+      after = [last.session, last.seq];
+      log(`upgrading database schema 1 → 2: ${done} / ${total} samples (${total === 0 ? 100 : Math.floor((100 * done) / total)} %)`);
+    }
+    const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
+    if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version 1`);
+    db.exec("DROP TABLE samples_v1; DROP TABLE sessions_v1;");
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+  })();
+  log("upgraded database schema 1 → 2");
+}
+
+/** A v1 row as the wire sample it was stored from (flags are copied as stored, apart). */
+function v1Sample(r: V1Row, hasServerMs: boolean): Sample & { serverMs?: number } {
+  const s: Sample & { serverMs?: number } = { seq: r.seq, t: r.t, method: r.method, target: r.target, ms: r.ms, outcome: r.outcome };
+  if (r.scheduled_t !== null) s.scheduledT = r.scheduled_t;
+  if (r.late_ms !== null) s.lateMs = r.late_ms;
+  if (r.hidden_ms !== null) s.hiddenMs = r.hidden_ms;
+  if (r.reason !== null) s.reason = r.reason;
+  if (r.winner !== null) s.winner = r.winner;
+  if (r.other_ms !== null) s.otherMs = r.other_ms;
+  if (r.other_outcome !== null) s.otherOutcome = r.other_outcome;
+  if (r.minrtt !== null) s.minrtt = r.minrtt;
+  if (r.server_lag_ms !== null) s.serverLagMs = r.server_lag_ms;
+  if (hasServerMs && r.server_ms !== null && r.server_ms !== undefined) s.serverMs = r.server_ms;
+  return s;
+}

@@ -1,0 +1,68 @@
+// Which rollup a sample adds to: its time bucket at each level, and its flag
+// class — the sample filters the page offers (visible only, max tick
+// lateness, report in flight), so a filtered query merges whole rollups.
+import { MAX_LATE_MS_CHOICES } from "../../shared/charts.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
+
+/**
+ * Rollup levels: bucket width (ms) of level 0 (5 minutes), 1 (hour), 2 (6 hours), 3 (day).
+ * 6 hours is the time charts' bucket over a month (chooseBucketMs): one row per bucket and series.
+ * 5 minutes, not 1: a sparse month (a tick every ~10 s) would otherwise need
+ * about one rollup row per sample; the raw edges of a range stay small
+ * (≤ 2 × 5 min, ~30k rows for four tabs at 1 Hz).
+ */
+export const LEVEL_MS = [300_000, 3_600_000, 21_600_000, 86_400_000] as const;
+
+const VISIBLE_BITS = FLAG.visibleAtSend | FLAG.visibleAtReply;
+const HIDDEN_BIT = 1;
+const LATE_SHIFT = 1;
+/** Lateness classes: 0 no tick (baselines), k = 1..N at most MAX_LATE_MS_CHOICES[k-1], N+1 later. */
+const LATE_CLASSES = MAX_LATE_MS_CHOICES.length + 2;
+const INFLIGHT_SHIFT = 4;
+export const CLASS_COUNT = 2 * 8 * 3;
+if (LATE_CLASSES > 8) throw new Error("lateness classes must fit three bits");
+
+/**
+ * Class bits: 1 = sent or answered while hidden (a known-false visibility
+ * bit); bits 1–3 = lateness class; bits 4–5 = report in flight (0 unknown, 1 no, 2 yes).
+ */
+export function classOf(flags: number, lateUs: number | null): number {
+  const hidden = ((flags >> FLAG_KNOWN_SHIFT) & VISIBLE_BITS & ~flags) !== 0 ? HIDDEN_BIT : 0;
+  let late = 0;
+  if (lateUs !== null) {
+    late = MAX_LATE_MS_CHOICES.length + 1;
+    for (let k = 0; k < MAX_LATE_MS_CHOICES.length; k++)
+      if (lateUs <= MAX_LATE_MS_CHOICES[k]! * 1000) {
+        late = k + 1;
+        break;
+      }
+  }
+  const inflightKnown = ((flags >> FLAG_KNOWN_SHIFT) & FLAG.reportInFlight) !== 0;
+  const inflight = inflightKnown ? ((flags & FLAG.reportInFlight) !== 0 ? 2 : 1) : 0;
+  return hidden | (late << LATE_SHIFT) | (inflight << INFLIGHT_SHIFT);
+}
+
+export interface ClassFilter {
+  visibleOnly?: boolean | undefined;
+  maxLateMs?: number | undefined;
+}
+
+/**
+ * The classes a filter keeps, or null when rollups cannot answer it exactly
+ * (a lateness limit that is not one of the classes' bounds).
+ */
+export function classesFor(f: ClassFilter): number[] | null {
+  let lateMax = LATE_CLASSES - 1;
+  if (f.maxLateMs !== undefined) {
+    const k = (MAX_LATE_MS_CHOICES as readonly number[]).indexOf(f.maxLateMs);
+    if (k < 0) return null;
+    lateMax = k + 1;
+  }
+  const out: number[] = [];
+  for (let c = 0; c < CLASS_COUNT; c++) {
+    if (f.visibleOnly === true && (c & HIDDEN_BIT) !== 0) continue;
+    if (((c >> LATE_SHIFT) & 7) > lateMax) continue;
+    out.push(c);
+  }
+  return out;
+}

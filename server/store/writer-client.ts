@@ -1,0 +1,105 @@
+// The event loop's side of the writer thread (writer-thread.ts): each batch
+// is posted to the thread and its promise settles when the thread has
+// committed it (or failed, with the error's code carried across).
+import { Worker } from "node:worker_threads";
+import type { IngestResult, SampleBatch } from "../../shared/protocol.js";
+import type { RetentionOptions } from "./retention.js";
+import type { DeletedClient } from "./admin-ops.js";
+import { SessionOwnerError, type IngestMeta } from "./writer.js";
+
+export interface WriterInit {
+  dbPath: string;
+  retention: RetentionOptions;
+  /** The caller's clock at start (epoch ms): the thread keeps the same offset from its own, so tests can pass a clock. */
+  nowAtStartMs: number;
+  journalSizeLimitBytes: number;
+  cacheKib: number;
+  checkpointIntervalMs: number;
+  /** How long a write waits for another process's lock before failing with SQLITE_BUSY (ms). */
+  busyTimeoutMs: number;
+}
+
+export type WriterRequest =
+  | { type: "insert"; id: number; batch: SampleBatch; meta: IngestMeta }
+  | { type: "prune"; id: number }
+  | { type: "delete-client"; id: number; clientId: string }
+  | { type: "close" };
+
+export type WriterReply =
+  | { type: "ready" }
+  | { type: "done"; id: number; result: IngestResult }
+  | { type: "pruned-now"; id: number; deleted: number }
+  | { type: "client-deleted"; id: number; deleted: DeletedClient }
+  | { type: "pruned"; beforeMs: number }
+  | { type: "failed"; id: number; error: { name: string; code: string | null; message: string } };
+
+/** A storage failure from the writer thread; `code` is SQLite's (SQLITE_FULL, SQLITE_READONLY, SQLITE_BUSY, …) when it had one. */
+export class StorageError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | null,
+  ) {
+    super(message);
+    this.name = "StorageError";
+  }
+}
+
+export interface WriterClient {
+  insertBatch(batch: SampleBatch, meta: IngestMeta): Promise<IngestResult>;
+  pruneNow(): Promise<number>;
+  deleteClient(clientId: string): Promise<DeletedClient>;
+  close(): Promise<void>;
+}
+
+/** Starts the writer thread; resolves once it has opened the database. */
+export async function startWriterThread(init: WriterInit, onPruned: (beforeMs: number) => void): Promise<WriterClient> {
+  // Under vitest or tsx the sources are TypeScript: the thread registers tsx (a devDependency) before
+  // loading them. Built, it is plain JS and needs nothing.
+  const ts = import.meta.url.endsWith(".ts");
+  const entry = new URL(`./writer-thread.${ts ? "ts" : "js"}`, import.meta.url);
+  const worker = ts
+    ? new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`, { eval: true, workerData: init })
+    : new Worker(entry, { workerData: init });
+  const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    worker.once("exit", (code) => {
+      exited = true;
+      for (const p of pending.values()) p.reject(new StorageError(`the writer thread exited (${code})`, null));
+      pending.clear();
+      resolve();
+    }),
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.once("error", reject);
+    worker.on("message", (m: WriterReply) => {
+      if (m.type === "ready") return resolve();
+      if (m.type === "pruned") return onPruned(m.beforeMs);
+      const p = pending.get(m.id);
+      if (p === undefined) return;
+      pending.delete(m.id);
+      if (m.type === "failed")
+        p.reject(m.error.code === "SESSION_CLIENT_MISMATCH" ? new SessionOwnerError(m.error.message) : new StorageError(m.error.message, m.error.code));
+      else p.resolve((m.type === "done" ? m.result : m.deleted) as never);
+    });
+  });
+  await ready;
+  const call = <T>(msg: (id: number) => WriterRequest): Promise<T> => {
+    if (exited) return Promise.reject(new StorageError("the writer thread has stopped", null));
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (v: never) => void, reject });
+      worker.postMessage(msg(id));
+    });
+  };
+  return {
+    insertBatch: (batch, meta) => call((id) => ({ type: "insert", id, batch, meta })),
+    pruneNow: () => call((id) => ({ type: "prune", id })),
+    deleteClient: (clientId) => call((id) => ({ type: "delete-client", id, clientId })),
+    async close() {
+      if (!exited) worker.postMessage({ type: "close" } satisfies WriterRequest);
+      await exit;
+    },
+  };
+}

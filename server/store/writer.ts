@@ -1,0 +1,223 @@
+// Writing samples: one batch in one transaction, the raw rows and the rollups
+// they add to together, so a query never sees one without the other.
+// Redelivery is idempotent on (session, seq): only rows actually inserted
+// count in the rollups.
+import type Database from "better-sqlite3";
+import { TCP_MIN_RTT_SERIES } from "../../shared/charts.js";
+import type { IngestResult, Sample, SampleBatch } from "../../shared/protocol.js";
+import { classOf, LEVEL_MS } from "./rollup-class.js";
+import { blobOf, mergeStored, RollupBatch, type StoredCell } from "./rollup-batch.js";
+import { FLAG, FLAG_KNOWN_SHIFT, outcomeCode, toUs, toUsOrNull, winnerCode } from "./schema.js";
+
+export interface IngestMeta {
+  userAgent: string | null;
+  receivedAtMs: number;
+}
+
+export class SessionOwnerError extends Error {
+  readonly code = "SESSION_CLIENT_MISMATCH";
+}
+
+export function packFlags(s: Partial<Record<keyof typeof FLAG, boolean | undefined>>): number {
+  let flags = 0;
+  for (const key of Object.keys(FLAG) as (keyof typeof FLAG)[]) {
+    const v = s[key];
+    if (v === undefined) continue;
+    flags |= FLAG[key] << FLAG_KNOWN_SHIFT;
+    if (v) flags |= FLAG[key];
+  }
+  return flags;
+}
+
+/** Small-integer codes for series, reasons and clients, cached; a row is added on first use. */
+export class Codes {
+  private series = new Map<string, number>();
+  private reasons = new Map<string, number>();
+  private clients = new Map<string, number>();
+  private readonly addSeries: Database.Statement;
+  private readonly addReason: Database.Statement;
+  private readonly addClient: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.addSeries = db.prepare("INSERT INTO series (method, target) VALUES (?, ?)");
+    this.addReason = db.prepare("INSERT INTO reasons (text) VALUES (?)");
+    this.addClient = db.prepare("INSERT INTO clients (client_key) VALUES (?)");
+    this.reload();
+  }
+
+  /** After a rolled-back transaction, codes it added are gone again. */
+  reload(): void {
+    const rows = <T>(sql: string) => this.db.prepare(sql).all() as T[];
+    this.series = new Map(rows<{ id: number; method: string; target: string }>("SELECT id, method, target FROM series").map((r) => [`${r.method} ${r.target}`, r.id]));
+    this.reasons = new Map(rows<{ id: number; text: string }>("SELECT id, text FROM reasons").map((r) => [r.text, r.id]));
+    this.clients = new Map(rows<{ id: number; client_key: string }>("SELECT id, client_key FROM clients").map((r) => [r.client_key, r.id]));
+  }
+
+  seriesOf(method: string, target: string): number {
+    const key = `${method} ${target}`;
+    let id = this.series.get(key);
+    if (id === undefined) this.series.set(key, (id = Number(this.addSeries.run(method, target).lastInsertRowid)));
+    return id;
+  }
+
+  reasonOf(text: string): number {
+    let id = this.reasons.get(text);
+    if (id === undefined) this.reasons.set(text, (id = Number(this.addReason.run(text).lastInsertRowid)));
+    return id;
+  }
+
+  clientOf(key: string): number {
+    let id = this.clients.get(key);
+    if (id === undefined) this.clients.set(key, (id = Number(this.addClient.run(key).lastInsertRowid)));
+    return id;
+  }
+}
+
+/** Merges a batch's rollups into the table (read, merge, write back per cell). */
+export function rollupWriter(db: Database.Database): (batch: RollupBatch) => void {
+  const get = db.prepare<[number, number, number, number, number], StoredCell>(
+    "SELECT failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups WHERE level = ? AND start_ms = ? AND series = ? AND client = ? AND class = ?",
+  );
+  const put = db.prepare(
+    "INSERT OR REPLACE INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  return (batch) => {
+    for (const c of batch.cells.values()) {
+      const stored = get.get(c.level, c.startMs, c.series, c.client, c.cls);
+      if (stored !== undefined) mergeStored(c, stored);
+      put.run(c.level, c.startMs, c.series, c.client, c.cls, c.failures, c.skipped, blobOf(c.lat), blobOf(c.tmo), c.winsWs, c.winsJsonp, blobOf(c.margin));
+    }
+  };
+}
+
+/** Wire sample → raw_samples values (column order of INSERT_RAW) and its rollup contribution. */
+export function rawValues(session: number, s: Sample & { serverMs?: number }, codes: Codes): (number | null)[] {
+  return [
+    session,
+    s.seq,
+    s.t,
+    codes.seriesOf(s.method, s.target),
+    outcomeCode(s.outcome),
+    toUsOrNull(s.ms),
+    s.scheduledT === undefined ? null : s.t - s.scheduledT,
+    toUsOrNull(s.lateMs),
+    toUsOrNull(s.hiddenMs),
+    packFlags(s),
+    s.reason === undefined ? null : codes.reasonOf(s.reason),
+    s.winner === undefined ? null : winnerCode(s.winner),
+    toUsOrNull(s.otherMs),
+    s.otherOutcome === undefined ? null : outcomeCode(s.otherOutcome),
+    toUsOrNull(s.minrtt),
+    toUsOrNull(s.serverLagMs),
+    toUsOrNull(s.serverMs),
+  ];
+}
+
+export const INSERT_RAW = `INSERT OR IGNORE INTO raw_samples
+  (session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** Adds one raw row (values as rawValues returns them) to a rollup batch. */
+export function addRawToBatch(batch: RollupBatch, v: readonly (number | null)[], client: number, codes: Codes, method: string, target: string): void {
+  const [, , t, series, outcome, us, , lateUs, , flags, , winner, otherUs, , minrttUs] = v;
+  batch.add({
+    t: t!,
+    series: series!,
+    client,
+    cls: classOf(flags!, lateUs ?? null),
+    outcome: outcome!,
+    us: us ?? null,
+    winner: winner ?? null,
+    otherUs: otherUs ?? null,
+    minrttSeries: method === "tcprtt" && minrttUs !== null ? codes.seriesOf(TCP_MIN_RTT_SERIES, target) : null,
+    minrttUs: minrttUs ?? null,
+  });
+}
+
+export function batchWriter(db: Database.Database, codes: Codes): (batch: SampleBatch, meta: IngestMeta) => IngestResult {
+  const findSession = db.prepare<[string], { id: number; client_id: string; client: number }>(
+    "SELECT id, client_id, client FROM sessions WHERE session_key = ?",
+  );
+  const addSession = db.prepare(
+    "INSERT INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  const updateLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ? AND label IS NOT ?");
+  // The first resolution a session reports is kept: it cannot change within a page's life.
+  const setTimerResolution = db.prepare("UPDATE sessions SET timer_resolution_us = ? WHERE id = ? AND timer_resolution_us IS NULL");
+  const addRaw = db.prepare(INSERT_RAW);
+  const writeRollups = rollupWriter(db);
+
+  const tx = db.transaction((batch: SampleBatch, meta: IngestMeta): IngestResult => {
+    let session = findSession.get(batch.sessionId);
+    if (session === undefined) {
+      const client = codes.clientOf(batch.clientId);
+      const info = addSession.run(batch.sessionId, batch.clientId, client, batch.label ?? null, meta.userAgent, meta.receivedAtMs);
+      session = { id: Number(info.lastInsertRowid), client_id: batch.clientId, client };
+    } else if (session.client_id !== batch.clientId) {
+      throw new SessionOwnerError("sessionId belongs to another clientId");
+    }
+    if (batch.label !== undefined) updateLabel.run(batch.label, session.id, batch.label);
+    if (batch.timerResolutionMs !== undefined) setTimerResolution.run(toUs(batch.timerResolutionMs), session.id);
+    const rollups = new RollupBatch();
+    let accepted = 0;
+    for (const s of batch.samples) {
+      const v = rawValues(session.id, s, codes);
+      if (addRaw.run(...v).changes === 0) continue;
+      accepted++;
+      addRawToBatch(rollups, v, session.client, codes, s.method, s.target);
+    }
+    writeRollups(rollups);
+    return { accepted, duplicates: batch.samples.length - accepted };
+  });
+
+  return (batch, meta) => {
+    try {
+      return tx.immediate(batch, meta);
+    } catch (err) {
+      codes.reload();
+      throw err;
+    }
+  };
+}
+
+/**
+ * Bulk loading for generated data (benchmarks): batches must come in time
+ * order; rollups are kept in memory until their bucket has closed and then
+ * written once, so a sparse month costs one rollup write per bucket, not per
+ * batch. `finish` writes what is still open. Same rows as insertBatch.
+ */
+export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: SampleBatch): void; finish(): void } {
+  const addSession = db.prepare("INSERT OR IGNORE INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, NULL, 0)");
+  const findSession = db.prepare<[string], { id: number; client: number }>("SELECT id, client FROM sessions WHERE session_key = ?");
+  const addRaw = db.prepare(INSERT_RAW);
+  const writeRollups = rollupWriter(db);
+  let open = new RollupBatch();
+  const flushBefore = (watermarkMs: number) => {
+    const closed = new RollupBatch();
+    for (const [key, c] of open.cells) {
+      if (c.startMs + LEVEL_MS[c.level]! > watermarkMs) continue;
+      closed.cells.set(key, c);
+      open.cells.delete(key);
+    }
+    writeRollups(closed);
+  };
+  const add = db.transaction((batch: SampleBatch) => {
+    addSession.run(batch.sessionId, batch.clientId, codes.clientOf(batch.clientId), batch.label ?? null);
+    const session = findSession.get(batch.sessionId)!;
+    let minT = Infinity;
+    for (const s of batch.samples) {
+      const v = rawValues(session.id, s, codes);
+      if (addRaw.run(...v).changes === 0) continue;
+      addRawToBatch(open, v, session.client, codes, s.method, s.target);
+      if (s.t < minT) minT = s.t;
+    }
+    flushBefore(minT);
+  });
+  return {
+    add,
+    finish: db.transaction(() => {
+      writeRollups(open);
+      open = new RollupBatch();
+    }),
+  };
+}

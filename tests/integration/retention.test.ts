@@ -1,0 +1,50 @@
+// Retention on a real database file with the clock passed in: raw samples
+// older than rawDays go, and so do minute rollups; hour and day rollups stay
+// until rollupDays; a range whose raw samples are gone still answers.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { openStore } from "../../server/store/store.js";
+import type { Sample } from "../../shared/protocol.js";
+import { tempDir } from "../helpers/server-process.js";
+
+const DAY_MS = 86_400_000;
+const NOW = Date.UTC(2026, 10, 23);
+const dir = tempDir();
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe("retention", () => {
+  const store = openStore(path.join(dir, "r.db"), { rawDays: 2, rollupDays: 10, nowMs: () => NOW });
+  afterAll(() => store.close());
+  // One sample an hour for 20 days: 480 samples, 5000 per day-old batch is not needed.
+  const samples: Sample[] = Array.from({ length: 480 }, (_, i) => ({
+    seq: i,
+    t: NOW - 20 * DAY_MS + i * 3_600_000 + 1000,
+    method: "xhr",
+    target: "A",
+    ms: 1 + (i % 10),
+    outcome: "ok",
+  }));
+  const inserted = store.insertBatch({ clientId: "client_r", sessionId: "session_r", samples }, { userAgent: null, receivedAtMs: NOW });
+  const count = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
+
+  it("prunes raw samples and minute rollups past rawDays, hours and days past rollupDays", async () => {
+    await inserted;
+    expect(count("SELECT count(*) AS n FROM raw_samples")).toBe(480);
+    const deleted = await store.pruneNow();
+    expect(deleted).toBeGreaterThan(0);
+    expect(count("SELECT min(t) AS n FROM raw_samples")).toBeGreaterThanOrEqual(NOW - 2 * DAY_MS);
+    expect(count("SELECT count(*) AS n FROM raw_samples")).toBe(48);
+    expect(count("SELECT min(start_ms) AS n FROM rollups WHERE level = 0")).toBeGreaterThanOrEqual(NOW - 2 * DAY_MS);
+    expect(count("SELECT min(start_ms) AS n FROM rollups WHERE level = 1")).toBeGreaterThanOrEqual(NOW - 10 * DAY_MS);
+    // Per client and class, and the aggregate row (any client, any class): two rows per bucket here.
+    expect(count("SELECT count(*) AS n FROM rollups WHERE level = 1")).toBe(2 * 240);
+    expect(count("SELECT count(*) AS n FROM rollups WHERE level = 2")).toBe(2 * 40);
+    expect(count("SELECT count(*) AS n FROM rollups WHERE level = 3")).toBe(2 * 10);
+    expect(store.rawKeptFromMs()).toBe(NOW - 2 * DAY_MS);
+  });
+
+  it("a second pass finds nothing more", async () => {
+    expect(await store.pruneNow()).toBe(0);
+  });
+});

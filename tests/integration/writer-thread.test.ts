@@ -1,0 +1,61 @@
+// The server's store writes in its own thread: a batch's promise settles
+// after the commit, a SQLite error reaches the caller with its code, and
+// while the writer waits on a lock the event loop keeps turning.
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { openStoreThreaded, StorageError } from "../../server/store/store.js";
+import type { Sample } from "../../shared/protocol.js";
+import { tempDir } from "../helpers/server-process.js";
+
+const dir = tempDir();
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const T0 = Date.UTC(2026, 10, 1);
+const batch = (sessionId: string, n: number) => ({
+  clientId: "client_thread",
+  sessionId,
+  samples: Array.from({ length: n }, (_, seq): Sample => ({ seq, t: T0 + seq, method: "xhr", target: "A", ms: 1 + seq, outcome: "ok" })),
+});
+const meta = { userAgent: null, receivedAtMs: T0 };
+
+describe("the writer thread", () => {
+  it("answers after the commit: what it acknowledged is readable at once", async () => {
+    const dbPath = path.join(dir, "a.db");
+    const store = await openStoreThreaded(dbPath);
+    try {
+      expect(await store.insertBatch(batch("session_a", 300), meta)).toEqual({ accepted: 300, duplicates: 0 });
+      const other = new Database(dbPath, { readonly: true });
+      expect(other.prepare("SELECT count(*) AS n FROM raw_samples").get()).toEqual({ n: 300 });
+      other.close();
+      expect(await store.insertBatch(batch("session_a", 310), meta)).toEqual({ accepted: 10, duplicates: 300 });
+      expect((await store.stats({ fromMs: T0, toMs: T0 + 1000 }))[0]).toMatchObject({ count: 310, min: 1, max: 310 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("carries SQLite's error code across, and the event loop turns while the writer waits on a lock", { timeout: 20_000 }, async () => {
+    const dbPath = path.join(dir, "b.db");
+    const store = await openStoreThreaded(dbPath);
+    const locker = new Database(dbPath);
+    try {
+      locker.exec("BEGIN IMMEDIATE"); // holds the write lock past the writer's 5 s busy timeout
+      let turns = 0;
+      const ticker = setInterval(() => turns++, 10);
+      const t0 = performance.now();
+      const err = await store.insertBatch(batch("session_b", 5), meta).catch((e: unknown) => e);
+      const waitedMs = performance.now() - t0;
+      clearInterval(ticker);
+      expect(err).toBeInstanceOf(StorageError);
+      expect((err as StorageError).code).toBe("SQLITE_BUSY");
+      // 10 ms ticks all through the wait: the wait was the thread's, not the event loop's.
+      expect(turns).toBeGreaterThan((waitedMs / 10) * 0.5);
+      locker.exec("ROLLBACK");
+      expect(await store.insertBatch(batch("session_b", 5), meta)).toEqual({ accepted: 5, duplicates: 0 });
+    } finally {
+      locker.close();
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,129 @@
+// Rollup histograms against the brute force: every percentile the API shows
+// within ±1 % of the exact nearest-rank value; count, min, max, sum exact;
+// merging the rollups of two sets equals the rollup of their union.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  bucketIndex,
+  bucketUpper,
+  emptyRollup,
+  encodeRollup,
+  mergeEncoded,
+  mergeInto,
+  quantile,
+  record,
+  ROLLUP_RELATIVE_ERROR,
+  type Rollup,
+} from "../../shared/rollup.js";
+import { percentileSorted } from "../../shared/stats.js";
+import { prng } from "../helpers/prng.js";
+
+const PERCENTILES = [0.1, 1, 10, 25, 50, 75, 90, 99, 99.9, 99.99, 100];
+
+function rollupOf(values: readonly number[]): Rollup {
+  const r = emptyRollup();
+  for (const v of values) record(r, v);
+  return r;
+}
+
+function expectWithinBound(values: number[]): void {
+  const sorted = Float64Array.from(values).sort();
+  const r = rollupOf(values);
+  expect(r.count).toBe(values.length);
+  expect(r.min).toBe(sorted[0]);
+  expect(r.max).toBe(sorted[sorted.length - 1]);
+  expect(r.sum).toBe(values.reduce((a, b) => a + b, 0));
+  for (const p of PERCENTILES) {
+    const exact = percentileSorted(sorted, p)!;
+    const got = quantile(r, p)!;
+    if (exact === 0) expect(got).toBe(0);
+    else expect(Math.abs(got - exact) / exact, `p${p}: exact ${exact}, rollup ${got}`).toBeLessThanOrEqual(ROLLUP_RELATIVE_ERROR);
+  }
+}
+
+const rand = prng(7);
+const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+const us = (ms: number) => Math.max(0, Math.round(ms * 1000));
+
+describe("rollup percentiles against the exact nearest rank", () => {
+  it("unimodal (log-normal around 12 ms)", () => {
+    expectWithinBound(Array.from({ length: 50_000 }, () => us(12 * Math.exp(0.3 * gauss()))));
+  });
+  it("trimodal (0.2 ms, 15 ms, 400 ms)", () => {
+    const modes = [0.2, 15, 400];
+    expectWithinBound(Array.from({ length: 30_000 }, (_, i) => us(modes[i % 3]! * Math.exp(0.1 * gauss()))));
+  });
+  it("heavy tail (Pareto, α = 1.2)", () => {
+    expectWithinBound(Array.from({ length: 50_000 }, () => us(1 / (1 - rand()) ** (1 / 1.2))));
+  });
+  it("constant", () => {
+    expectWithinBound(new Array<number>(1000).fill(4321));
+  });
+  it("a single sample", () => {
+    expectWithinBound([987_654]);
+  });
+  it("0 ms (loopback ping rounded to 0) among others", () => {
+    expectWithinBound([...new Array<number>(300).fill(0), ...Array.from({ length: 700 }, () => us(0.05 + rand()))]);
+    expectWithinBound(new Array<number>(50).fill(0));
+  });
+  it("timeouts in the tail (5 s timeout value on 2 %)", () => {
+    expectWithinBound(Array.from({ length: 20_000 }, () => (rand() < 0.02 ? 5_000_000 : us(2 * Math.exp(0.5 * gauss())))));
+  });
+  it("every small integer µs is its own bucket, so its quantiles are exact", () => {
+    const values = Array.from({ length: 5000 }, () => 1 + Math.floor(rand() * 150));
+    const sorted = Float64Array.from(values).sort();
+    const r = rollupOf(values);
+    for (const p of PERCENTILES) expect(quantile(r, p)).toBe(percentileSorted(sorted, p));
+  });
+  it("an empty rollup has no percentiles", () => {
+    expect(quantile(emptyRollup(), 50)).toBeNull();
+  });
+});
+
+describe("buckets", () => {
+  it("bucket i holds (base^i, base^(i+1)], each no wider than 1 %", () => {
+    for (let v = 1; v < 5_000_000; v = Math.ceil(v * 1.37) + 1) {
+      const i = bucketIndex(v);
+      expect(bucketUpper(i - 1)).toBeLessThan(v);
+      expect(bucketUpper(i)).toBeGreaterThanOrEqual(v);
+      expect(bucketUpper(i) / bucketUpper(i - 1) - 1).toBeLessThan(0.01);
+    }
+  });
+  it("encode → decode gives the same rollup", () => {
+    const r = rollupOf(Array.from({ length: 5000 }, () => us(30 * Math.exp(gauss()))));
+    const back = emptyRollup();
+    mergeEncoded(back, encodeRollup(r));
+    expect(back).toEqual(r);
+  });
+});
+
+describe("merging", () => {
+  const latencyUs = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 86_400_000_000 }));
+  it("merge(rollup(A), rollup(B)) equals rollup(A ∪ B)", () => {
+    fc.assert(
+      fc.property(fc.array(latencyUs, { maxLength: 300 }), fc.array(latencyUs, { maxLength: 300 }), (a, b) => {
+        const merged = rollupOf(a);
+        mergeInto(merged, rollupOf(b));
+        const union = rollupOf([...a, ...b]);
+        expect(merged.count).toBe(union.count);
+        expect(merged.min).toBe(union.min);
+        expect(merged.max).toBe(union.max);
+        expect(merged.sum).toBe(union.sum);
+        expect(merged.zero).toBe(union.zero);
+        expect(merged.buckets).toEqual(union.buckets);
+        for (const p of PERCENTILES) expect(quantile(merged, p)).toBe(quantile(union, p));
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it("merging through the stored encoding loses nothing", () => {
+    fc.assert(
+      fc.property(fc.array(latencyUs, { minLength: 1, maxLength: 200 }), (a) => {
+        const half = Math.floor(a.length / 2);
+        const back = rollupOf(a.slice(0, half));
+        mergeEncoded(back, encodeRollup(rollupOf(a.slice(half))));
+        expect(back).toEqual(rollupOf(a));
+      }),
+    );
+  });
+});
