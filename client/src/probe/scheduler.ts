@@ -27,6 +27,12 @@ export const HOUSEKEEPING_DEFER_MAX = 3;
  * Capped at half the gap for short intervals.
  */
 export const REPORT_LEAD_MS = 60;
+/**
+ * A gap shorter than this (ms) has no room for a report at all (intervals of
+ * tens of ms, as soak tests run): reports then go without a deadline, and a
+ * backlog drains batch after batch, as fast as the server takes it.
+ */
+export const REPORT_GAP_MS_MIN = 2 * REPORT_LEAD_MS;
 
 export interface SchedulerOptions {
   /** Probe slots per tick; the clock runs with probeSlots + 1 (see clockSlots). */
@@ -37,8 +43,11 @@ export interface SchedulerOptions {
   reportServerProbesInFlight(): number;
   /** Work on the page alone: IndexedDB writes, live view, channels, Resource Timing. */
   local(): void;
-  /** A report to the home server, if one is due; its request must start by deadlineMs (epoch ms). */
-  report(deadlineMs: number): void;
+  /**
+   * A report to the home server, if one is due; its request must start by
+   * deadlineMs (epoch ms), undefined when the gap is too short for any report.
+   */
+  report(deadlineMs: number | undefined): void;
 }
 
 /** Slots the clock worker runs: one per probe, then housekeeping's. */
@@ -51,6 +60,7 @@ export class Scheduler {
   /** When the next tick's first probe is due (epoch ms). */
   private nextProbeDueMs = Number.NEGATIVE_INFINITY;
   private leadMs = REPORT_LEAD_MS;
+  private gapMs = Number.POSITIVE_INFINITY;
 
   constructor(private readonly o: SchedulerOptions) {}
 
@@ -79,7 +89,8 @@ export class Scheduler {
     const slots = clockSlots(this.o.probeSlots);
     const offsetMs = slotOffsetMs(tick.slot, slots, tick.intervalMs);
     this.nextProbeDueMs = tick.dueMs - offsetMs + tick.intervalMs;
-    this.leadMs = Math.min(REPORT_LEAD_MS, (tick.intervalMs - offsetMs) / 2);
+    this.gapMs = tick.intervalMs - offsetMs;
+    this.leadMs = Math.min(REPORT_LEAD_MS, this.gapMs / 2);
     // A report still waiting from an earlier gap keeps its deferral count.
     this.reportWaiting = true;
   }
@@ -87,6 +98,6 @@ export class Scheduler {
   private report(): void {
     this.reportWaiting = false;
     this.deferrals = 0;
-    this.o.report(this.nextProbeDueMs - this.leadMs);
+    this.o.report(this.gapMs < REPORT_GAP_MS_MIN ? undefined : this.nextProbeDueMs - this.leadMs);
   }
 }

@@ -210,7 +210,8 @@ export class Outbox {
       if (own === 0) return;
       if (own < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
     }
-    void this.deliver(false, this.postponed >= POSTPONE_MAX ? undefined : deadlineMs);
+    // A report postponed too often goes regardless of its deadline, but still as one batch.
+    void this.deliver(false, this.postponed >= POSTPONE_MAX ? undefined : deadlineMs, deadlineMs === undefined);
   }
 
   /** The page was hidden: it may never run again, so send what fits in a keepalive request now. */
@@ -292,14 +293,16 @@ export class Outbox {
     await this.bound(await this.store.count());
   }
 
-  private async deliver(keepalive: boolean, deadlineMs?: number): Promise<void> {
+  /** drain: send batch after batch while a backlog remains (no gap bounds the report). */
+  private async deliver(keepalive: boolean, deadlineMs?: number, drain = false): Promise<void> {
     this.inFlight = true;
     this.lastSendMs = this.options.clock.monoMs();
     try {
       await this.save();
       if (!keepalive && this.options.clock.monoMs() - this.lastScanMs >= ORPHAN_SCAN_MS) await this.scan();
-      // One request per call: a backlog drains one batch per housekeeping slot,
-      // so a report never runs on into the next probe's moment.
+      // With a deadline, one request per call: a backlog drains one batch per
+      // gap, so a report never runs on into the next probe's moment. Without
+      // one (no gap is long enough), batch after batch while there is a backlog.
       for (;;) {
         const orphan = this.orphanSessions[0];
         const session = orphan ?? this.options.sessionId;
@@ -363,7 +366,7 @@ export class Outbox {
           this.orphanSessions.shift();
           this.doneSeq.delete(orphan);
         }
-        return;
+        if (keepalive || !drain || (this.orphanSessions.length === 0 && this.own < BATCH_SAMPLES)) return;
       }
     } catch (err) {
       this.c.failures++;
