@@ -63,10 +63,11 @@ describe("HTTPS page, plain-HTTP peer", () => {
       // A, over HTTPS and WSS, answers as usual.
       const onA = rows.filter((r) => r.method === method && r.target === "A");
       expect(onA.length, `${method} A`).toBeGreaterThanOrEqual(PROBE_MS / 1000 - 2);
-      expect(onA.filter((r) => r.outcome !== "ok"), `${method} A`).toEqual([]);
+      // (A probe still in flight when the test closes the page is recorded as page-closed, by design.)
+      expect(onA.filter((r) => r.outcome !== "ok" && r.reason !== "page-closed"), `${method} A`).toEqual([]);
     }
     // Best of two runs on its reachable leg alone: the WebSocket to A wins every race.
-    const races = rows.filter((r) => r.method === "best2");
+    const races = rows.filter((r) => r.method === "best2" && r.reason !== "page-closed");
     expect(races.length).toBeGreaterThanOrEqual(PROBE_MS / 1000 - 2);
     expect(races.every((r) => r.outcome === "ok" && r.winner === "ws")).toBe(true);
   });
