@@ -3,7 +3,7 @@
 // "why?" panel:
 //   client  — the test blocks the probe page's main thread for 800 ms right
 //             after an XHR probe leaves, so its answer waits and the next ticks fire late;
-//   server  — B's test-only hook (TAILPROBE_TEST_HOOKS=1) holds its echoes 300 ms in the handler;
+//   server  — B's test-only hook (TAILPROBE_TEST_HOOKS=1) holds its echoes 600 ms in the handler;
 //   network — Toxiproxy, in front of B, adds 400 ms to B's path; B's WebSocket ping frames see it.
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +19,8 @@ const WARMUP_MS = 8000;
 /** Between plants: longer than a time bucket, so each bucket holds one cause. */
 const GAP_MS = 6000;
 const STALL_MS = 800;
-const SERVER_DELAY_MS = 300;
+/** Large against a busy machine's late ticks, which the client rule weighs against half the excess. */
+const SERVER_DELAY_MS = 600;
 const SPIKE_MS = 400;
 
 let a: ServerProcess | undefined;
@@ -70,7 +71,7 @@ beforeAll(async () => {
   planted.client = await page.waitForFunction(() => (window as unknown as { __stalledAt?: number }).__stalledAt).then((h) => h.jsonValue() as Promise<number>);
   await sleep(GAP_MS);
 
-  // Server: B holds every echo 300 ms inside its handler for 2 s.
+  // Server: B holds every echo 600 ms inside its handler for 2 s.
   planted.server = Date.now();
   const armed = await fetch(`${b.url}/api/test/stall`, {
     method: "POST",
