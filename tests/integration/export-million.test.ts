@@ -13,8 +13,13 @@ import { startServerProcess, tempDir, type ServerProcess } from "../helpers/serv
 
 const ROWS = 1_000_000;
 const T0 = Date.UTC(2026, 9, 1);
-/** Allowed growth of the server's RSS while exporting (bytes): the CSV alone is ~80 MB, the NDJSON ~250 MB. */
-const RSS_GROWTH_MAX = 48 << 20;
+/**
+ * Allowed growth of the server's RSS while exporting (bytes). The CSV is ~80 MB
+ * and the NDJSON ~180 MB, so a server that held either would pass it; what
+ * grows is V8's young garbage between collections, which a loaded two-core
+ * machine lets reach ~50 MiB (measured 31–52 MiB for the CSV, 7 MiB for the NDJSON).
+ */
+const RSS_GROWTH_MAX = 64 << 20;
 
 let server: ServerProcess;
 let dbPath: string;
@@ -103,7 +108,7 @@ describe("export of 1,000,000 samples", () => {
     const r = await streamLines(`${server.url}/api/samples.csv?from=${T0}&to=${T0 + 86_400_000 * 3}`);
     expect(r.lines).toBe(ROWS + 1);
     expect(r.lastLine.split(",")[3]).toBe(String(ROWS - 1));
-    expect(r.bytes).toBeGreaterThan(RSS_GROWTH_MAX * 1.5);
+    expect(r.bytes).toBeGreaterThan(RSS_GROWTH_MAX * 1.2);
     console.log(`export ${r.bytes} bytes; server RSS grew ${((r.peakRss - before) / 2 ** 20).toFixed(1)} MiB`);
     expect(r.peakRss - before).toBeLessThan(RSS_GROWTH_MAX);
   }, 120_000);
