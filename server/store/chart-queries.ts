@@ -226,7 +226,7 @@ export function cdfPoints(sorted: Float64Array): [number, number][] {
 
 // ---- time axis ----------------------------------------------------------------
 
-interface TimeAxis {
+export interface TimeAxis {
   /** Resolved range start: the first stored sample when `from` was left at the beginning of time. */
   fromMs: number;
   bucketMs: number;
@@ -235,21 +235,12 @@ interface TimeAxis {
   buckets: number;
 }
 
-async function timeAxis(pool: ReadPool, filter: SampleFilter, bucketMs: number | undefined): Promise<TimeAxis> {
-  let fromMs = filter.fromMs;
-  if (fromMs < EPOCH_MS_MIN) {
-    // "Everything" must not mean buckets back to 1970: start at the first
-    // stored sample. Only the time bounds, not the other filters: min(t) is
-    // then one index probe, where a filtered min could walk the whole index
-    // in one uninterruptible step.
-    const rows = await pool.all<{ first: number | null }>("SELECT min(t) AS first FROM samples WHERE t >= ? AND t <= ?", [
-      filter.fromMs,
-      filter.toMs,
-    ]);
-    const first = rows[0]?.first ?? null;
-    if (first === null) return { fromMs, bucketMs: bucketMs ?? chooseBucketMs(0), t0: 0, buckets: 0 };
-    fromMs = first;
-  }
+/**
+ * The axis from a resolved start (epoch ms, or null when nothing is stored):
+ * shared by the raw path here and the rollup path (server/query/time-axis.ts).
+ */
+export function axisFrom(fromMs: number | null, filter: SampleFilter, bucketMs: number | undefined): TimeAxis {
+  if (fromMs === null) return { fromMs: filter.fromMs, bucketMs: bucketMs ?? chooseBucketMs(0), t0: 0, buckets: 0 };
   const width = bucketMs ?? chooseBucketMs(filter.toMs - fromMs);
   const first = Math.floor(fromMs / width);
   const buckets = Math.floor(filter.toMs / width) - first + 1;
@@ -260,7 +251,20 @@ async function timeAxis(pool: ReadPool, filter: SampleFilter, bucketMs: number |
   return { fromMs, bucketMs: width, t0: first * width, buckets };
 }
 
-function bucketStarts(axis: TimeAxis): number[] {
+async function timeAxis(pool: ReadPool, filter: SampleFilter, bucketMs: number | undefined): Promise<TimeAxis> {
+  if (filter.fromMs >= EPOCH_MS_MIN) return axisFrom(filter.fromMs, filter, bucketMs);
+  // "Everything" must not mean buckets back to 1970: start at the first
+  // stored sample. Only the time bounds, not the other filters: min(t) is
+  // then one index probe, where a filtered min could walk the whole index
+  // in one uninterruptible step.
+  const rows = await pool.all<{ first: number | null }>("SELECT min(t) AS first FROM samples WHERE t >= ? AND t <= ?", [
+    filter.fromMs,
+    filter.toMs,
+  ]);
+  return axisFrom(rows[0]?.first ?? null, filter, bucketMs);
+}
+
+export function bucketStarts(axis: TimeAxis): number[] {
   return Array.from({ length: axis.buckets }, (_, i) => axis.t0 + i * axis.bucketMs);
 }
 
