@@ -8,7 +8,9 @@ import { ingest, syntheticSamples } from "../../tests/helpers/synthetic-latency.
 const SECONDS = 20 * 60;
 const startMs = Math.floor((Date.now() - (SECONDS + 30) * 1000) / 60_000) * 60_000;
 const spike = { fromMs: startMs + 12 * 60_000, toMs: startMs + 12 * 60_000 + 45_000 };
-const server = await startServerProcess(["--name", "A"]);
+// Loading synthetic data is a lab run, and its B samples need a server B that A knows.
+const peerB = await startServerProcess(["--name", "B"]);
+const server = await startServerProcess(["--name", "A", "--no-rate-limit", "--peer", `B=${peerB.url}`]);
 const browser = await launchBrowser({ viewport: { width: 1280, height: 1320 }, colorScheme: "light" });
 try {
   await ingest(server.url, syntheticSamples({ startMs, seconds: SECONDS, spike, seed: 11 }));
@@ -22,4 +24,5 @@ try {
 } finally {
   await browser.close();
   await server.stop();
+  await peerB.stop();
 }
