@@ -39,9 +39,9 @@ const LIVE_NODES_MAX = 2000;
 /**
  * Event listeners (Memory.getDOMCounters) swing with the probes in flight at
  * the moment of reading (each XHR and JSONP script holds its own; one run read
- * 43 → 69 with 7 JSONP calls in flight), so a leak is judged by the slope:
- * a listener left behind by every probe would be several per tick, one per 100
- * ticks 0.01; in-flight swings of ~30 over this run stay below that.
+ * 43 → 69 with 7 JSONP calls in flight), so a leak is judged by its slope:
+ * a leak grows with the ticks, and one listener left per 100 ticks is 0.01;
+ * a swing of ~30 across a run of 20,000 ticks stays well below that.
  */
 const LISTENERS_PER_TICK_MAX = 0.01;
 const GLOBALS_GROWTH_MAX = 5;
