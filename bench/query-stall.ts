@@ -18,6 +18,7 @@ import { summarize } from "../shared/stats.js";
 import { dayOfSamples } from "./synthetic-samples.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
+import { sqliteDb } from "../testkit/sqlite-store.js";
 
 const SIZES = { smoke: { samples: 2000, echoRequests: 30 }, full: { samples: 1_000_000, echoRequests: 300 } } as const;
 const ECHO_INTERVAL_MS = 10;
@@ -99,7 +100,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     }
 
     {
-      const pool = openReadPool(dbPath, server.store.db);
+      const pool = openReadPool(dbPath, sqliteDb(server.store));
       const client = echoClient(server.url, 100_000);
       const blockingMs: number[] = [];
       for (let i = 0; i < 3; i++) {

@@ -31,8 +31,8 @@ import { pageSecurityHeaders } from "./page-security.js";
 import { staticPages } from "./static-pages.js";
 import { startupStorageMessage, storageHealth } from "./storage-faults.js";
 import { createClientDirectory } from "./privacy/public-ids.js";
-import { loadPublicIdKey, storedClientIds } from "./store/client-secrets.js";
-import { openStoreThreaded, type Store, type StoreOptions } from "./store/store.js";
+import { type Store, type StoreOptions } from "./store/store.js";
+import { openStoreFor } from "./store/open.js";
 
 /**
  * Node's default keep-alive timeout is 5 s; a 1 Hz prober must always find its
@@ -68,7 +68,7 @@ export function defaultClientDir(): string {
 /** Opens the database, or fails with what the operator should do (a damaged file is never overwritten). */
 async function openStoreOrExplain(dbPath: string, opts: StoreOptions): Promise<Store> {
   try {
-    return await openStoreThreaded(dbPath, opts);
+    return await openStoreFor(dbPath, opts);
   } catch (err) {
     const message = startupStorageMessage(err, path.resolve(dbPath));
     if (message !== undefined) throw new Error(message, { cause: err });
@@ -115,8 +115,8 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const addressOf = (req: http.IncomingMessage) => clientAddress(req, proxies);
   // Budgets refill on the monotonic clock: a wall-clock step must not empty or fill them.
   const budgets = createBudgets(options.limits, addressOf, () => performance.now());
-  const storage = storageHealth(options.dbPath, log);
-  const clients = createClientDirectory(loadPublicIdKey(store.db), () => storedClientIds(store.db));
+  const storage = storageHealth(store.location, log);
+  const clients = createClientDirectory(store.publicIdKey, () => store.storedClientIds());
   app.use(
     ingestRouter(store, {
       nowMs,

@@ -1,14 +1,15 @@
-// Storage faults, by SQLite's error code: what the server answers while the
+// Storage faults, by SQLite's error code (or the PostgreSQL store's): what the server answers while the
 // disk is full, the file read-only, locked or damaged, and what it tells the
 // operator. Ingest answers 503 + Retry-After (the page keeps its samples and
 // retries), logs one line when a fault starts and one when it ends.
 import type { Response } from "express";
+import { PG_BUSY, PG_FULL, PG_UNREACHABLE } from "./store/postgres/errors.js";
 
-export type StorageFaultKind = "full" | "read-only" | "busy" | "corrupt" | "io";
+export type StorageFaultKind = "full" | "read-only" | "busy" | "corrupt" | "io" | "unreachable";
 
 export interface StorageFault {
   kind: StorageFaultKind;
-  /** SQLite's extended code, e.g. SQLITE_IOERR_WRITE. */
+  /** SQLite's extended code, e.g. SQLITE_IOERR_WRITE, or the PostgreSQL store's (store/postgres/errors.ts), e.g. PG_UNREACHABLE. */
   code: string;
   /** What the client is told to wait (s). */
   retryAfterS: number;
@@ -17,19 +18,23 @@ export interface StorageFault {
 }
 
 /** Seconds to wait per fault: a lock passes in moments, a full or read-only disk needs a person. */
-const RETRY_AFTER_S: Record<StorageFaultKind, number> = { busy: 1, io: 10, full: 30, "read-only": 30, corrupt: 300 };
+const RETRY_AFTER_S: Record<StorageFaultKind, number> = { busy: 1, unreachable: 5, io: 10, full: 30, "read-only": 30, corrupt: 300 };
 
 const ADVICE: Record<StorageFaultKind, string> = {
   full: "the disk is full: free space (or lower the raw retention); ingest resumes by itself",
   "read-only": "the database file or its folder is read-only: make them writable; ingest resumes by itself",
   busy: "another process holds a lock on the database: stop it (tailprobe never waits on a lock)",
   corrupt: "the database file is damaged or not a tailprobe database: move it aside and restart to begin a new one, or restore a backup",
+  unreachable: "PostgreSQL is unreachable, restarting or out of connections: start it (or raise max_connections); ingest and queries resume by themselves",
   io: "the disk reports I/O errors (or the file was made read-only or immutable): check the disk and the file's attributes",
 };
 
 export function classifyStorageError(err: unknown): StorageFault | undefined {
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== "string" || !code.startsWith("SQLITE_")) return undefined;
+  if (typeof code !== "string") return undefined;
+  const pg: Record<string, StorageFaultKind> = { [PG_UNREACHABLE]: "unreachable", [PG_BUSY]: "busy", [PG_FULL]: "full" };
+  if (Object.hasOwn(pg, code)) return { kind: pg[code]!, code, retryAfterS: RETRY_AFTER_S[pg[code]!], advice: ADVICE[pg[code]!] };
+  if (!code.startsWith("SQLITE_")) return undefined;
   const kind: StorageFaultKind | undefined =
     code === "SQLITE_FULL"
       ? "full"

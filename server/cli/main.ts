@@ -3,6 +3,7 @@ import path from "node:path";
 import { startServer, type RunningServer } from "../app.js";
 import { DB_PATH_DEFAULT, parseServeArgs, serveHelp, type ServeOptions } from "./options.js";
 import { demoHelp, parseDemoArgs } from "./demo-options.js";
+import { isPostgresUrl } from "../store/postgres/dialect.js";
 
 const USAGE = `Usage: tailprobe <command> [flags]
 
@@ -18,7 +19,8 @@ function die(message: string): never {
 }
 
 function announce(server: RunningServer, options: ServeOptions, home: boolean): void {
-  const db = path.resolve(options.dbPath);
+  // The store's own name for it: a file's absolute path, or the URL with its password replaced.
+  const db = server.store.location === options.dbPath && !isPostgresUrl(options.dbPath) ? path.resolve(options.dbPath) : server.store.location;
   // The printed URL uses 127.0.0.1 for a wildcard bind; say that others can reach it too.
   const everywhere = options.host === "0.0.0.0" || options.host === "::";
   if (home) {

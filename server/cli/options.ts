@@ -1,6 +1,7 @@
 // Configuration enters here, once: flags are parsed and range-checked into a
 // typed options object that the rest of the server receives.
 import net from "node:net";
+import { isPostgresUrl } from "../store/postgres/dialect.js";
 import { parseArgs } from "node:util";
 import { SERVER_NAME_PATTERN } from "../../shared/names.js";
 import { fail, ok, type Result } from "../../shared/result.js";
@@ -57,7 +58,10 @@ export const SERVE_FLAGS = {
   port: { type: "string", help: `TCP port to listen on (default ${PORT_DEFAULT}; 0 picks a free one)` },
   host: { type: "string", help: `address to bind (default ${HOST_DEFAULT}; 0.0.0.0 or :: for every interface)` },
   name: { type: "string", help: `this server's name in tables and charts (default ${NAME_DEFAULT})` },
-  db: { type: "string", help: `SQLite database file (default ${DB_PATH_DEFAULT})` },
+  db: {
+    type: "string",
+    help: `SQLite database file (default ${DB_PATH_DEFAULT}), or a postgres:// URL: several servers on one PostgreSQL (password in the URL or PGPASSWORD)`,
+  },
   peer: {
     type: "string",
     multiple: true,
@@ -94,7 +98,7 @@ const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
   port: "PORT",
   host: "ADDR",
   name: "NAME",
-  db: "FILE",
+  db: "FILE|URL",
   peer: "[NAME=]URL",
   "interval-ms": "MS",
   "timeout-ms": "MS",
@@ -190,7 +194,8 @@ export function parseServeArgs(
   const name = (values.name as string | undefined) ?? NAME_DEFAULT;
   if (!SERVER_NAME_PATTERN.test(name)) return fail(`--name must be 1-32 letters, digits, '.', '_' or '-' (got '${name}')`);
   const dbPath = (values.db as string | undefined) ?? DB_PATH_DEFAULT;
-  if (dbPath.length === 0) return fail("--db must be a file path");
+  if (dbPath.length === 0) return fail("--db must be a file path or a postgres:// URL");
+  if (isPostgresUrl(dbPath) && !URL.canParse(dbPath)) return fail("--db must be a file path or a valid postgres:// URL (postgres://user@host:port/database)");
 
   const peers: PeerSpec[] = [];
   for (const raw of (values.peer as string[] | undefined) ?? []) {

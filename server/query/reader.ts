@@ -44,7 +44,7 @@ export async function rollupsAnswer(ctx: ReadContext, f: SampleFilter, bucketMs?
   if (bucketMs !== undefined && bucketMs % LEVEL_MS[0] !== 0) return false;
   if (f.fromMs < ctx.rawKeptFromMs()) return true;
   const rows = await ctx.pool.all<{ n: number }>(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM raw_samples WHERE t >= ? AND t <= ? LIMIT ${EXACT_ROWS_MAX + 1})`,
+    `SELECT count(*) AS n FROM (SELECT 1 FROM raw_samples WHERE t >= ? AND t <= ? LIMIT ${EXACT_ROWS_MAX + 1}) AS edge`,
     [f.fromMs, f.toMs],
   );
   return (rows[0]?.n ?? 0) > EXACT_ROWS_MAX;

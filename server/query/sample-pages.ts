@@ -6,6 +6,7 @@
 // too, until rollup histograms answer it.
 import Database from "better-sqlite3";
 import { sampleWhere, type SampleFilter } from "../store/sample-filter.js";
+import type { SqlParam } from "../store/read-pool.js";
 import type { Store } from "../store/store.js";
 
 /** Rows per page: ~200 kB of CSV, a few ms of SQLite work between yields to the event loop. */
@@ -47,24 +48,22 @@ export interface PageReader {
   close(): void;
 }
 
+/** One SELECT (SQLite's placeholders) read as rows of arrays. */
+export type PageFetch = (sql: string, params: SqlParam[]) => Promise<RawSampleRow[]> | RawSampleRow[];
+
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * A reader on its own read-only connection to the store's file (the writer's
- * connection for an in-memory store, whose pages then read between writes).
- */
-export function openPageReader(store: Store): PageReader {
-  const file = store.db.name;
-  const own = file !== ":memory:" && file !== "";
-  const db = own ? new Database(file, { readonly: true, fileMustExist: true }) : store.db;
-  if (own) db.pragma("busy_timeout = 5000");
+/** The store's page reader: its own connection (see Store.openPageReader). */
+export const openPageReader = (store: Store): PageReader => store.openPageReader();
+
+/** Keyset paging over any store's SELECT: the same SQL on SQLite and PostgreSQL. */
+export function pageReaderOver(fetch: PageFetch, close: () => void): PageReader {
   return {
     async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
       const order = "ORDER BY samples.t, samples.session, samples.seq LIMIT ?";
-      const select = (where: string) =>
-        db.prepare(`SELECT ${SAMPLE_COLUMNS_SQL} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`).raw(true);
+      const select = (where: string) => `SELECT ${SAMPLE_COLUMNS_SQL} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
       const first = sampleWhere(filter);
-      let rows = select(first.sql).all(...first.params, pageRows) as RawSampleRow[];
+      let rows = await fetch(select(first.sql), [...first.params, pageRows]);
       while (rows.length === pageRows) {
         yield rows;
         const last = rows[rows.length - 1]!;
@@ -73,18 +72,33 @@ export function openPageReader(store: Store): PageReader {
         // The next page starts at the last row's time: that bound is what SQLite seeks the
         // t index with (a row-value condition alone would rescan from `from` every page).
         const next = sampleWhere({ ...filter, fromMs: last[0] });
-        rows = select(`${next.sql} AND (samples.t, samples.session, samples.seq) > (?, ?, ?)`).all(
+        rows = await fetch(select(`${next.sql} AND (samples.t, samples.session, samples.seq) > (?, ?, ?)`), [
           ...next.params,
           last[0],
           last[19],
           last[3],
           pageRows,
-        ) as RawSampleRow[];
+        ]);
       }
       if (rows.length > 0) yield rows;
     },
-    close() {
+    close,
+  };
+}
+
+/**
+ * A reader on its own read-only connection to an SQLite file (the writer's
+ * connection for an in-memory store, whose pages then read between writes).
+ */
+export function openSqlitePageReader(writer: Database.Database): PageReader {
+  const file = writer.name;
+  const own = file !== ":memory:" && file !== "";
+  const db = own ? new Database(file, { readonly: true, fileMustExist: true }) : writer;
+  if (own) db.pragma("busy_timeout = 5000");
+  return pageReaderOver(
+    (sql, params) => db.prepare(sql).raw(true).all(...params) as RawSampleRow[],
+    () => {
       if (own) db.close();
     },
-  };
+  );
 }

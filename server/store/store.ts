@@ -10,7 +10,8 @@ import { openReadPool } from "./read-pool.js";
 import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, startRetention } from "./retention.js";
 import { batchWriter, Codes, type IngestMeta } from "./writer.js";
 import { startWriterThread } from "./writer-client.js";
-import { loadPublicIdKey } from "./client-secrets.js";
+import { loadPublicIdKey, storedClientIds } from "./client-secrets.js";
+import { openSqlitePageReader, type PageReader } from "../query/sample-pages.js";
 import { deleteClientData } from "./admin-ops.js";
 import { timerResolutionQuery } from "./timer-resolution.js";
 import type { StoredClient } from "./stored-client.js";
@@ -46,10 +47,23 @@ export interface Store extends Queries {
   rawKeptFromMs(): number;
   /** Runs retention now instead of at its next interval; resolves with the rows deleted. */
   pruneNow(): Promise<number>;
-  /** Raw access for integrity checks and tests (read-only in the server's store). */
-  readonly db: Database.Database;
+  /** "sqlite" (a file) or "postgres" (a URL), as --db chose. */
+  readonly kind: "sqlite" | "postgres";
+  /** What --db named, for logs: the file, or the URL with its password replaced by ***. */
+  readonly location: string;
+  /** The key public client ids derive from (kept in meta: the same for every server on one database). */
+  readonly publicIdKey: Buffer;
+  /** Every stored clientId, of every server writing to this database (PostgreSQL: as of the last refresh, at most a second old). */
+  storedClientIds(): string[];
+  /** Pages of raw samples in time order on a connection of its own (export, forensics). */
+  openPageReader(): PageReader;
   /** Stops retention and the writer (after the batches already posted are committed), closes every connection. */
   close(): Promise<void>;
+}
+
+/** The SQLite store: also the raw connection, for integrity checks, tests and bulk loads (read-only in the server's store). */
+export interface SqliteStore extends Store {
+  readonly db: Database.Database;
 }
 
 export interface StoreOptions {
@@ -92,13 +106,25 @@ function openWriteConnection(dbPath: string, log: ((line: string) => void) | und
   return db;
 }
 
+function sqliteCommon(db: Database.Database, dbPath: string) {
+  const publicIdKey = loadPublicIdKey(db);
+  return {
+    db,
+    kind: "sqlite" as const,
+    location: dbPath,
+    publicIdKey,
+    storedClientIds: () => storedClientIds(db),
+    openPageReader: () => openSqlitePageReader(db),
+  };
+}
+
 const retentionOf = (opts: StoreOptions) => ({ rawDays: opts.rawDays ?? RAW_DAYS_DEFAULT, rollupDays: opts.rollupDays ?? ROLLUP_DAYS_DEFAULT });
 
 /**
  * A store that writes on the calling thread: tests, benchmarks' bulk loads
  * and ":memory:" databases. The server uses openStoreThreaded.
  */
-export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
+export function openStore(dbPath: string, opts: StoreOptions = {}): SqliteStore {
   const db = openWriteConnection(dbPath, opts.log);
   const retention = startRetention(db, retentionOf(opts), opts.nowMs ?? Date.now);
   // Readers holding an old snapshot make a checkpoint stop short; it then truncates on a later turn.
@@ -111,7 +137,7 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
   const queries = openQueries(readers, () => retention.rawKeptFromMs(), opts.answerFrom);
 
   return {
-    db,
+    ...sqliteCommon(db, dbPath),
     insertBatch: async (batch, meta) => insertBatch(batch, meta),
     ...queries,
     clients: () => clientsQuery(readers),
@@ -137,7 +163,7 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): Store {
  * retention and checkpoint runs in the writer thread (writer-thread.ts), and
  * this thread only reads, on read-only connections that never wait for a lock.
  */
-export async function openStoreThreaded(dbPath: string, opts: StoreOptions = {}): Promise<Store> {
+export async function openStoreThreaded(dbPath: string, opts: StoreOptions = {}): Promise<SqliteStore> {
   if (dbPath === ":memory:") return openStore(dbPath, opts);
   openWriteConnection(dbPath, opts.log).close();
   const db = new Database(dbPath, { readonly: true });
@@ -157,7 +183,7 @@ export async function openStoreThreaded(dbPath: string, opts: StoreOptions = {})
   const readers = openReadPool(dbPath, db);
   const queries = openQueries(readers, () => prunedBeforeMs, opts.answerFrom);
   return {
-    db,
+    ...sqliteCommon(db, dbPath),
     insertBatch: (batch, meta) => writer.insertBatch(batch, meta),
     ...queries,
     clients: () => clientsQuery(readers),

@@ -91,7 +91,10 @@ export function rollupWriter(db: Database.Database): (batch: RollupBatch) => voi
 }
 
 /** Wire sample → raw_samples values (column order of INSERT_RAW) and its rollup contribution. */
-export function rawValues(session: number, s: Sample & { serverMs?: number }, codes: Codes): (number | null)[] {
+/** What rawValues needs of the codes: the SQLite Codes, or the PostgreSQL store's prepared ones. */
+export type CodeLookup = Pick<Codes, "seriesOf" | "reasonOf">;
+
+export function rawValues(session: number, s: Sample & { serverMs?: number }, codes: CodeLookup): (number | null)[] {
   return [
     session,
     s.seq,

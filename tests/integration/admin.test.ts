@@ -5,6 +5,7 @@ import type { RunningServer } from "../../server/app.js";
 import { parseServeArgs } from "../../server/cli/options.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { publicIdOf } from "../helpers/public-id.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 const TOKEN = "admin-token-for-tests-0123456789";
 const DAY = 86_400_000;
@@ -20,7 +21,7 @@ afterAll(async () => {
 
 const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 const count = (s: RunningServer, where = "1") =>
-  (s.store.db.prepare(`SELECT COUNT(*) AS n FROM samples WHERE ${where}`).get() as { n: number }).n;
+  (sqliteDb(s.store).prepare(`SELECT COUNT(*) AS n FROM samples WHERE ${where}`).get() as { n: number }).n;
 
 async function seed(s: RunningServer, clientId: string, ts: number[]) {
   const res = await fetch(`${s.url}/api/samples`, {
@@ -67,7 +68,7 @@ describe("admin API", () => {
     const now = Date.now();
     await seed(admin, "client_keep_1", [now - 1000, now - 29 * DAY]);
     await seed(admin, "client_gone_1", [now - 1000, now - 2000]);
-    const gone = publicIdOf(admin.store.db, "client_gone_1");
+    const gone = publicIdOf(sqliteDb(admin.store), "client_gone_1");
     const del = await fetch(`${admin.url}/api/admin/clients/${gone}`, { method: "DELETE", headers: auth(TOKEN) });
     expect(del.status).toBe(200);
     expect(await del.json()).toEqual({ deleted: { samples: 2, sessions: 1 } });

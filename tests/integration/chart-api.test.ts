@@ -13,6 +13,7 @@ import type { StatsResponse } from "../../shared/protocol.js";
 import { QueryAbortedError } from "../../server/store/store.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { publicIdOf } from "../helpers/public-id.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 let server: RunningServer;
 // Aligned to 10 minutes so every bucket width used below starts at T0.
@@ -87,7 +88,7 @@ describe("GET /api/stats with the chart filters", () => {
     expect(visible.rows[0]!.count).toBe(590);
     const punctual = await get<StatsResponse>(`/api/stats?${RANGE}&method=xhr&maxLateMs=4`);
     expect(punctual.rows[0]).toMatchObject({ count: 25, failures: 5 }); // errors record no lateness
-    const other = await get<StatsResponse>(`/api/stats?${RANGE}&client=${publicIdOf(server.store.db, "client_other")}`);
+    const other = await get<StatsResponse>(`/api/stats?${RANGE}&client=${publicIdOf(sqliteDb(server.store), "client_other")}`);
     expect(other.rows).toEqual([expect.objectContaining({ method: "jsonp", target: "B", count: 1, p50: 7 })]);
   });
 });
@@ -202,16 +203,16 @@ describe("GET /api/clients", () => {
     const res = await fetch(`${server.url}/api/clients`);
     const text = await res.text();
     const { clients } = JSON.parse(text) as ClientsResponse;
-    const mac = clients.find((c) => c.id === publicIdOf(server.store.db, "client_charts"))!;
+    const mac = clients.find((c) => c.id === publicIdOf(sqliteDb(server.store), "client_charts"))!;
     expect(mac).toEqual({ id: expect.any(String), label: "mac", browser: "Firefox", sessions: 1, firstSeen: expect.any(Number), lastSeen: expect.any(Number) });
     expect(mac.lastSeen).toBeGreaterThanOrEqual(mac.firstSeen);
-    const other = clients.find((c) => c.id === publicIdOf(server.store.db, "client_other"))!;
+    const other = clients.find((c) => c.id === publicIdOf(sqliteDb(server.store), "client_other"))!;
     expect(other).toMatchObject({ label: null, browser: "Edge" });
     for (const secret of ["client_charts", "client_other", FIREFOX, "127.0.0.1", "Windows"]) expect(text).not.toContain(secret);
   });
 
   it("?client= takes a public id; a clientId or an unknown id matches nothing", async () => {
-    const byPublic = await get<StatsResponse>(`/api/stats?${RANGE}&client=${publicIdOf(server.store.db, "client_other")}`);
+    const byPublic = await get<StatsResponse>(`/api/stats?${RANGE}&client=${publicIdOf(sqliteDb(server.store), "client_other")}`);
     expect(byPublic.rows).toHaveLength(1);
     expect((await get<StatsResponse>(`/api/stats?${RANGE}&client=client_other`)).rows).toEqual([]);
     expect((await get<StatsResponse>(`/api/stats?${RANGE}&client=AAAAAAAAAAAAAAAA`)).rows).toEqual([]);
@@ -291,7 +292,7 @@ describe("a long query", () => {
     }
     const order: string[] = [];
     // A lateness limit that is no rollup class: the exact raw path, which reads all 100k rows in slices.
-    const query = fetch(`${server.url}/api/histogram?from=${from}&client=${publicIdOf(server.store.db, "client_bulk")}&maxLateMs=59999`).then(async (r) => {
+    const query = fetch(`${server.url}/api/histogram?from=${from}&client=${publicIdOf(sqliteDb(server.store), "client_bulk")}&maxLateMs=59999`).then(async (r) => {
       order.push("query");
       return (await r.json()) as HistogramResponse;
     });
@@ -312,7 +313,7 @@ describe("a long query", () => {
 
   it("stops the queries of askers that hang up mid-query, and answers the next asker", async () => {
     const from = T0 + 700_000;
-    const client = publicIdOf(server.store.db, "client_bulk");
+    const client = publicIdOf(sqliteDb(server.store), "client_bulk");
     // A lateness limit that is no rollup class: the exact raw path over 100k rows, many slices long.
     const filterQs = `from=${from}&client=${client}&maxLateMs=59999`;
     // Watch the store from the server's side: which queries it started, and how each ended.

@@ -7,6 +7,7 @@ import { openStore, type Store } from "../../server/store/store.js";
 import type { Sample } from "../../shared/protocol.js";
 import { prng } from "../helpers/prng.js";
 import { tempDir } from "../helpers/server-process.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 const T0 = Date.UTC(2026, 9, 1);
 const HOUR = 3_600_000;
@@ -49,7 +50,7 @@ describe("deleting a client", () => {
     // The gone client's large latencies no longer set the maximum.
     expect(after[0]!.max).toBeLessThan(before[0]!.max!);
     // Its own rows are gone from every table.
-    const left = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
+    const left = (sql: string) => (sqliteDb(store).prepare(sql).get() as { n: number }).n;
     expect(left("SELECT count(*) AS n FROM sessions WHERE client_id = 'client_gone'")).toBe(0);
     expect(left("SELECT count(*) AS n FROM clients WHERE client_key = 'client_gone'")).toBe(0);
   });

@@ -12,6 +12,7 @@ import { startInProcess } from "../helpers/in-process.js";
 import { runPythonScript } from "../helpers/python.js";
 import { tempDir } from "../helpers/server-process.js";
 import { publicIdOf } from "../helpers/public-id.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 interface PromFamily {
   name: string;
@@ -79,7 +80,7 @@ describe("GET /api/samples.csv", () => {
     expect(lines).toHaveLength(samples.length + 1);
     const rows = lines.slice(1).map((l) => Object.fromEntries(csvSplit(l).map((v, i) => [EXPORT_COLUMNS[i], v])));
     expect(rows.map((r) => Number(r.seq))).toEqual(samples.map((s) => s.seq));
-    expect(rows[0]).toMatchObject({ client: publicIdOf(server.store.db, "c-export-1"), sessionId: "s-export-1", ms: "12.5", visibleAtSend: "true", visibleAtReply: "false", froze: "", serverMs: "0.25", lateMs: "1" });
+    expect(rows[0]).toMatchObject({ client: publicIdOf(sqliteDb(server.store), "c-export-1"), sessionId: "s-export-1", ms: "12.5", visibleAtSend: "true", visibleAtReply: "false", froze: "", serverMs: "0.25", lateMs: "1" });
     expect(rows[1]).toMatchObject({ fresh: "true", visibleAtSend: "" });
     expect(rows[3]).toMatchObject({ ms: "", outcome: "error", reason: 'http-503, "busy"' });
   });

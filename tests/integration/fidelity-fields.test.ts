@@ -13,6 +13,7 @@ import type { StatsResponse } from "../../shared/protocol.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { tempDir } from "../helpers/server-process.js";
 import { publicIdOf } from "../helpers/public-id.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -47,19 +48,19 @@ describe("reportInFlight and timerResolutionMs", () => {
       ...(v === 5 ? {} : { reportInFlight: v === 9 }),
     }));
     expect((await post({ clientId: "client_flag", sessionId: "session_flag", samples })).status).toBe(200);
-    const rows = server.store.db.prepare("SELECT ms, flags FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = 'session_flag')").all() as { ms: number; flags: number }[];
+    const rows = sqliteDb(server.store).prepare("SELECT ms, flags FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = 'session_flag')").all() as { ms: number; flags: number }[];
     const bit = FLAG.reportInFlight;
     for (const r of rows) {
       expect((r.flags >> FLAG_KNOWN_SHIFT) & bit, `known bit, ${r.ms} ms`).toBe(r.ms === 5 ? 0 : bit);
       expect(r.flags & bit, `value bit, ${r.ms} ms`).toBe(r.ms === 9 ? bit : 0);
     }
     const range = [T0 - 1, T0 + 60_000] as const;
-    const row = async (q: string) => (await stats(...range, `&client=${publicIdOf(server.store.db, "client_flag")}${q}`)).rows.find((r) => r.method === "xhr")!;
+    const row = async (q: string) => (await stats(...range, `&client=${publicIdOf(sqliteDb(server.store), "client_flag")}${q}`)).rows.find((r) => r.method === "xhr")!;
     expect((await row("")).count).toBe(18);
     expect(await row("&reportInFlight=1")).toMatchObject({ count: 5, min: 9, max: 9 });
     expect(await row("&reportInFlight=0")).toMatchObject({ count: 13, max: 5 });
     // The chart endpoints share the filter.
-    const h = (await (await fetch(`${server.url}/api/histogram?from=${range[0]}&to=${range[1]}&client=${publicIdOf(server.store.db, "client_flag")}&reportInFlight=1`)).json()) as {
+    const h = (await (await fetch(`${server.url}/api/histogram?from=${range[0]}&to=${range[1]}&client=${publicIdOf(sqliteDb(server.store), "client_flag")}&reportInFlight=1`)).json()) as {
       series: { count: number }[];
     };
     expect(h.series.map((s) => s.count)).toEqual([5]);

@@ -7,6 +7,7 @@ import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityR
 import { startInProcess } from "../helpers/in-process.js";
 import { prng } from "../helpers/prng.js";
 import { publicIdOf } from "../helpers/public-id.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 let server: RunningServer;
 // Aligned to the minute: the same buckets (and so the same periodogram) on every run.
@@ -55,7 +56,7 @@ const get = async <T>(path: string): Promise<T> => {
 describe("GET /api/attribution", () => {
   it("the slowest XHR to B is its server's handler", async () => {
     const a = await get<AttributionResponse>(`/api/attribution?${range}&method=xhr&target=B`);
-    expect(a.sample).toMatchObject({ method: "xhr", target: "B", ms: 170, serverMs: 125, client: publicIdOf(server.store.db, "c-forensics") });
+    expect(a.sample).toMatchObject({ method: "xhr", target: "B", ms: 170, serverMs: 125, client: publicIdOf(sqliteDb(server.store), "c-forensics") });
     expect(a.verdict).toMatchObject({ cause: "server", target: "B", text: "server B: 125 ms in its own handler" });
     expect(a.breakdown).toMatchObject({ totalMs: 170, serverMs: 125, pathMethod: "wsping" });
     expect(a.neighbours.some((n) => n.method === "ws" && n.target === "A")).toBe(true);

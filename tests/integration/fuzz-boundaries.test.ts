@@ -9,6 +9,7 @@ import WebSocket from "ws";
 import type { RunningServer } from "../../server/app.js";
 import { WS_PAYLOAD_BYTES_MAX } from "../../server/echo/ws-echo.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 /** Runs per boundary: together tens of thousands (24,000), about 20 s alone on loopback. */
 const RUNS = { ingest: 8_000, query: 8_000, ws: 8_000 } as const;
@@ -42,7 +43,7 @@ function request(method: string, path: string, body?: string, headers: Record<st
   });
 }
 
-const count = (table: string) => (server.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (table: string) => (sqliteDb(server.store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 function assertNoPollution(): void {
   expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(protoKeysBefore);

@@ -5,6 +5,7 @@ import type { RunningServer } from "../../server/app.js";
 import { RAW_RETENTION_DAYS_DEFAULT } from "../../server/api/sample-checks.js";
 import { sampleRefusalSchema } from "../../shared/protocol.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 const NOW = Date.UTC(2026, 10, 23, 12);
 const DAY = 86_400_000;
@@ -25,7 +26,7 @@ function post(samples: unknown[]) {
     body: JSON.stringify({ clientId: "client_deploy", sessionId: `session_deploy_${n}`, samples }),
   });
 }
-const stored = () => (server.store.db.prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+const stored = () => (sqliteDb(server.store).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
 const sample = (seq: number, o: Record<string, unknown> = {}) => ({ seq, t: NOW - 1000, method: "xhr", target: "A", ms: 3, outcome: "ok", ...o });
 
 describe("deployment checks on ingest", () => {

@@ -7,6 +7,7 @@ import { MemoryStore } from "../../client/src/report/outbox-store.js";
 import type { RunningServer } from "../../server/app.js";
 import type { Sample } from "../../shared/protocol.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -42,7 +43,7 @@ describe("outbox against a real server", () => {
       { timeout: 15_000, interval: 100 },
     );
     expect(outbox.counters).toMatchObject({ delivered: 499, rejected: 1, duplicates: 0, failures: 0 });
-    const rows = server.store.db.prepare("SELECT seq, target FROM samples ORDER BY seq").all() as { seq: number; target: string }[];
+    const rows = sqliteDb(server.store).prepare("SELECT seq, target FROM samples ORDER BY seq").all() as { seq: number; target: string }[];
     expect(rows).toHaveLength(499);
     expect(rows.some((r) => r.seq === 250)).toBe(false);
     expect(new Set(rows.map((r) => r.target))).toEqual(new Set(["A"]));

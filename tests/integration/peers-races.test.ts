@@ -10,6 +10,7 @@ import { prng } from "../helpers/prng.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { publicIdOf } from "../helpers/public-id.js";
 import { waitFor } from "../helpers/server-process.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 type Server = Awaited<ReturnType<typeof startInProcess>>;
 const started: Server[] = [];
@@ -211,7 +212,7 @@ describe("GET /api/races", () => {
     ["a slice of it", T0 + 100_000, T0 + 250_000, undefined],
     ["one client", T0, T0 + 600_000, "client-races-2"],
   ] as const)("matches brute force over %s", async (_what, fromMs, toMs, clientId) => {
-    const q = `from=${fromMs}&to=${toMs}${clientId ? `&client=${publicIdOf(server.store.db, clientId)}` : ""}`;
+    const q = `from=${fromMs}&to=${toMs}${clientId ? `&client=${publicIdOf(sqliteDb(server.store), clientId)}` : ""}`;
     const res = await fetch(`${server.url}/api/races?${q}`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as RacesResponse;

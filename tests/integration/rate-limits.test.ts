@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 let server: RunningServer | undefined;
 afterEach(async () => {
@@ -43,7 +44,7 @@ describe("per-address budgets", () => {
     server = await startInProcess(["--ingest-rate", "1"]);
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await post(server, batch(i))).status);
-    const stored = (server.store.db.prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+    const stored = (sqliteDb(server.store).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
     expect(stored).toBe(statuses.filter((s) => s === 200).length);
   });

@@ -9,6 +9,7 @@ import { startServer, type RunningServer } from "../../server/app.js";
 import { parseServeArgs } from "../../server/cli/options.js";
 import { migrate } from "../../server/store/migrate.js";
 import { tempDir } from "../helpers/server-process.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 async function start(testHooks: boolean): Promise<RunningServer> {
   const parsed = parseServeArgs(["--port", "0", "--db", path.join(tempDir(), "t.db"), "--no-ping"]);
@@ -135,7 +136,7 @@ describe("samples.server_ms", () => {
       }),
     });
     expect(res.status).toBe(200);
-    const rows = plain.store.db.prepare("SELECT seq, server_ms FROM samples ORDER BY seq").all();
+    const rows = sqliteDb(plain.store).prepare("SELECT seq, server_ms FROM samples ORDER BY seq").all();
     expect(rows).toEqual([
       { seq: 0, server_ms: 3.25 },
       { seq: 1, server_ms: null },

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { runCli, tempDir } from "../helpers/server-process.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 /**
  * chattr +i needs root and a file system with attributes (ext4, xfs), which
@@ -44,7 +45,7 @@ function post() {
     }),
   });
 }
-const stored = () => (server.store.db.prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+const stored = () => (sqliteDb(server.store).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
 
 describe("storage faults", () => {
   it("a database locked by another process: 503 at once (the event loop never waits), then ingest resumes", async () => {

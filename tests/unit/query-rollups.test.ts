@@ -13,6 +13,7 @@ import type { Sample } from "../../shared/protocol.js";
 import { ROLLUP_RELATIVE_ERROR } from "../../shared/rollup.js";
 import { tempDir } from "../helpers/server-process.js";
 import { prng } from "../helpers/prng.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 9, 1) + 7 * 60_000 + 1234; // not aligned to any level
@@ -29,7 +30,7 @@ beforeAll(async () => {
   dir = tempDir();
   const dbPath = path.join(dir, "q.db");
   store = openStore(dbPath);
-  pool = openReadPool(dbPath, store.db);
+  pool = openReadPool(dbPath, sqliteDb(store));
   rollups = openQueries(pool, () => 0, "rollups");
   raw = openQueries(pool, () => 0, "raw");
   const rand = prng(4242);

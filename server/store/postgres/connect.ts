@@ -1,0 +1,31 @@
+// Connections to PostgreSQL: the URL from --db (password in it or in PG*
+// variables, which the client library reads itself), numbers as JS numbers.
+import postgres from "postgres";
+
+/** Write connections: concurrent ingest transactions (a batch holds one for a few ms). */
+export const WRITE_CONNECTIONS_MAX = 4;
+/** Read connections: queries at once, as SQLite's READERS_MAX; reads never block writes (MVCC). */
+export const READ_CONNECTIONS_MAX = 4;
+/** How long a new connection may take before the attempt fails (s): ingest then answers 503. */
+export const CONNECT_TIMEOUT_S = 5;
+/** Idle connections are closed after this long (s). */
+const IDLE_TIMEOUT_S = 60;
+
+/**
+ * int8 and numeric as JS numbers: every stored integer (epoch ms, µs,
+ * counts) is far below 2^53, and the query layer does arithmetic on them.
+ */
+const asNumber = (x: string) => Number(x);
+
+export function connect(url: string, max: number): postgres.Sql {
+  return postgres(url, {
+    max,
+    connect_timeout: CONNECT_TIMEOUT_S,
+    idle_timeout: IDLE_TIMEOUT_S,
+    onnotice: () => {},
+    types: {
+      int8: { to: 20, from: [20], serialize: (x: number) => String(x), parse: asNumber },
+      numeric: { to: 1700, from: [1700], serialize: (x: number) => String(x), parse: asNumber },
+    },
+  });
+}

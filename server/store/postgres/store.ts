@@ -1,0 +1,124 @@
+// The PostgreSQL store: the same Store as SQLite's (../store.ts) for any
+// number of tailprobe servers on one database. Queries go through the same
+// query layer (server/query/) over a PostgreSQL ReadPool; ingest, retention
+// and the admin delete have PostgreSQL versions of their own.
+import { randomBytes } from "node:crypto";
+import { openQueries } from "../../query/queries.js";
+import { pageReaderOver, type RawSampleRow } from "../../query/sample-pages.js";
+import { clientsQuery } from "../chart-queries.js";
+import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, DAY_MS } from "../retention.js";
+import type { Store, StoreOptions } from "../store.js";
+import { timerResolutionQuery } from "../timer-resolution.js";
+import { deleteClientPostgres } from "./admin-ops.js";
+import { PgCodes } from "./codes.js";
+import { connect, READ_CONNECTIONS_MAX, WRITE_CONNECTIONS_MAX } from "./connect.js";
+import { redactUrl, scrubber, toPostgresPlaceholders } from "./dialect.js";
+import { asStorageError } from "./errors.js";
+import { postgresReadPool } from "./read-pool.js";
+import { readPrunedBeforeMs, startPostgresRetention } from "./retention.js";
+import { dayOf, ensurePartitions, existingPartitions, migratePostgres } from "./schema.js";
+import { postgresWriter } from "./writer.js";
+
+/**
+ * How often a server re-reads what other servers on the database change
+ * (ms): the stored clientIds (public ids), the retention watermark, and the
+ * day partitions created ahead (today's and tomorrow's).
+ */
+export const DEPLOYMENT_REFRESH_MS = 1000;
+/** Bytes of the public-id HMAC key, as client-secrets.ts. */
+const PUBLIC_ID_KEY_BYTES = 32;
+/** Budget for the pools to finish their queries at close (s). */
+const CLOSE_TIMEOUT_S = 5;
+
+export async function openPostgresStore(url: string, opts: StoreOptions = {}): Promise<Store> {
+  const log = opts.log ?? (() => {});
+  const scrub = scrubber(url);
+  const nowMs = opts.nowMs ?? Date.now;
+  const writeSql = connect(url, WRITE_CONNECTIONS_MAX);
+  const readSql = connect(url, READ_CONNECTIONS_MAX);
+  const wrap = (err: unknown) => asStorageError(err, scrub);
+  const guarded = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      throw wrap(err);
+    }
+  };
+  try {
+    await migratePostgres(writeSql, log);
+  } catch (err) {
+    await Promise.all([writeSql.end({ timeout: 0 }), readSql.end({ timeout: 0 })]);
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(scrub(`cannot open ${redactUrl(url)}: ${message}`), { cause: wrap(err) });
+  }
+  await writeSql`INSERT INTO meta (key, value) VALUES ('public_id_key', ${randomBytes(PUBLIC_ID_KEY_BYTES).toString("hex")}) ON CONFLICT (key) DO NOTHING`;
+  const [keyRow] = await writeSql`SELECT value FROM meta WHERE key = 'public_id_key'`;
+  const publicIdKey = Buffer.from(keyRow!.value as string, "hex");
+
+  const partitions = new Set(await existingPartitions(writeSql));
+  const ahead = () => [dayOf(nowMs()), dayOf(nowMs()) + DAY_MS];
+  await ensurePartitions(writeSql, ahead(), partitions);
+  const retention = startPostgresRetention(
+    writeSql,
+    { rawDays: opts.rawDays ?? RAW_DAYS_DEFAULT, rollupDays: opts.rollupDays ?? ROLLUP_DAYS_DEFAULT },
+    nowMs,
+    partitions,
+    await readPrunedBeforeMs(writeSql),
+    (err) => log(scrub(`tailprobe: retention pass failed, retried at its next interval: ${String(err)}`)),
+  );
+  let prunedBeforeMs = retention.rawKeptFromMs();
+  const codes = new PgCodes(writeSql);
+  const writer = postgresWriter(writeSql, codes, partitions);
+  const pool = postgresReadPool(readSql, wrap);
+  const queries = openQueries(pool, () => Math.max(prunedBeforeMs, retention.rawKeptFromMs()), opts.answerFrom);
+
+  let clientIds = (await readSql`SELECT DISTINCT client_id FROM sessions`).map((r) => r.client_id as string);
+  let refreshFailing = false;
+  const refresh = async () => {
+    try {
+      clientIds = (await readSql`SELECT DISTINCT client_id FROM sessions`).map((r) => r.client_id as string);
+      prunedBeforeMs = await readPrunedBeforeMs(readSql);
+      await ensurePartitions(writeSql, ahead(), partitions);
+      if (refreshFailing) log("tailprobe: PostgreSQL answers again");
+      refreshFailing = false;
+    } catch (err) {
+      if (!refreshFailing) log(scrub(`tailprobe: PostgreSQL unavailable (${String((wrap(err) as Error).message)}); retrying`));
+      refreshFailing = true;
+    }
+  };
+  let refreshing: Promise<void> | null = null;
+  const timer = setInterval(() => void (refreshing ??= refresh().finally(() => (refreshing = null))), DEPLOYMENT_REFRESH_MS);
+  timer.unref();
+
+  return {
+    kind: "postgres",
+    location: redactUrl(url),
+    publicIdKey,
+    storedClientIds: () => clientIds,
+    openPageReader: () =>
+      pageReaderOver(
+        (q, params) => guarded(async () => (await readSql.unsafe(toPostgresPlaceholders(q), params).values()) as unknown as RawSampleRow[]),
+        () => {},
+      ),
+    insertBatch: (batch, meta) => guarded(() => writer.insertBatch(batch, meta)),
+    ...queries,
+    clients: () => clientsQuery(pool),
+    timerResolution: (filter) => timerResolutionQuery(pool, filter),
+    deleteClient: (clientId) =>
+      guarded(async () => {
+        const deleted = await deleteClientPostgres(writeSql, clientId);
+        codes.forgetClients();
+        clientIds = clientIds.filter((c) => c !== clientId);
+        return deleted;
+      }),
+    rawKeptFromMs: () => Math.max(prunedBeforeMs, retention.rawKeptFromMs()),
+    pruneNow: () => guarded(() => retention.pruneNow()),
+    close: async () => {
+      clearInterval(timer);
+      retention.stop();
+      pool.close();
+      await refreshing;
+      await Promise.all([writeSql.end({ timeout: CLOSE_TIMEOUT_S }), readSql.end({ timeout: CLOSE_TIMEOUT_S })]);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// The stores every storage-facing integration suite runs against: SQLite
+// always, PostgreSQL when Debian's binaries are installed (always in CI).
+// One throwaway cluster per test file (testkit/postgres.ts), one fresh
+// database per suite on it.
+import path from "node:path";
+import { afterAll } from "vitest";
+import postgres from "postgres";
+import type { RunningServer } from "../../server/app.js";
+import { postgresAvailable, startPostgres, type TestPostgres } from "../../testkit/postgres.js";
+import { sqliteDb } from "../../testkit/sqlite-store.js";
+import { tempDir } from "./server-process.js";
+
+export type StoreKind = "sqlite" | "postgres";
+
+/** The kinds to run here: describe.each(STORE_KINDS)("… (%s)", (kind) => …). */
+export const STORE_KINDS: StoreKind[] = postgresAvailable() ? ["sqlite", "postgres"] : ["sqlite"];
+
+let cluster: Promise<TestPostgres> | null = null;
+afterAll(async () => {
+  if (cluster !== null) await (await cluster).stop();
+  cluster = null;
+});
+
+/** The test cluster of this file, started on first use. */
+export const testPostgres = (): Promise<TestPostgres> => (cluster ??= startPostgres());
+
+/** A --db value naming a fresh, empty database of the kind. */
+export async function freshDb(kind: StoreKind, name: string): Promise<string> {
+  if (kind === "sqlite") return path.join(tempDir(), `${name}.db`);
+  return (await testPostgres()).createDatabase(name);
+}
+
+/** One row of a portable SELECT (`?` placeholders) on the server's database, read as the test sees it. */
+export async function selectOne<T>(server: RunningServer & { options: { dbPath: string } }, sql: string, params: (string | number)[] = []): Promise<T> {
+  if (server.store.kind === "sqlite") return sqliteDb(server.store).prepare(sql).get(...params) as T;
+  const pg = postgres(server.options.dbPath, { max: 1, onnotice: () => {}, types: { int8: { to: 20, from: [20], serialize: String, parse: Number } } });
+  try {
+    let n = 0;
+    const rows = await pg.unsafe(sql.replace(/\?/g, () => `$${++n}`), params);
+    return rows[0] as T;
+  } finally {
+    await pg.end();
+  }
+}
