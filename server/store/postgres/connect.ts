@@ -1,11 +1,12 @@
 // Connections to PostgreSQL: the URL from --db (password in it or in PG*
 // variables, which the client library reads itself), numbers as JS numbers.
 import postgres from "postgres";
+import { READERS_MAX } from "../read-pool.js";
 
 /** Write connections: concurrent ingest transactions (a batch holds one for a few ms). */
 export const WRITE_CONNECTIONS_MAX = 4;
-/** Read connections: queries at once, as SQLite's READERS_MAX; reads never block writes (MVCC). */
-export const READ_CONNECTIONS_MAX = 4;
+/** Read connections: queries at once, as SQLite's READERS_MAX (2 cores: more would only share them); reads never block writes (MVCC). */
+export const READ_CONNECTIONS_MAX = READERS_MAX;
 /** How long a new connection may take before the attempt fails (s): ingest then answers 503. */
 export const CONNECT_TIMEOUT_S = 5;
 /** Idle connections are closed after this long (s). */

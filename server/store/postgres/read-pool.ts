@@ -28,14 +28,25 @@ export function postgresReadPool(sql: postgres.Sql, onError: (err: unknown) => u
     async scan(q, params, onRow, pace) {
       check();
       pace.checkAborted();
+      // An abandoned query closes its cursor (CLOSE) rather than throwing
+      // from the callback: a throw there leaves the connection's row count
+      // unreset in postgres 3.4, and the next query on it gets rows out of place.
+      let abandoned: unknown = null;
       try {
         await sql.unsafe(translate(q), params as SqlParam[] as postgres.ParameterOrJSON<never>[]).values().cursor(CURSOR_ROWS, async (rows) => {
           for (const r of rows) onRow(r as unknown[]);
-          await pace.maybeYield();
+          try {
+            await pace.maybeYield();
+          } catch (err) {
+            abandoned = err;
+            return sql.CLOSE;
+          }
+          return undefined;
         });
       } catch (err) {
         throw onError(err);
       }
+      if (abandoned !== null) throw abandoned;
     },
     async all<T>(q: string, params: readonly SqlParam[]) {
       check();
