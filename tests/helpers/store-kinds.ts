@@ -42,3 +42,32 @@ export async function selectOne<T>(server: RunningServer & { options: { dbPath: 
     await pg.end();
   }
 }
+
+/** Rows of a SELECT (`$n` placeholders) on a PostgreSQL URL, numbers as numbers. */
+export async function selectPostgres<T>(url: string, sql: string, params: (string | number)[] = []): Promise<T[]> {
+  const pg = postgres(url, { max: 1, onnotice: () => {}, types: { int8: { to: 20, from: [20], serialize: String, parse: Number } } });
+  try {
+    return (await pg.unsafe(sql, params)) as unknown as T[];
+  } finally {
+    await pg.end();
+  }
+}
+
+/** What a probe page has emitted so far, as its window.tailprobe says. */
+export async function pageSent(page: import("playwright-core").Page): Promise<{ sent: number; sessionId: string }> {
+  return page.evaluate(() => {
+    const tp = (window as unknown as { tailprobe: { sent: number; sessionId: string } }).tailprobe;
+    return { sent: tp.sent, sessionId: tp.sessionId };
+  });
+}
+
+/** A session's stored rows: count, distinct seqs, and the span of seqs (max - min + 1: equal to distinct when none is missing). */
+export async function storedSeqs(url: string, sessionId: string): Promise<{ n: number; distinct: number; span: number }> {
+  const [row] = await selectPostgres<{ n: number; distinct: number; span: number | null }>(
+    url,
+    `SELECT count(*) AS n, count(DISTINCT seq) AS distinct, max(seq) - min(seq) + 1 AS span FROM raw_samples
+     WHERE session = (SELECT id FROM sessions WHERE session_key = $1)`,
+    [sessionId],
+  );
+  return { n: row?.n ?? 0, distinct: row?.distinct ?? 0, span: row?.span ?? 0 };
+}
