@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { RAW_RETENTION_DAYS_DEFAULT } from "../../server/api/sample-checks.js";
-import { sampleRefusalSchema } from "../../shared/contract/index.js";
+import { SAMPLE_REASONS, sampleRefusalSchema } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 
 const NOW = Date.UTC(2026, 10, 23, 12);
@@ -36,6 +36,8 @@ describe("deployment checks on ingest", () => {
     ["scheduledT a year ahead", { scheduledT: NOW + 365 * DAY }, /scheduledT/],
     ["target Z, unknown here", { target: "Z" }, /not a server/],
     ["a best-of-two pair not ours", { method: "best2", target: "B+Z" }, /not a server/],
+    ["a free-text reason", { ms: null, outcome: "error", reason: "server on fire" }, /^reason: not a reason tailprobe knows/],
+    ["an older page's reason", { ms: null, outcome: "error", reason: "http-503" }, /^reason: not a reason tailprobe knows/],
   ])("refuses %s, naming it, and stores nothing", async (_what, bad, message) => {
     const before = stored();
     const res = await post([sample(0), sample(1, bad), sample(2)]);
@@ -55,6 +57,15 @@ describe("deployment checks on ingest", () => {
     const res = await post([sample(0, good)]);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ accepted: 1, duplicates: 0 });
+  });
+
+  it("accepts every reason of the vocabulary, and stores it as sent", async () => {
+    const res = await post(SAMPLE_REASONS.map((reason, seq) => sample(seq, { ms: null, outcome: "error", reason })));
+    expect(res.status).toBe(200);
+    const rows = server.store.db
+      .prepare("SELECT reason FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = ?) ORDER BY seq")
+      .all(`session_deploy_${sessions}`) as { reason: string }[];
+    expect(rows.map((r) => r.reason)).toEqual([...SAMPLE_REASONS]);
   });
 
   it("names every bad sample of a batch, with its seq when it has one, and a repeated seq", async () => {
