@@ -495,15 +495,57 @@ describe("the store while it queries", () => {
     const before = new AbortController();
     before.abort();
     await expect(store.cdf(everything, { signal: before.signal })).rejects.toBeInstanceOf(QueryAbortedError);
-    // Abort mid-way: more queries than readers, all abandoned after they started.
-    const controllers = [0, 1, 2, 3].map(() => new AbortController());
-    const running = controllers.map((c) => store.heatmap(everything, { signal: c.signal, bucketMs: 60_000 }));
-    await new Promise((res) => setImmediate(res));
-    for (const c of controllers) c.abort();
-    const settled = await Promise.allSettled(running);
-    expect(settled.some((r) => r.status === "rejected" && r.reason instanceof QueryAbortedError)).toBe(true);
-    const rows = await store.stats(everything);
-    expect(rows.length).toBeGreaterThan(0);
+
+    // Abort mid-way, proven from the query's side: a query reads its signal when
+    // it takes a reader and at each later slice. This signal aborts on its first
+    // read, so a query that stops with QueryAbortedError had started reading rows
+    // and stopped at a later slice. Enough rows that every query spans many slices.
+    const bigDir = tempDir();
+    const big = openStore(path.join(bigDir, "abort.db"), { answerFrom: "raw" });
+    try {
+      const ROWS = 200_000;
+      for (let b = 0; b < ROWS / 1000; b++)
+        await big.insertBatch(
+          {
+            clientId: "client_abort",
+            sessionId: "session_abort",
+            samples: Array.from({ length: 1000 }, (_, i) => ({ seq: b * 1000 + i, t: T0 + b * 1000 + i, method: "xhr" as const, target: "A", ms: 1 + (i % 97), outcome: "ok" as const })),
+          },
+          { userAgent: null, receivedAtMs: T0 },
+        );
+      const range: SampleFilter = { fromMs: T0, toMs: T0 + ROWS };
+      const watched = [0, 1, 2, 3].map(() => {
+        const c = new AbortController();
+        let reads = 0;
+        const signal = new Proxy(c.signal, {
+          get(target, prop) {
+            if (prop === "aborted") {
+              reads++;
+              if (reads === 1) {
+                const was = target.aborted;
+                c.abort();
+                return was;
+              }
+            }
+            const v: unknown = Reflect.get(target, prop, target);
+            return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+          },
+        });
+        return { signal, reads: () => reads };
+      });
+      // More queries than readers: two wait for a reader, then stop at their first slice.
+      const settled = await Promise.allSettled(watched.map((w) => big.heatmap(range, { signal: w.signal, bucketMs: 60_000 })));
+      for (const [i, r] of settled.entries()) {
+        expect(r.status).toBe("rejected");
+        expect(r.status === "rejected" && r.reason).toBeInstanceOf(QueryAbortedError);
+        expect(watched[i]!.reads()).toBeGreaterThanOrEqual(2);
+      }
+      const rows = await big.stats(range);
+      expect(rows.find((r) => r.method === "xhr")?.count).toBe(ROWS);
+    } finally {
+      await big.close();
+      fs.rmSync(bigDir, { recursive: true, force: true });
+    }
   });
 
   it("answers concurrent queries", async () => {
