@@ -2,7 +2,7 @@
 // server it knows. A refused batch names each bad sample and stores nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
-import { RAW_RETENTION_DAYS_DEFAULT } from "../../server/api/sample-checks.js";
+import { RAW_DAYS_DEFAULT } from "../../server/store/retention.js";
 import { SAMPLE_REASONS, sampleRefusalSchema } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 
@@ -32,7 +32,7 @@ describe("deployment checks on ingest", () => {
   it.each([
     ["a year ahead", { t: NOW + 365 * DAY }, /ahead/],
     ["a day and a minute ahead", { t: NOW + DAY + 60_000 }, /ahead/],
-    ["older than raw retention", { t: NOW - (RAW_RETENTION_DAYS_DEFAULT + 1) * DAY }, /retention/],
+    ["older than raw retention", { t: NOW - (RAW_DAYS_DEFAULT + 1) * DAY }, /retention/],
     ["scheduledT a year ahead", { scheduledT: NOW + 365 * DAY }, /scheduledT/],
     ["target Z, unknown here", { target: "Z" }, /not a server/],
     ["a best-of-two pair not ours", { method: "best2", target: "B+Z" }, /not a server/],
@@ -80,5 +80,25 @@ describe("deployment checks on ingest", () => {
       [5, null],
     ]);
     expect(stored()).toBe(before);
+  });
+});
+
+describe("the time window follows --raw-days", () => {
+  it("a server keeping 60 days takes a 45-day-old sample and refuses a 61-day-old one", async () => {
+    const long = await startInProcess(["--name", "A", "--no-rate-limit", "--raw-days", "60", "--rollup-days", "400"], [], { nowMs: () => NOW });
+    try {
+      const postTo = (t: number, seq: number) =>
+        fetch(`${long.url}/api/samples`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ clientId: "client_long", sessionId: "session_long", samples: [sample(seq, { t })] }),
+        });
+      expect((await postTo(NOW - 45 * DAY, 0)).status).toBe(200);
+      const old = await postTo(NOW - 61 * DAY, 1);
+      expect(old.status).toBe(400);
+      expect(sampleRefusalSchema.parse(await old.json()).rejected[0]!.error).toMatch(/older than the raw retention \(60 days\)/);
+    } finally {
+      await long.close();
+    }
   });
 });
