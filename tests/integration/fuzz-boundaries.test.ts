@@ -43,6 +43,9 @@ function request(method: string, path: string, body?: string, headers: Record<st
   });
 }
 
+/** What a leaked file path or stack trace looks like in an answer. */
+const SERVER_PATH_OR_STACK = /\/(work|tmp|home|node_modules)\/|at \w+ \(/;
+
 const count = (table: string) => (server.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 function assertNoPollution(): void {
@@ -121,6 +124,7 @@ describe("property: malformed input at every boundary", () => {
         expect(res.status).toBeGreaterThanOrEqual(400);
         expect(res.status).toBeLessThan(500);
         expect(JSON.parse(res.text)).toMatchObject({ code: expect.any(String), error: expect.any(String) });
+        expect(res.text).not.toMatch(SERVER_PATH_OR_STACK);
       }),
       { numRuns: RUNS.ingest, seed: SEED },
     );
@@ -135,7 +139,7 @@ describe("property: malformed input at every boundary", () => {
         const res = await request("GET", `${path}?${q}`);
         expect(res.status).toBeLessThan(500);
         if (res.status >= 400) {
-          expect(res.text).not.toMatch(/\/(work|tmp|home|node_modules)\/|at \w+ \(/);
+          expect(res.text).not.toMatch(SERVER_PATH_OR_STACK);
           if (path !== "/jsonp" || res.status !== 200) expect(JSON.parse(res.text)).toMatchObject({ code: expect.any(String) });
         }
         if (path === "/jsonp" && res.status === 200) expect(res.text).toMatch(/^\/\*\*\/ typeof [A-Za-z_$][\w$]*==='function' && [A-Za-z_$][\w$]*\(\{"ok":true\}\);$/);
