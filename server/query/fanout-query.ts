@@ -1,6 +1,6 @@
 // GET /api/fanout: the same ticks' latencies to two servers (same session,
 // same due time, same method), paired, then shared/forensics/fanout.
-import type { FanoutResponse } from "../../shared/forensics/api.js";
+import type { FanoutResponse } from "../../shared/contract/index.js";
 import { fanoutReport } from "../../shared/forensics/fanout.js";
 import { percentileSorted } from "../../shared/stats.js";
 import type { SampleFilter, Store } from "../store/store.js";

@@ -15,3 +15,4 @@ export * from "./stats.js";
 export * from "./charts.js";
 export * from "./clients.js";
 export * from "./races.js";
+export * from "./forensics.js";

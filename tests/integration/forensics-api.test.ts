@@ -3,7 +3,7 @@
 // the same ticks to two servers pair up for fan-out, and bad queries are 400.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
-import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityResponse } from "../../shared/forensics/api.js";
+import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { prng } from "../helpers/prng.js";
 import { publicIdOf } from "../helpers/public-id.js";

@@ -3,12 +3,16 @@
 //   Compare two series (or a series against its previous range): intervals, p-value, one sentence.
 //   Periodicity and aligned tails: a repeating period, marked on the time charts.
 //   Fan-out and hedging: the share of page views a tail reaches, and what a second server buys.
-import { FANOUT_N_DEFAULT } from "../../../shared/forensics/api.js";
 import { formatMs } from "../../../shared/format.js";
 import { PROBE_METHODS } from "../../../shared/methods.js";
 import { ApiError, getChecked, isAbort } from "./api.js";
 import type { PeriodMark } from "./chart-timeseries.js";
-import { compareResponseSchema, fanoutResponseSchema, periodicityResponseSchema } from "./forensics-schemas.js";
+import {
+  compareResponseSchema,
+  fanoutResponseSchema,
+  FANOUT_N_DEFAULT,
+  periodicityResponseSchema,
+} from "../../../shared/contract/index.js";
 import { seriesLabel } from "./series-label.js";
 
 export interface ForensicsHost {
