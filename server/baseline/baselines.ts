@@ -169,7 +169,8 @@ export function createBaselines(options: BaselineOptions): Baselines {
     }
     ssRunning = true;
     const conns = await tcpInfo.read(localPort).finally(() => (ssRunning = false));
-    if (!conns.ok && ssErrorLogged !== conns.error) log(`tailprobe: ss failed; tcprtt ticks are errors until it works: ${conns.error}`);
+    if (!conns.ok && ssErrorLogged !== conns.error)
+      log(`tailprobe: ss failed; tcprtt ticks are errors until it works: ${conns.error}`);
     ssErrorLogged = conns.ok ? undefined : conns.error;
     for (const st of clients.values()) {
       if (!conns.ok) {

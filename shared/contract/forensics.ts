@@ -113,7 +113,14 @@ const forensicSample = {
 export const attributionResponseSchema = z.object({
   sample: z.nullable(z.object({ ...forensicSample, client: str })),
   breakdown: z.nullable(
-    z.object({ lateMs: nullableNum, totalMs: nullableNum, serverMs: nullableNum, pathMs: nullableNum, pathMethod: z.nullable(str), restMs: nullableNum }),
+    z.object({
+      lateMs: nullableNum,
+      totalMs: nullableNum,
+      serverMs: nullableNum,
+      pathMs: nullableNum,
+      pathMethod: z.nullable(str),
+      restMs: nullableNum,
+    }),
   ),
   verdict: z.nullable(
     z.object({
@@ -133,7 +140,10 @@ export type AttributionResponse = z.infer<typeof attributionResponseSchema>;
 const interval = z.object({ estimate: num, lo: num, hi: num });
 const side = z.object({ label: str, from: num, to: num, count: num });
 
-/** GET /api/compare. `comparison` is null when a side has no ok sample; `capped`: each side was cut to its newest COMPARE_SAMPLES_MAX. */
+/**
+ * GET /api/compare. `comparison` is null when a side has no ok sample;
+ * `capped`: each side was cut to its newest COMPARE_SAMPLES_MAX.
+ */
 export const compareResponseSchema = z.object({
   a: side,
   b: side,
@@ -161,7 +171,10 @@ const periodicity = z.object({
   firstPeakMs: nullableNum,
 });
 
-/** GET /api/periodicity. Peaks fall at t0 + firstPeakMs + k·periodMs; pairs: every two series' bucketed p90 correlated, aligned first. */
+/**
+ * GET /api/periodicity. Peaks fall at t0 + firstPeakMs + k·periodMs; `pairs`:
+ * every two series' bucketed p90 correlated, aligned ones first.
+ */
 export const periodicityResponseSchema = z.object({
   from: num,
   to: num,

@@ -41,7 +41,9 @@ export const SAMPLE_REASONS = [
 export type SampleReason = (typeof SAMPLE_REASONS)[number];
 
 /** A reason outside the vocabulary is refused with this message after its path ("samples.3.reason: …"). */
-export const sampleReasonSchema = z.enum(SAMPLE_REASONS, { error: "not a reason tailprobe knows (see SAMPLE_REASONS in docs/api.md)" });
+export const sampleReasonSchema = z.enum(SAMPLE_REASONS, {
+  error: "not a reason tailprobe knows (see SAMPLE_REASONS in docs/api.md)",
+});
 
 const KNOWN: ReadonlySet<string> = new Set(SAMPLE_REASONS);
 

@@ -85,7 +85,8 @@ describe("deployment checks on ingest", () => {
 
 describe("the time window follows --raw-days", () => {
   it("a server keeping 60 days takes a 45-day-old sample and refuses a 61-day-old one", async () => {
-    const long = await startInProcess(["--name", "A", "--no-rate-limit", "--raw-days", "60", "--rollup-days", "400"], [], { nowMs: () => NOW });
+    const flags = ["--name", "A", "--no-rate-limit", "--raw-days", "60", "--rollup-days", "400"];
+    const long = await startInProcess(flags, [], { nowMs: () => NOW });
     try {
       const postTo = (t: number, seq: number) =>
         fetch(`${long.url}/api/samples`, {

@@ -56,7 +56,8 @@ export function raceBest2(ws: WsChannel, jsonpBaseUrl: string | null, timeoutMs:
   const done = both.then(([wsR, jsonpR]): Best2Result => {
     if (first === undefined) {
       const outcome = wsR.outcome === "timeout" || jsonpR.outcome === "timeout" ? "timeout" : "error";
-      const lost: Best2Result = { outcome, startMs, ms: outcome === "timeout" ? timeoutMs : null, otherMs: null, otherOutcome: jsonpR.outcome };
+      const ms = outcome === "timeout" ? timeoutMs : null;
+      const lost: Best2Result = { outcome, startMs, ms, otherMs: null, otherOutcome: jsonpR.outcome };
       // One vocabulary value per sample: the WebSocket leg's reason, whose outcome the sample's
       // own fields do not otherwise carry; the JSONP leg's outcome is otherOutcome.
       const reason = wsR.reason ?? jsonpR.reason;
