@@ -9,7 +9,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openStore } from "../server/store/store.js";
 import { bulkLoader, Codes } from "../server/store/writer.js";
-import type { Sample } from "../shared/protocol.js";
+import type { Sample } from "../shared/contract/index.js";
 import { prng } from "../tests/helpers/prng.js";
 
 export const DAY_MS = 86_400_000;

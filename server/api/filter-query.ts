@@ -2,7 +2,7 @@
 // the same way, and answers a bad one itself with 400 INVALID_QUERY.
 import type { Request, Response } from "express";
 import type { z } from "../../shared/zod.js";
-import { parseWith } from "../../shared/protocol.js";
+import { parseWith } from "../../shared/contract/index.js";
 import { filterFromQuery, type SampleFilter } from "../store/store.js";
 import type { SampleFilterQuery } from "../store/sample-filter.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";

@@ -11,7 +11,7 @@ import {
   type Sample,
   type SampleBatch,
   type SampleRefusal,
-} from "../../shared/protocol.js";
+} from "../../shared/contract/index.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { StorageHealth } from "../storage-faults.js";
 import { SessionOwnerError, type Store } from "../store/store.js";

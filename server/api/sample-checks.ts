@@ -1,7 +1,7 @@
 // What a sample must satisfy beyond its shape to be stored by this
 // deployment: a time near the server's clock and a target it knows.
 import { best2Target } from "../../shared/names.js";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 
 const DAY_MS = 86_400_000;
 /** Raw samples older than this are not kept (days); used until a --raw-days option says otherwise. */

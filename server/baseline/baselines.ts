@@ -3,7 +3,7 @@
 // WebSocket once per interval; the page reports them home with its own
 // samples, so a peer's baselines reach the home database with no set-up.
 import type { WebSocket } from "ws";
-import type { BaselineSample, BaselineStatus, ServerWsMessage } from "../../shared/protocol.js";
+import type { BaselineSample, BaselineStatus, ServerWsMessage } from "../../shared/contract/index.js";
 import type { WsClient, WsEchoHooks } from "../echo/ws-echo.js";
 import { redactAddresses } from "../privacy/addresses.js";
 import { PingerPool } from "./pinger.js";

@@ -3,7 +3,7 @@
 // rollups) in one transaction, with a progress line, nothing lost. A crash
 // midway leaves version 1 as it was (SQLite rolls the transaction back).
 import type Database from "better-sqlite3";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 import { RollupBatch } from "./rollup-batch.js";
 import { DDL_V2, SCHEMA_VERSION } from "./schema.js";
 import { addRawToBatch, Codes, INSERT_RAW, rawValues, rollupWriter } from "./writer.js";

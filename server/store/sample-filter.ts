@@ -1,7 +1,7 @@
 // The filters every query shares (/api/stats and the chart endpoints), turned
 // into one SQL WHERE clause so each query reads only the rows it needs.
 import { z } from "../../shared/zod.js";
-import { DERIVED_SERIES, sampleFilterQueryShape } from "../../shared/charts.js";
+import { DERIVED_SERIES, sampleFilterQueryShape } from "../../shared/contract/index.js";
 import { fail, ok, type Result } from "../../shared/result.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
 

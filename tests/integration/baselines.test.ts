@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
-import { parseWith, serverWsMessageSchema, type BaselineSample, type Config } from "../../shared/protocol.js";
+import { parseWith, serverWsMessageSchema, type BaselineSample, type Config } from "../../shared/contract/index.js";
 import { pingChildren, processState } from "../helpers/child-processes.js";
 import { getJson, startServerProcess, tempDir, waitFor, type ServerProcess } from "../helpers/server-process.js";
 

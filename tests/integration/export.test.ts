@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { EXPORT_COLUMNS } from "../../server/query/sample-export.js";
 import { LATENCY_BUCKETS_S } from "../../server/query/metrics-source.js";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { runPythonScript } from "../helpers/python.js";
 import { tempDir } from "../helpers/server-process.js";

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { RAW_RETENTION_DAYS_DEFAULT } from "../../server/api/sample-checks.js";
-import { sampleRefusalSchema } from "../../shared/protocol.js";
+import { sampleRefusalSchema } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 
 const NOW = Date.UTC(2026, 10, 23, 12);

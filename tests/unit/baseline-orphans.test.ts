@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
 import { createBaselines, type Baselines } from "../../server/baseline/baselines.js";
 import type { WsClient } from "../../server/echo/ws-echo.js";
-import type { BaselineSample } from "../../shared/protocol.js";
+import type { BaselineSample } from "../../shared/contract/index.js";
 import { waitFor } from "../helpers/server-process.js";
 
 const OPEN = 1;

@@ -5,8 +5,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, QueryAbortedError, QueryTooLargeError, type SampleFilter, type Store } from "../../server/store/store.js";
-import { binEdge, CDF_MARKER_PERCENTILES, MAX_HEATMAP_CELLS, MAX_TIME_BUCKETS } from "../../shared/charts.js";
-import type { Sample } from "../../shared/protocol.js";
+import {
+  binEdge,
+  CDF_MARKER_PERCENTILES,
+  MAX_HEATMAP_CELLS,
+  MAX_TIME_BUCKETS,
+  type Sample,
+} from "../../shared/contract/index.js";
 import { tempDir } from "../helpers/server-process.js";
 import { prng } from "../helpers/prng.js";
 

@@ -13,7 +13,7 @@ import {
   type OutboxTransport,
 } from "../../client/src/report/outbox.js";
 import { MemoryStore } from "../../client/src/report/outbox-store.js";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 
 const sample = (seq: number): Sample => ({ seq, t: 1_700_000_000_000 + seq, method: "xhr", target: "A", ms: 1, outcome: "ok" });
 

@@ -3,7 +3,7 @@
 // last pixel, with the table's percentiles marked on each curve (hollow when
 // too few samples back them).
 import uPlot from "uplot";
-import type { CdfResponse } from "../../../shared/charts.js";
+import type { CdfResponse } from "../../../shared/contract/index.js";
 import { axis, chartHeight, DASHED_LEGEND, latencyTicks, latencyValue, readTheme, widthOf } from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";
 import { onPlotClick, type OnPick } from "./pick.js";

@@ -1,7 +1,7 @@
 // Latency histogram on a log axis: one stepped line per (method, server),
 // overlaid so XHR, JSONP, WebSocket and ping on one server compare by shape.
 import uPlot from "uplot";
-import type { HistogramResponse } from "../../../shared/charts.js";
+import type { HistogramResponse } from "../../../shared/contract/index.js";
 import { formatCount } from "../../../shared/format.js";
 import { axis, chartHeight, DASHED_LEGEND, latencyTicks, readTheme, widthOf } from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";

@@ -1,7 +1,8 @@
 // Turns clock ticks into samples: every due (tick, slot) yields exactly one
 // sample, ok, timeout, error or skipped, never silence.
 import type { Clock } from "../common/clock.js";
-import type { BaselineSample, Sample } from "../../../shared/protocol.js";
+import type { Sample } from "../../../shared/contract/samples.js";
+import type { BaselineSample } from "../../../shared/contract/ws.js";
 import { raceBest2 } from "./best2-probe.js";
 import type { ClockTick } from "./clock-protocol.js";
 import { probeJsonp } from "./jsonp-probe.js";

@@ -1,6 +1,7 @@
 // One WebSocket per server: the WebSocket probe, and the channel on which the
 // server pushes the baselines it measured towards this page.
-import { parseWith, serverWsMessageSchema, type BaselineSample } from "../../../shared/protocol.js";
+import { parseWith } from "../../../shared/contract/parse.js";
+import { serverWsMessageSchema, type BaselineSample } from "../../../shared/contract/ws.js";
 import type { ProbeResult } from "./probe-result.js";
 
 /** Reconnect backoff: doubles from the first value up to the cap (ms). */
