@@ -58,7 +58,7 @@ function sampleAt(
   const t = due + k * 7;
   const r = rand();
   let s: Sample;
-  if (r < 0.002) s = { seq, t, method, target, ms: null, outcome: "error", reason: "http-503" };
+  if (r < 0.002) s = { seq, t, method, target, ms: null, outcome: "error", reason: "http-5xx" };
   else if (r < 0.003) s = { seq, t, method, target, ms: 5000, outcome: "timeout" };
   else if (r < 0.004 && probe) s = { seq, t, method, target, ms: null, outcome: "skipped", reason: "frozen" };
   else {

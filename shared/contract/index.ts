@@ -7,6 +7,7 @@ export * from "./version.js";
 export * from "./fields.js";
 export * from "./parse.js";
 export * from "./query-string.js";
+export * from "./reasons.js";
 export * from "./samples.js";
 export * from "./config.js";
 export * from "./ws.js";

@@ -4,10 +4,12 @@ import { BEST2_LEGS, METHODS, OUTCOMES } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
 import { z } from "../zod.js";
 import { count, epochMs, latencyMs, token } from "./fields.js";
+import { sampleReasonSchema } from "./reasons.js";
 
 /** Largest batch one POST /api/samples may carry. */
 export const BATCH_SAMPLES_MAX = 1000;
-export const REASON_CHARS_MAX = 200;
+/** Characters of the error given per refused sample. */
+export const REJECTED_ERROR_CHARS_MAX = 300;
 export const LABEL_CHARS_MAX = 64;
 /** Coarser than this (ms) is no high-resolution timer at all. */
 export const TIMER_RESOLUTION_MS_MAX = 1000;
@@ -26,8 +28,12 @@ export const sampleSchema = z
     outcome: z.enum(OUTCOMES),
     /** When the tick was due (epoch ms); `t - scheduledT` is the client's own lateness. */
     scheduledT: z.optional(epochMs),
-    /** Why a sample failed or was skipped, e.g. "frozen", "ws-closed", "http-503". */
-    reason: z.optional(z.string().check(z.maxLength(REASON_CHARS_MAX))),
+    /**
+     * Why a sample failed or was skipped (SAMPLE_REASONS, docs/api.md). For
+     * best2, the failed leg's: the loser's on a won race, else the WebSocket
+     * leg's (the JSONP leg's when the WebSocket leg has none).
+     */
+    reason: z.optional(sampleReasonSchema),
     /** best2: which leg answered first. */
     winner: z.optional(z.enum(BEST2_LEGS)),
     /** best2: the losing leg's latency from the race's start, when it answered. */
@@ -120,7 +126,7 @@ export const rejectedSampleSchema = z.object({
   index: z.int().check(z.minimum(0), z.maximum(BATCH_SAMPLES_MAX - 1)),
   /** The sample's seq when it had a readable one. */
   seq: z.nullable(z.int().check(z.minimum(0))),
-  error: z.string().check(z.maxLength(REASON_CHARS_MAX + 100)),
+  error: z.string().check(z.maxLength(REJECTED_ERROR_CHARS_MAX)),
 });
 export type RejectedSample = z.infer<typeof rejectedSampleSchema>;
 

@@ -4,7 +4,7 @@ import { BASELINE_METHODS, OUTCOMES } from "../methods.js";
 import { SERVER_NAME_PATTERN } from "../names.js";
 import { z } from "../zod.js";
 import { epochMs, latencyMs, token } from "./fields.js";
-import { REASON_CHARS_MAX } from "./samples.js";
+import { sampleReasonSchema } from "./reasons.js";
 
 /** Page → server. An echo message is sent back byte for byte. */
 export const clientWsMessageSchema = z.discriminatedUnion("type", [
@@ -27,7 +27,7 @@ export const baselineSampleSchema = z.strictObject({
   ms: z.nullable(latencyMs),
   outcome: z.enum(OUTCOMES),
   minrtt: z.optional(latencyMs),
-  reason: z.optional(z.string().check(z.maxLength(REASON_CHARS_MAX))),
+  reason: z.optional(sampleReasonSchema),
 });
 export type BaselineSample = z.infer<typeof baselineSampleSchema>;
 

@@ -62,7 +62,7 @@ function makeSamples(n: number, rand: () => number): { sessionId: string; client
     const baseline = method === "ping" || method === "tcprtt";
     const r = rand();
     let sample: Sample;
-    if (r < 0.01) sample = { seq, t, method, target, ms: null, outcome: "error", reason: "x" };
+    if (r < 0.01) sample = { seq, t, method, target, ms: null, outcome: "error", reason: "network" };
     else if (r < 0.02) sample = { seq, t, method, target, ms: 5000, outcome: "timeout" };
     else if (r < 0.025) sample = { seq, t, method, target, ms: null, outcome: "skipped" };
     else {

@@ -41,7 +41,7 @@ beforeAll(async () => {
       const r = rand();
       const probe = method !== "ping" && method !== "tcprtt";
       let s: Sample;
-      if (r < 0.01) s = { seq, t, method, target, ms: null, outcome: "error", reason: "x" };
+      if (r < 0.01) s = { seq, t, method, target, ms: null, outcome: "error", reason: "network" };
       else if (r < 0.03) s = { seq, t, method, target, ms: 5000, outcome: "timeout" };
       else if (r < 0.035) s = { seq, t, method, target, ms: null, outcome: "skipped" };
       else {
