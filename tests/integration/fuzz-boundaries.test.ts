@@ -194,6 +194,8 @@ describe("property: malformed input at every boundary", () => {
     );
     ws?.close();
     expect([...closes.keys()].every((c) => [1005, 1008, 1009].includes(c))).toBe(true);
+    expect(count("samples")).toBe(0);
+    expect(count("sessions")).toBe(0);
     assertNoPollution();
   }, 180_000);
 
