@@ -70,10 +70,11 @@ export function icmpReason(message: string): SampleReason {
  * The nearest value of the vocabulary for a free-text reason written before
  * it existed (tailprobe ≤ 0.1 pages: "http-503", "ping: Network is
  * unreachable", best-of-two's "ws:ws-closed jsonp:timeout" and
- * "other:network"). The outbox sends rows an older page left in IndexedDB
- * through it, so they are not refused; undefined drops a reason that maps to
- * nothing (the outcome still says how the sample ended). Databases keep such
- * old text as it was stored, and queries and exports read it back verbatim.
+ * "other:network"). Rows an older page left in IndexedDB and baselines from a
+ * peer running an older tailprobe go through it (upgradeReason), so they are
+ * not refused; undefined drops a reason that maps to nothing (the outcome
+ * still says how the sample ended). Databases keep such old text as it was
+ * stored, and queries and exports read it back verbatim.
  */
 export function legacyReason(text: string): SampleReason | undefined {
   if (isSampleReason(text)) return text;
@@ -85,4 +86,13 @@ export function legacyReason(text: string): SampleReason | undefined {
   if (race) return legacyReason(race[1]!) ?? legacyReason(race[2]!);
   if (/unreachable|time to live exceeded/i.test(text)) return icmpReason(text);
   return undefined;
+}
+
+/** The record with its reason, if it is free text from before the vocabulary, replaced by legacyReason's (or removed). */
+export function upgradeReason<T extends object>(record: T): T {
+  const text = (record as { reason?: unknown }).reason;
+  if (typeof text !== "string" || isSampleReason(text)) return record;
+  const { reason: _old, ...rest } = record as T & { reason: string };
+  const known = legacyReason(text);
+  return (known === undefined ? rest : { ...rest, reason: known }) as T;
 }
