@@ -80,7 +80,7 @@ export const periodicityResponseSchema: z.core.$ZodType<PeriodicityResponse> = z
   pairs: z.array(z.object({ a: str, b: str, r: num, n: num, p: num, aligned: bool })),
 });
 
-const hedge = { requestsPerCall: num, p50: nullableNum, p99: nullableNum, p999: nullableNum };
+const hedge = { requestsPerCall: num, p50: nullableNum, p99: nullableNum, p999: nullableNum, viewsSeeingP99: num };
 
 export const fanoutResponseSchema: z.core.$ZodType<FanoutResponse> = z.object({
   method: str,
@@ -91,8 +91,10 @@ export const fanoutResponseSchema: z.core.$ZodType<FanoutResponse> = z.object({
     fanout: num,
     viewsSeeingP99: num,
     single: z.object(hedge),
+    secondary: z.object(hedge),
     bestOfTwo: z.object(hedge),
     hedged: z.object({ ...hedge, delayMs: num }),
     pairs: num,
+    race: z.nullable(z.object({ ...hedge, target: str, count: num })),
   }),
 });
