@@ -9,71 +9,17 @@
 // Run: npm run build:server && npm run bench -- ingest-stall  (or: npx tsx bench/ingest-stall.ts [smoke|full])
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import WebSocket from "ws";
 import { summarize } from "../shared/stats.js";
 import { startChild } from "./child-server.js";
+import { pacedEcho, pacedWsEcho } from "./paced-echo.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
 /** 100 batches/s of 200 samples: the 20,000 samples/s of the goal. */
 const SIZES = { smoke: { rounds: 1, phaseSeconds: 1, rate: "100" }, full: { rounds: 3, phaseSeconds: 5, rate: "100" } } as const;
-const PACE_MS = 5;
 const P99_RATIO_MAX = 1.5;
-
-async function probe(url: string, seconds: number): Promise<{ ms: number[]; lag: number[] }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const ms: number[] = [];
-  const lag: number[] = [];
-  const end = performance.now() + seconds * 1000;
-  while (performance.now() < end) {
-    const s = performance.now();
-    await new Promise<void>((resolve, reject) => {
-      http
-        .get(`${url}/echo`, { agent }, (res) => {
-          const m = /lag;dur=([\d.]+)/.exec(String(res.headers["server-timing"] ?? ""));
-          if (m) lag.push(Number(m[1]));
-          res.resume();
-          res.on("end", () => resolve());
-        })
-        .on("error", reject);
-    });
-    ms.push(performance.now() - s);
-    await new Promise((r) => setTimeout(r, Math.max(0, PACE_MS - (performance.now() - s))));
-  }
-  agent.destroy();
-  return { ms, lag };
-}
-
-/** Paced echo messages on one WebSocket, the /ws prober's path; round trips in ms. */
-async function wsProbe(url: string, seconds: number): Promise<number[]> {
-  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws`, { perMessageDeflate: false });
-  await new Promise((resolve, reject) => {
-    ws.once("open", resolve);
-    ws.once("error", reject);
-  });
-  const ms: number[] = [];
-  const end = performance.now() + seconds * 1000;
-  for (let id = 0; performance.now() < end; id++) {
-    const msg = JSON.stringify({ type: "echo", id });
-    const s = performance.now();
-    await new Promise<void>((resolve) => {
-      const onMessage = (d: WebSocket.RawData) => {
-        if (d.toString() !== msg) return;
-        ws.off("message", onMessage);
-        resolve();
-      };
-      ws.on("message", onMessage);
-      ws.send(msg);
-    });
-    ms.push(performance.now() - s);
-    await new Promise((r) => setTimeout(r, Math.max(0, PACE_MS - (performance.now() - s))));
-  }
-  ws.close();
-  return ms;
-}
 
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, phaseSeconds: PHASE_SECONDS, rate: RATE } = SIZES[size];
@@ -84,7 +30,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   let ingested = 0;
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      const [q, qws] = await Promise.all([probe(server.url, PHASE_SECONDS), wsProbe(server.url, PHASE_SECONDS)]);
+      const [q, qws] = await Promise.all([pacedEcho(server.url, PHASE_SECONDS), pacedWsEcho(server.url, PHASE_SECONDS)]);
       quiet.ws.push(...qws);
       quiet.ms.push(...q.ms);
       quiet.lag.push(...q.lag);
@@ -93,7 +39,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       burst.stdout!.on("data", (d: Buffer) => (acks += d.toString().split("\n").filter((l) => l.startsWith("ACK")).length));
       // Let the burst reach full speed before measuring.
       await new Promise((r) => setTimeout(r, 1000));
-      const [b, bws] = await Promise.all([probe(server.url, PHASE_SECONDS), wsProbe(server.url, PHASE_SECONDS)]);
+      const [b, bws] = await Promise.all([pacedEcho(server.url, PHASE_SECONDS), pacedWsEcho(server.url, PHASE_SECONDS)]);
       busy.ws.push(...bws);
       busy.ms.push(...b.ms);
       busy.lag.push(...b.lag);

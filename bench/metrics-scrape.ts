@@ -12,7 +12,7 @@ import Database from "better-sqlite3";
 import { startServer } from "../server/app.js";
 import { parseServeArgs } from "../server/cli/options.js";
 import { LATENCY_BUCKETS_S } from "../server/query/metrics-source.js";
-import { TCP_MIN_RTT_SERIES } from "../shared/charts.js";
+import { TCP_MIN_RTT_SERIES } from "../shared/contract/index.js";
 import { monthOfSamples, type Month } from "./month-of-samples.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";

@@ -6,7 +6,7 @@
 // (both must deliver one reply per address per second).
 // Run: npx tsx bench/ping-fanout.ts [smoke|full]
 import { spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
+import { procUsage } from "./proc-usage.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
@@ -16,22 +16,6 @@ interface Usage {
   cpuS: number;
   rssMb: number;
   replies: number;
-}
-
-/** CPU time (schedstat, ns resolution: tick counts round a mostly idle ping to zero) and proportional memory (PSS: shared pages split between sharers). */
-function procUsage(pids: number[]): { cpuS: number; rssMb: number } {
-  let cpuNs = 0;
-  let pssKb = 0;
-  for (const pid of pids) {
-    try {
-      cpuNs += Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
-      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
-      pssKb += Number(m?.[1] ?? 0);
-    } catch {
-      // exited: counted as nothing
-    }
-  }
-  return { cpuS: cpuNs / 1e9, rssMb: pssKb / 1024 };
 }
 
 async function measure(children: ChildProcess[], seconds: number, isReply: (line: string) => boolean): Promise<Usage> {

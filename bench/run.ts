@@ -15,6 +15,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "query-stall": () => import("./query-stall.js"),
   "ingest-rate": () => import("./ingest-rate.js"),
   "ingest-stall": () => import("./ingest-stall.js"),
+  capacity: () => import("./capacity.js"),
   "histogram-page": () => import("./histogram-page.js"),
   "baselines-loopback": () => import("./baselines-loopback.js"),
   "baselines-browser": () => import("./baselines-browser.js"),

@@ -3,7 +3,7 @@
 // WebSocket once per interval; the page reports them home with its own
 // samples, so a peer's baselines reach the home database with no set-up.
 import type { WebSocket } from "ws";
-import type { BaselineSample, BaselineStatus, ServerWsMessage } from "../../shared/protocol.js";
+import type { BaselineSample, BaselineStatus, ServerWsMessage } from "../../shared/contract/index.js";
 import type { WsClient, WsEchoHooks } from "../echo/ws-echo.js";
 import { redactAddresses } from "../privacy/addresses.js";
 import { PingerPool } from "./pinger.js";
@@ -82,6 +82,8 @@ export function createBaselines(options: BaselineOptions): Baselines {
   let localPort: number | undefined;
   let tcpAvailability: TcpInfoAvailability | undefined;
   let ssRunning = false;
+  /** The ss failure last logged: samples carry only "ss-failed"; the log says why, once per failure. */
+  let ssErrorLogged: string | undefined;
   let timers: ReturnType<typeof setTimeout>[] = [];
   /** Per clientId: samples not yet pushed when its last socket closed, and until when they wait. */
   const orphans = new Map<string, { samples: BaselineSample[]; untilMs: number }>();
@@ -167,9 +169,11 @@ export function createBaselines(options: BaselineOptions): Baselines {
     }
     ssRunning = true;
     const conns = await tcpInfo.read(localPort).finally(() => (ssRunning = false));
+    if (!conns.ok && ssErrorLogged !== conns.error) log(`tailprobe: ss failed; tcprtt ticks are errors until it works: ${conns.error}`);
+    ssErrorLogged = conns.ok ? undefined : conns.error;
     for (const st of clients.values()) {
       if (!conns.ok) {
-        push(st, { method: "tcprtt", t, ms: null, outcome: "error", reason: conns.error.slice(0, 120) });
+        push(st, { method: "tcprtt", t, ms: null, outcome: "error", reason: "ss-failed" });
         continue;
       }
       const c = conns.value.get(endpointKey(st.client.socketAddress, st.client.remotePort));

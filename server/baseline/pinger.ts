@@ -11,6 +11,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { createInterface } from "node:readline";
+import type { SampleReason } from "../../shared/contract/index.js";
 import { isLoopback } from "../client-address.js";
 import { classifyPingFailure, parsePingLine, PING_FIX_INSTALL, type PingFailure } from "./ping-parse.js";
 import { PingSequence, type PingResult } from "./ping-sequence.js";
@@ -33,7 +34,7 @@ export const PING_COOLDOWN_MS_DEFAULT = 10_000;
 /** While addresses wait, a ping that has run this long (ms) yields its slot to the longest waiting. */
 export const PING_SLOT_MS = 60_000;
 /** Reason on the skipped ping ticks of an address waiting for a slot or its cooldown. */
-export const PING_WAITING_REASON = "ping-capacity";
+export const PING_WAITING_REASON: SampleReason = "ping-capacity";
 
 export interface PingerPoolOptions {
   /** The ping binary: a name looked up in PATH, or a path. */
@@ -160,7 +161,7 @@ export class PingerPool {
       for (const r of p.sequence.expire(now)) this.o.onResult(p.address, r);
       if (p.failure !== undefined && p.users > 0 && now - p.lastErrorTickMs >= this.o.intervalMs - 50) {
         p.lastErrorTickMs = now;
-        this.o.onResult(p.address, { t: now, ms: null, outcome: "error", reason: `ping: ${p.failure}`.slice(0, 120) });
+        this.o.onResult(p.address, { t: now, ms: null, outcome: "error", reason: "ping-unavailable" });
       }
     }
   }

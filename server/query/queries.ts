@@ -2,9 +2,15 @@
 // edges; percentiles within ±1 %) when the range holds many samples or its
 // raw samples are gone, else the exact raw scan (small ranges, lateness
 // limits that are not rollup classes, time buckets not a multiple of 5 min).
-import { DEFAULT_BINS_PER_DECADE, type CdfResponse, type HeatmapResponse, type HistogramResponse, type TimeseriesResponse } from "../../shared/charts.js";
-import type { StatsRow } from "../../shared/protocol.js";
-import type { RacesResponse } from "../../shared/races.js";
+import {
+  DEFAULT_BINS_PER_DECADE,
+  type CdfResponse,
+  type HeatmapResponse,
+  type HistogramResponse,
+  type TimeseriesResponse,
+  type StatsRow,
+  type RacesResponse,
+} from "../../shared/contract/index.js";
 import { cdfQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "../store/chart-queries.js";
 import { racesQuery } from "../store/race-queries.js";
 import { Pace, SLICE_MS, type ReadPool } from "../store/read-pool.js";

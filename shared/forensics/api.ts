@@ -4,7 +4,7 @@
 //   GET /api/compare      two series, or two time ranges of one, compared
 //   GET /api/periodicity  repeating patterns and aligned tails in bucketed p90/p99
 //   GET /api/fanout       fan-out and hedging from two servers' measured pairs
-import { queryInt, sampleFilterQueryShape } from "../charts.js";
+import { queryInt, sampleFilterQueryShape } from "../contract/index.js";
 import { PROBE_METHODS } from "../methods.js";
 import { CLIENT_TOKEN_PATTERN, TARGET_PATTERN } from "../names.js";
 import { z } from "../zod.js";

@@ -7,7 +7,7 @@
 //   network — Toxiproxy, in front of B, adds 400 ms to B's path; B's WebSocket ping frames see it.
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { chooseBucketMs } from "../../shared/charts.js";
+import { chooseBucketMs } from "../../shared/contract/index.js";
 import { TIMESERIES_BUCKETS_TARGET } from "../../client/src/histogram/transforms.js";
 import { artifactPath } from "../helpers/browser.js";
 import { sleep } from "../helpers/durability.js";

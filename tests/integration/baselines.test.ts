@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
-import { parseWith, serverWsMessageSchema, type BaselineSample, type Config } from "../../shared/protocol.js";
+import { parseWith, serverWsMessageSchema, type BaselineSample, type Config } from "../../shared/contract/index.js";
 import { pingChildren, processState } from "../helpers/child-processes.js";
 import { getJson, startServerProcess, tempDir, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
@@ -241,7 +241,7 @@ describe("when ping cannot run", () => {
     const page = await connect(server);
     await waitFor(() => (of(page, "ping").length >= 2 && of(page, "wsping").length >= 2 ? true : undefined), 20_000, "two ping ticks and two wsping samples");
     const pings = of(page, "ping");
-    expect(pings.every((s) => s.outcome === "error" && s.ms === null && s.reason === "ping: Network is unreachable")).toBe(true);
+    expect(pings.every((s) => s.outcome === "error" && s.ms === null && s.reason === "ping-unavailable")).toBe(true);
     const config = await getJson<Config>(`${server.url}/api/config`);
     expect(config.body.baselines.ping).toEqual({ available: true, reason: "fails towards 1 client address(es): Network is unreachable" });
     expect(server.output().split("\n").filter((l) => l.includes("cannot ping 127.0.0.1"))).toHaveLength(1);

@@ -8,8 +8,8 @@ import type {
   HeatmapResponse,
   HistogramResponse,
   TimeseriesResponse,
-} from "../../shared/charts.js";
-import type { StatsResponse } from "../../shared/protocol.js";
+  StatsResponse,
+} from "../../shared/contract/index.js";
 import { QueryAbortedError } from "../../server/store/store.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { publicIdOf } from "../helpers/public-id.js";

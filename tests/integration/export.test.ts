@@ -3,12 +3,12 @@
 // Prometheus text that a real parser reads and whose counts agree with /api/stats.
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningServer } from "../../server/app.js";
 import { EXPORT_COLUMNS } from "../../server/query/sample-export.js";
 import { LATENCY_BUCKETS_S } from "../../server/query/metrics-source.js";
 import { bucketIndex, bucketUpper } from "../../shared/rollup.js";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { runPythonScript } from "../helpers/python.js";
 import { tempDir } from "../helpers/server-process.js";
@@ -20,14 +20,14 @@ interface PromFamily {
   samples: { name: string; labels: Record<string, string>; value: number }[];
 }
 
-let server: RunningServer;
+let server: Awaited<ReturnType<typeof startInProcess>>;
 const T0 = Date.now() - 600_000;
 
 const samples = [
   { seq: 0, t: T0, method: "xhr", target: "A", ms: 12.5, outcome: "ok", lateMs: 1, visibleAtSend: true, visibleAtReply: false, serverMs: 0.25 },
   { seq: 1, t: T0 + 1000, method: "xhr", target: "B", ms: 300, outcome: "ok", fresh: true },
   { seq: 2, t: T0 + 2000, method: "ws", target: "A", ms: 5000, outcome: "timeout" },
-  { seq: 3, t: T0 + 3000, method: "jsonp", target: "A", ms: null, outcome: "error", reason: 'http-503, "busy"' },
+  { seq: 3, t: T0 + 3000, method: "jsonp", target: "A", ms: null, outcome: "error", reason: "http-5xx" },
   { seq: 4, t: T0 + 4000, method: "ws", target: "A", ms: 0.4, outcome: "ok" },
   { seq: 5, t: T0 + 5000, method: "ws", target: "A", ms: 2, outcome: "ok" },
   { seq: 6, t: T0 + 6000, method: "ping", target: "A", ms: 31, outcome: "ok" },
@@ -66,6 +66,11 @@ beforeAll(async () => {
     });
     expect(res.status).toBe(200);
   }
+  // A database from before the reason vocabulary holds free text, and exports read it back as stored:
+  // here one with a comma and quotes, which the CSV must quote.
+  const legacy = new Database(server.options.dbPath);
+  legacy.prepare("UPDATE reasons SET text = ? WHERE text = 'http-5xx'").run('http-503, "busy"');
+  legacy.close();
 });
 afterAll(async () => {
   await server.close();

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { RunningServer } from "../../server/app.js";
 import { WS_PAYLOAD_BYTES_MAX } from "../../server/echo/ws-echo.js";
+import { isSampleReason } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 
 /** Runs per boundary: together tens of thousands (24,000), about 20 s alone on loopback. */
@@ -74,6 +75,13 @@ const badBatch: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom("__proto__", "constructor").map((key) => ({ ...validBatch(), samples: [JSON.parse(`{"seq":0,"t":${Date.now()},"method":"xhr","target":"A","ms":1,"outcome":"ok","${key}":{"polluted":1}}`)] })),
   // Samples this deployment does not take: an unknown target, a year ahead, from 2001.
   fc.constantFrom({ target: "Z" }, { t: Date.now() + 365 * 86_400_000 }, { t: 1_000_000_000_000 }, { method: "best2", target: "Z+A" }).map((bad) => ({ ...validBatch(), samples: [{ ...validSample(0), ...bad }] })),
+  // A reason outside the vocabulary: any text, an older page's free-text forms, near misses.
+  fc
+    .oneof(
+      fc.string({ maxLength: 40 }).filter((s) => !isSampleReason(s)),
+      fc.constantFrom("http-503", "ping: Network is unreachable", "ws:ws-closed jsonp:timeout", "other:network", "FROZEN", "frozen ", "x".repeat(300)),
+    )
+    .map((reason) => ({ ...validBatch(), samples: [validSample(1), { ...validSample(0), ms: null, outcome: "error", reason }] })),
   // Duplicate seqs, empty or oversized sample lists.
   fc.constantFrom([validSample(0), validSample(0)], [], Array.from({ length: 1001 }, (_, i) => validSample(i))).map((samples) => ({ ...validBatch(), samples })),
 );

@@ -124,7 +124,7 @@ describe("PingSequence: exactly one result per request", () => {
     expect(results.filter((r) => r.outcome === "error")).toHaveLength(6);
     expect(results.filter((r) => r.outcome === "timeout")).toHaveLength(1);
     expect(results).toHaveLength(7);
-    expect(results[0]).toMatchObject({ outcome: "error", ms: null, reason: "Destination Host Unreachable" });
+    expect(results[0]).toMatchObject({ outcome: "error", ms: null, reason: "icmp-unreachable" });
   });
 
   it("an ICMP error arriving after the request's timeout leaves it a timeout", () => {

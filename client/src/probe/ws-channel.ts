@@ -1,6 +1,8 @@
 // One WebSocket per server: the WebSocket probe, and the channel on which the
 // server pushes the baselines it measured towards this page.
-import { parseWith, serverWsMessageSchema, type BaselineSample } from "../../../shared/protocol.js";
+import { parseWith } from "../../../shared/contract/parse.js";
+import type { SampleReason } from "../../../shared/contract/reasons.js";
+import { serverWsMessageSchema, type BaselineSample } from "../../../shared/contract/ws.js";
 import type { ProbeResult } from "./probe-result.js";
 
 /** Reconnect backoff: doubles from the first value up to the cap (ms). */
@@ -135,7 +137,7 @@ export class WsChannel {
   }
 
   /** Forgets a socket (closed, or given up on): its pending echoes fail now, and a retry is scheduled. */
-  private drop(socket: WebSocket, reason: string): void {
+  private drop(socket: WebSocket, reason: SampleReason): void {
     if (this.socket !== socket) return;
     this.socket = undefined;
     socket.onopen = socket.onmessage = socket.onclose = null;

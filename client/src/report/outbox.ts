@@ -3,7 +3,14 @@
 // deleted only after the server's 200, so a reload, a crashed tab or a dead
 // server loses nothing. Delivery is idempotent on (sessionId, seq): a batch
 // sent twice (a lost answer, a beacon and then a retry) is never counted twice.
-import { BATCH_SAMPLES_MAX, parseWith, sampleRefusalSchema, type IngestResult, type Sample } from "../../../shared/protocol.js";
+import { parseWith } from "../../../shared/contract/parse.js";
+import { isSampleReason, legacyReason } from "../../../shared/contract/reasons.js";
+import {
+  BATCH_SAMPLES_MAX,
+  sampleRefusalSchema,
+  type IngestResult,
+  type Sample,
+} from "../../../shared/contract/samples.js";
 import type { Clock } from "../common/clock.js";
 import { MemoryStore, type OutboxRow, type OutboxStore, type StoredRow } from "./outbox-store.js";
 
@@ -446,13 +453,25 @@ export class Outbox {
       sessionId: who.sessionId,
       ...(who.label !== undefined ? { label: who.label } : {}),
       ...(resolution !== undefined ? { timerResolutionMs: resolution } : {}),
-      samples,
+      samples: samples.map(withKnownReason),
     });
   }
 
   private changed(): void {
     this.options.onChange?.(this.counters);
   }
+}
+
+/**
+ * Rows an older page left in IndexedDB may carry a free-text reason, which the
+ * server now refuses (and the sample with it): they go with the nearest value
+ * of the vocabulary, or without a reason when none is near.
+ */
+function withKnownReason(s: Sample): Sample {
+  if (s.reason === undefined || isSampleReason(s.reason)) return s;
+  const { reason, ...rest } = s;
+  const known = legacyReason(reason);
+  return known === undefined ? rest : { ...rest, reason: known };
 }
 
 /** The longest prefix of samples whose batch body stays within maxBytes. */

@@ -1,0 +1,36 @@
+// CPU time and memory of processes, read from /proc (Linux): what a benchmark
+// charges to the server or helper processes it measures.
+import fs from "node:fs";
+
+/**
+ * CPU time (schedstat, ns resolution: tick counts round a mostly idle process to
+ * zero) and proportional memory (PSS: shared pages split between sharers, MB)
+ * summed over the processes; one that has exited counts as nothing.
+ */
+export function procUsage(pids: number[]): { cpuS: number; rssMb: number } {
+  let cpuNs = 0;
+  let pssKb = 0;
+  for (const pid of pids) {
+    try {
+      cpuNs += Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      pssKb += Number(m?.[1] ?? 0);
+    } catch {
+      // exited: counted as nothing
+    }
+  }
+  return { cpuS: cpuNs / 1e9, rssMb: pssKb / 1024 };
+}
+
+/** Children of a process (e.g. the ping processes a server runs). */
+export function childPids(pid: number): number[] {
+  try {
+    return fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .split(" ")
+      .filter((s) => s.trim() !== "")
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
