@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { EXPORT_COLUMNS } from "../../server/query/sample-export.js";
 import type { CompareResponse } from "../../shared/forensics/api.js";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { prng } from "../helpers/prng.js";
 import { testPython } from "../helpers/python.js";
@@ -67,7 +67,7 @@ beforeAll(async () => {
   }
   samples.push(
     { seq: seq++, t: T0 + 50, method: "ws", target: "A", ms: 5000, outcome: "timeout" },
-    { seq: seq++, t: T0 + 60, method: "xhr", target: "A", ms: null, outcome: "error", reason: "http-503" },
+    { seq: seq++, t: T0 + 60, method: "xhr", target: "A", ms: null, outcome: "error", reason: "http-5xx" },
     { seq: seq++, t: T0 + 70, method: "ws", target: "A", ms: null, outcome: "skipped", reason: "frozen" },
   );
   for (const x of samples as { method: string; target: string; ms: number | null; outcome: string }[])
@@ -77,7 +77,7 @@ beforeAll(async () => {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ clientId: "c-doc-snippets", sessionId: "s-doc-snippets", samples }),
   });
-  expect(res.status).toBe(200);
+  expect(res.status, await res.clone().text()).toBe(200);
 });
 afterAll(async () => {
   await server.close();
