@@ -18,7 +18,7 @@ import type { SampleFilter } from "./sample-filter.js";
 
 export { SessionOwnerError, type IngestMeta } from "./writer.js";
 export { StorageError } from "./writer-client.js";
-export { filterFromQuery, type SampleFilter } from "./sample-filter.js";
+export type { SampleFilter } from "./sample-filter.js";
 export { QueryTooLargeError } from "./chart-queries.js";
 export { QueryAbortedError } from "./read-pool.js";
 export type { QueryOptions } from "../query/queries.js";

@@ -185,7 +185,7 @@ export const periodicityResponseSchema = z.object({
 });
 export type PeriodicityResponse = z.infer<typeof periodicityResponseSchema>;
 
-const hedge = { requestsPerCall: num, p50: nullableNum, p99: nullableNum, p999: nullableNum };
+const hedge = { requestsPerCall: num, p50: nullableNum, p99: nullableNum, p999: nullableNum, viewsSeeingP99: num };
 
 /** GET /api/fanout. */
 export const fanoutResponseSchema = z.object({
@@ -197,9 +197,11 @@ export const fanoutResponseSchema = z.object({
     fanout: num,
     viewsSeeingP99: num,
     single: z.object(hedge),
+    secondary: z.object(hedge),
     bestOfTwo: z.object(hedge),
     hedged: z.object({ ...hedge, delayMs: num }),
     pairs: num,
+    race: z.nullable(z.object({ ...hedge, target: str, count: num })),
   }),
 });
 export type FanoutResponse = z.infer<typeof fanoutResponseSchema>;
