@@ -152,7 +152,11 @@ export function createBaselines(options: BaselineOptions): Baselines {
     : undefined;
 
   if (options.trustProxy) {
-    tcpAvailability = { available: false, reason: "with --trust-proxy the TCP connection ends at the proxy, not at the page" };
+    tcpAvailability = {
+      available: false,
+      code: "behind-proxy",
+      reason: "with --trust-proxy the TCP connection ends at the proxy, not at the page",
+    };
   } else {
     void tcpInfo.check().then((a) => {
       tcpAvailability = a;
@@ -264,19 +268,21 @@ export function createBaselines(options: BaselineOptions): Baselines {
     },
     status() {
       const ping: BaselineStatus = (() => {
-        if (pingPool === undefined) return { available: false, reason: "turned off with --no-ping" };
+        if (pingPool === undefined) return { available: false, code: "turned-off", reason: "turned off with --no-ping" };
         const s = pingPool.status;
-        if (s.state === "unavailable") return { available: false, reason: s.reason };
+        if (s.state === "unavailable") return { available: false, code: s.code, reason: s.reason };
         const failing = pingPool.failures();
         // /api/config is public: say how many clients and why, never which addresses.
         if (failing.length > 0) {
           const reasons = [...new Set(failing.map((f) => redactAddresses(f.reason)))].join("; ");
-          return { available: true, reason: `fails towards ${failing.length} client address(es): ${reasons}`.slice(0, 200) };
+          const reason = `fails towards ${failing.length} client address(es): ${reasons}`.slice(0, 200);
+          return { available: true, code: "some-addresses-fail", reason };
         }
         return { available: true };
       })();
+      const tcp = tcpAvailability;
       const tcprtt: BaselineStatus =
-        tcpAvailability === undefined || tcpAvailability.available ? { available: true } : { available: false, reason: tcpAvailability.reason };
+        tcp === undefined || tcp.available ? { available: true } : { available: false, code: tcp.code, reason: tcp.reason };
       return { ping, wsping: { available: true }, tcprtt };
     },
     setLocalPort(port) {

@@ -171,7 +171,7 @@ describe("baselines towards a connected page", () => {
     await waitFor(() => (pingChildren(server.child.pid!).length > 0 ? true : undefined), 5000, "a ping child");
     expect(pingChildren(server.child.pid!).map((c) => c.address)).toEqual(["127.0.0.9"]);
     const config = await getJson<Config>(`${server.url}/api/config`);
-    expect(config.body.baselines.tcprtt).toMatchObject({ available: false, reason: expect.stringContaining("proxy") });
+    expect(config.body.baselines.tcprtt).toMatchObject({ available: false, code: "behind-proxy", reason: expect.stringContaining("proxy") });
   });
 
   it("a ping process does not outlive a server that is killed", { timeout: 30_000 }, async () => {
@@ -198,6 +198,7 @@ describe("when ping cannot run", () => {
       return c.body.baselines.ping?.available === false ? c.body : undefined;
     }, 5000, "ping to be declared unavailable");
     expect(config.baselines.ping!.reason).toMatch(/not found.*apt-get install iputils-ping/);
+    expect(config.baselines.ping!.code).toBe("not-installed");
     const page = await connect(server);
     // A page that never answers ping frames: wsping becomes timeouts carrying the timeout.
     const mute = await connect(server, { autoPong: false });
@@ -227,6 +228,7 @@ describe("when ping cannot run", () => {
       return c.body.baselines.ping?.available === false ? c.body : undefined;
     }, 5000, "ping to be declared unavailable");
     expect(config.baselines.ping!.reason).toContain('sysctl -w net.ipv4.ping_group_range="0 2147483647"');
+    expect(config.baselines.ping!.code).toBe("not-permitted");
     expect(server.output()).toMatch(/ping baseline unavailable: not permitted to send ICMP/);
   });
 
@@ -243,7 +245,11 @@ describe("when ping cannot run", () => {
     const pings = of(page, "ping");
     expect(pings.every((s) => s.outcome === "error" && s.ms === null && s.reason === "ping-unavailable")).toBe(true);
     const config = await getJson<Config>(`${server.url}/api/config`);
-    expect(config.body.baselines.ping).toEqual({ available: true, reason: "fails towards 1 client address(es): Network is unreachable" });
+    expect(config.body.baselines.ping).toEqual({
+      available: true,
+      code: "some-addresses-fail",
+      reason: "fails towards 1 client address(es): Network is unreachable",
+    });
     expect(server.output().split("\n").filter((l) => l.includes("cannot ping 127.0.0.1"))).toHaveLength(1);
     expect(of(page, "wsping").length).toBeGreaterThanOrEqual(2);
   });

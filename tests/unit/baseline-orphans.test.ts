@@ -45,7 +45,7 @@ const EVENT_WAIT_MS = 10_000;
 const untilClosed = (s: FakeSocket) => waitFor(() => (s.readyState === CLOSING ? true : undefined), EVENT_WAIT_MS, "the first pong");
 const wspingsOf = (s: FakeSocket) => s.received.filter((x) => x.method === "wsping");
 const noTcpInfo = {
-  check: () => Promise.resolve({ available: false as const, reason: "not in this test" }),
+  check: () => Promise.resolve({ available: false as const, code: "unsupported" as const, reason: "not in this test" }),
   read: () => Promise.reject(new Error("unused")),
 };
 

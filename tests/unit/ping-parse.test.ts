@@ -83,6 +83,7 @@ describe("classifyPingFailure", () => {
     for (const f of ["ping-not-permitted.txt", "ping-ipv6-not-permitted.txt"]) {
       const c = classifyPingFailure(diags(f));
       expect(c.scope).toBe("host");
+      expect(c.code).toBe("not-permitted");
       expect(c.reason).toContain("ping_group_range");
     }
   });
@@ -90,6 +91,7 @@ describe("classifyPingFailure", () => {
   it("a missing binary concerns the whole host", () => {
     expect(classifyPingFailure(["/opt/ping not found: apt-get install iputils-ping"])).toEqual({
       scope: "host",
+      code: "not-installed",
       reason: "/opt/ping not found: apt-get install iputils-ping",
     });
   });
