@@ -2,7 +2,7 @@
 // and B (separate processes) while each measures its baselines towards it.
 // Prints every (method, server) row of A's /api/stats for the run.
 // Run: npm run build && npm run bench -- baselines-browser  (or: npx tsx bench/baselines-browser.ts [smoke|full])
-import type { StatsResponse } from "../shared/protocol.js";
+import type { StatsResponse } from "../shared/contract/index.js";
 import { launchBrowser } from "../tests/helpers/browser.js";
 import { startServerProcess, waitFor } from "../tests/helpers/server-process.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";

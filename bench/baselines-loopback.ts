@@ -8,7 +8,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket from "ws";
-import type { BaselineSample } from "../shared/protocol.js";
+import type { BaselineSample } from "../shared/contract/index.js";
 import { summarize } from "../shared/stats.js";
 import { createBaselines } from "../server/baseline/baselines.js";
 import { clientAddress } from "../server/client-address.js";

@@ -16,6 +16,8 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import readline from "node:readline";
 import WebSocket from "ws";
+import type { BaselineSample, Sample } from "../shared/contract/index.js";
+import type { Outcome, ProbeMethod } from "../shared/methods.js";
 
 const [baseUrl, addressesArg] = process.argv.slice(2);
 if (baseUrl === undefined) {
@@ -30,17 +32,6 @@ const TIMEOUT_MS = 5000;
 const RAMP_MS = 2000;
 
 const totals = { tabs: 0, probes: 0, probeErrors: 0, timeouts: 0, acked: 0, duplicates: 0, retried: 0, refused: 0, reportErrors: 0, wsDrops: 0 };
-
-interface Measured {
-  t: number;
-  method: string;
-  target: string;
-  ms: number | null;
-  outcome: string;
-  minrtt?: number;
-  reason?: string;
-}
-type Sample = Measured & { seq: number; scheduledT?: number; lateMs?: number; visibleAtSend?: boolean; visibleAtReply?: boolean };
 
 /** 127.0.x.y for the i-th address, skipping .0 and .255 in the last octet. */
 function addressOf(i: number): string {
@@ -78,7 +69,7 @@ class Tab {
     this.ws = ws;
     ws.on("open", () => ws.send(JSON.stringify({ type: "hello", clientId: this.clientId, sessionId: this.sessionId })));
     ws.on("message", (data) => {
-      const m = JSON.parse(data.toString()) as { type: string; id?: number; name?: string; samples?: (Measured & { id: number })[] };
+      const m = JSON.parse(data.toString()) as { type: string; id?: number; name?: string; samples?: BaselineSample[] };
       if (m.type === "echo" && m.id !== undefined) this.waiting.get(m.id)?.();
       else if (m.type === "welcome" && m.name !== undefined) this.name = m.name;
       else if (m.type === "baseline" && m.samples !== undefined)
@@ -96,14 +87,14 @@ class Tab {
     });
   }
 
-  private record(method: string, t: number, scheduledT: number, ms: number | null, outcome: string): void {
+  private record(method: ProbeMethod, t: number, scheduledT: number, ms: number | null, outcome: Outcome): void {
     totals.probes++;
     if (outcome === "timeout") totals.timeouts++;
     else if (outcome !== "ok") totals.probeErrors++;
     this.outbox.push({ seq: this.seq++, t, scheduledT, method, target: this.name, ms, outcome, lateMs: Math.max(0, t - scheduledT), visibleAtSend: true, visibleAtReply: true });
   }
 
-  private httpProbe(path: string): Promise<[number | null, string]> {
+  private httpProbe(path: string): Promise<[number | null, Outcome]> {
     const start = performance.now();
     return new Promise((resolve) => {
       const req = http.get(`${baseUrl}${path}`, { agent: this.agent, timeout: TIMEOUT_MS }, (res) => {
@@ -118,7 +109,7 @@ class Tab {
     });
   }
 
-  private wsProbe(): Promise<[number | null, string]> {
+  private wsProbe(): Promise<[number | null, Outcome]> {
     const ws = this.ws;
     if (ws === null || ws.readyState !== WebSocket.OPEN) return Promise.resolve([null, "error"]);
     const id = this.wsId++;
@@ -140,7 +131,7 @@ class Tab {
   private tick(): void {
     const scheduledT = Date.now();
     const q = () => `cb_${this.seq}_${Math.floor(Math.random() * 1e9)}`;
-    const run = (method: string, p: Promise<[number | null, string]>) => {
+    const run = (method: ProbeMethod, p: Promise<[number | null, Outcome]>) => {
       const t = Date.now();
       void p.then(([ms, outcome]) => this.record(method, t, scheduledT, ms === null ? null : Math.round(ms * 1000) / 1000, outcome));
     };

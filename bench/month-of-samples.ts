@@ -9,7 +9,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openStore } from "../server/store/store.js";
 import { bulkLoader, Codes } from "../server/store/writer.js";
-import type { Sample } from "../shared/protocol.js";
+import type { Sample } from "../shared/contract/index.js";
 import { prng } from "../tests/helpers/prng.js";
 
 export const DAY_MS = 86_400_000;
@@ -58,7 +58,7 @@ function sampleAt(
   const t = due + k * 7;
   const r = rand();
   let s: Sample;
-  if (r < 0.002) s = { seq, t, method, target, ms: null, outcome: "error", reason: "http-503" };
+  if (r < 0.002) s = { seq, t, method, target, ms: null, outcome: "error", reason: "http-5xx" };
   else if (r < 0.003) s = { seq, t, method, target, ms: 5000, outcome: "timeout" };
   else if (r < 0.004 && probe) s = { seq, t, method, target, ms: null, outcome: "skipped", reason: "frozen" };
   else {

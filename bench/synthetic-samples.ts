@@ -4,7 +4,7 @@
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openStore } from "../server/store/store.js";
-import type { Sample } from "../shared/protocol.js";
+import type { Sample } from "../shared/contract/index.js";
 import { prng } from "../tests/helpers/prng.js";
 import { tempDir } from "../tests/helpers/server-process.js";
 

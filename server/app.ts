@@ -12,7 +12,7 @@ import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
 import { jsonErrorHandler, sendError } from "./api/http-error.js";
 import { ingestRouter } from "./api/ingest.js";
-import { RAW_RETENTION_DAYS_DEFAULT, sampleChecker } from "./api/sample-checks.js";
+import { sampleChecker } from "./api/sample-checks.js";
 import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
 import { createBaselines } from "./baseline/baselines.js";
@@ -125,7 +125,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       clients,
       checker: sampleChecker({
         nowMs,
-        rawDays: RAW_RETENTION_DAYS_DEFAULT,
+        rawDays: options.rawDays,
         ownName: options.name,
         peerNames: () => peers.list().map((p) => p.name),
       }),
@@ -136,7 +136,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       adminRouter(store, {
         token: options.adminToken,
         nowMs,
-        rawDays: RAW_RETENTION_DAYS_DEFAULT,
+        rawDays: options.rawDays,
         clients,
         budget: budgets.ingest,
         log,

@@ -1,6 +1,6 @@
 // The other servers a page probes. A peer's name comes from the command line
 // (NAME=URL) or is learned from its /api/config, retried until it answers.
-import { configSchema, parseWith, type ServerInfo } from "../shared/protocol.js";
+import { configSchema, parseWith, type ServerInfo } from "../shared/contract/index.js";
 import type { PeerSpec } from "./cli/options.js";
 
 /** How long one attempt to learn a peer's name may take (ms). */

@@ -106,6 +106,31 @@ export function quantile(r: Rollup, p: number, sorted = sortedBuckets(r)): numbe
   return r.max;
 }
 
+/**
+ * Values ≤ `us` (an integer µs bound), read from the buckets alone: every
+ * bucket whose integers all lie at or below the bound, plus the share of the
+ * one bucket the bound falls inside, taken as if its samples were spread
+ * evenly over its integers (rounded to a whole count). So the answer lies
+ * between the exact counts at that bucket's two edges (0.54 % apart): it is
+ * the exact count at some bound within 0.54 % of `us`, off by at most the
+ * samples of that one bucket, and exact when none lies in it. It depends on
+ * the bucket counts only (not min or max), so it never decreases as values
+ * are added: a Prometheus counter stays monotone from scrape to scrape.
+ */
+export function countAtOrBelow(r: Rollup, us: number, sorted = sortedBuckets(r)): number {
+  if (us < 0) return 0;
+  let n = r.zero;
+  for (const [i, c] of sorted) {
+    // Integers in bucket i: (floor(lower), floor(upper)].
+    const lo = Math.floor(2 ** (i / STEPS)) + 1;
+    const hi = Math.floor(bucketUpper(i));
+    if (hi <= us) n += c;
+    else if (lo <= us) n += Math.round((c * (Math.floor(us) - lo + 1)) / (hi - lo + 1));
+    else break;
+  }
+  return n;
+}
+
 // ---- compact encoding ---------------------------------------------------------
 // A rollup is stored as one BLOB of unsigned LEB128 varints: count, min, max,
 // sum, zero, the number of buckets, then per bucket (index delta, count).

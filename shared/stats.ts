@@ -5,20 +5,9 @@
 // at 1-based rank ceil(p/100 * n), clamped to [1, n]. It is always a measured
 // value, never an interpolation, so "p99.9 = 713 ms" means some probe really
 // took 713 ms.
+import type { Summary } from "./contract/stats.js";
 
 export const SUMMARY_PERCENTILES = [10, 50, 90, 99, 99.9] as const;
-
-export interface Summary {
-  count: number;
-  min: number | null;
-  p10: number | null;
-  p50: number | null;
-  mean: number | null;
-  p90: number | null;
-  p99: number | null;
-  p999: number | null;
-  max: number | null;
-}
 
 /** 1-based nearest rank of percentile p (0 < p <= 100) among n values. */
 export function nearestRank(p: number, n: number): number {

@@ -9,9 +9,9 @@ import {
   timeseriesQuerySchema,
   type ClientInfo,
   type ClientsResponse,
-} from "../../shared/charts.js";
+  parseWith,
+} from "../../shared/contract/index.js";
 import type { StoredClient } from "../store/stored-client.js";
-import { parseWith } from "../../shared/protocol.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { Store } from "../store/store.js";
 import { parseFilterQuery } from "./filter-query.js";

@@ -1,6 +1,6 @@
 // GET /api/config: the page learns its servers and probe settings here.
 import express, { type Router } from "express";
-import { PROTOCOL_VERSION, type BaselineStatus, type Config, type ServerInfo } from "../../shared/protocol.js";
+import { PROTOCOL_VERSION, type BaselineStatus, type Config, type ServerInfo } from "../../shared/contract/index.js";
 
 export interface ConfigSource {
   name: string;

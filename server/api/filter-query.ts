@@ -1,12 +1,34 @@
 // Every query endpoint parses its query string and the sample filters in it
 // the same way, and answers a bad one itself with 400 INVALID_QUERY.
 import type { Request, Response } from "express";
-import type { z } from "../../shared/zod.js";
-import { parseWith } from "../../shared/protocol.js";
-import { filterFromQuery, type SampleFilter } from "../store/store.js";
-import type { SampleFilterQuery } from "../store/sample-filter.js";
+import { z } from "../../shared/zod.js";
+import { parseWith, sampleFilterQueryShape } from "../../shared/contract/index.js";
+import { fail, ok, type Result } from "../../shared/result.js";
+import type { SampleFilter } from "../store/store.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import { sendError } from "./http-error.js";
+
+const filterQuerySchema = z.object(sampleFilterQueryShape);
+export type SampleFilterQuery = z.infer<typeof filterQuerySchema>;
+
+/** Query-string filters → store filter; `to` defaults to now, `from` to the beginning. */
+export function filterFromQuery(q: SampleFilterQuery, nowMs: number): Result<SampleFilter> {
+  const fromMs = q.from ?? 0;
+  const toMs = q.to ?? nowMs;
+  if (fromMs > toMs) return fail(q.to === undefined ? "from must not be in the future" : "from must not be after to");
+  return ok({
+    fromMs,
+    toMs,
+    clientId: q.client,
+    methods: q.method,
+    targets: q.target,
+    visibleOnly: q.visible,
+    maxLateMs: q.maxLateMs,
+    exclude: q.exclude,
+    timeoutsInTail: q.timeouts,
+    reportInFlight: q.reportInFlight,
+  });
+}
 
 /** The parsed query and its filter, or null once a 400 has been sent. */
 export function parseFilterQuery<T extends SampleFilterQuery>(

@@ -4,14 +4,14 @@
 import express, { type RequestHandler, type Router } from "express";
 import {
   parseWith,
-  REASON_CHARS_MAX,
+  REJECTED_ERROR_CHARS_MAX,
   sampleBatchEnvelopeSchema,
   sampleSchema,
   type RejectedSample,
   type Sample,
   type SampleBatch,
   type SampleRefusal,
-} from "../../shared/protocol.js";
+} from "../../shared/contract/index.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { StorageHealth } from "../storage-faults.js";
 import { SessionOwnerError, type Store } from "../store/store.js";
@@ -21,8 +21,6 @@ import { sameOriginOnly } from "./same-origin.js";
 /** A full batch of 1000 samples with every optional field is ~400 kB. */
 export const INGEST_BODY_BYTES_MAX = 1024 * 1024;
 export const USER_AGENT_CHARS_MAX = 512;
-/** Characters of the reason given per refused sample (the wire contract's bound). */
-const REJECTED_ERROR_CHARS_MAX = REASON_CHARS_MAX + 100;
 
 export interface IngestOptions {
   nowMs: () => number;

@@ -1,6 +1,6 @@
 // Read-only JSON endpoints behind the histogram page.
 import express, { type Router } from "express";
-import { statsQuerySchema, type StatsResponse } from "../../shared/protocol.js";
+import { statsQuerySchema, type StatsResponse } from "../../shared/contract/index.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { Store } from "../store/store.js";
 import { parseFilterQuery } from "./filter-query.js";

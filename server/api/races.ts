@@ -1,7 +1,6 @@
 // GET /api/races: availability per server and what best-of-two bought, for the histogram page.
 import express, { type Router } from "express";
-import { statsQuerySchema } from "../../shared/protocol.js";
-import type { RacesResponse } from "../../shared/races.js";
+import { statsQuerySchema, type RacesResponse } from "../../shared/contract/index.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { Store } from "../store/store.js";
 import { parseFilterQuery } from "./filter-query.js";

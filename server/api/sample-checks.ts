@@ -1,18 +1,16 @@
 // What a sample must satisfy beyond its shape to be stored by this
 // deployment: a time near the server's clock and a target it knows.
 import { best2Target } from "../../shared/names.js";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 
 const DAY_MS = 86_400_000;
-/** Raw samples older than this are not kept (days); used until a --raw-days option says otherwise. */
-export const RAW_RETENTION_DAYS_DEFAULT = 30;
 /** How far ahead of the server's clock a sample may be dated (ms): a client clock a day fast is still honest. */
 export const SAMPLE_AHEAD_MS_MAX = DAY_MS;
 
 export interface SampleCheckOptions {
   /** The server's wall clock (epoch ms). */
   nowMs: () => number;
-  /** Raw retention (days): an older sample would be pruned at once, or is forged. */
+  /** Raw retention (days, --raw-days): an older sample would be pruned at once, or is forged. */
   rawDays: number;
   /** This server's own name. */
   ownName: string;

@@ -3,7 +3,7 @@
 // WebSocket once per interval; the page reports them home with its own
 // samples, so a peer's baselines reach the home database with no set-up.
 import type { WebSocket } from "ws";
-import type { BaselineSample, BaselineStatus, ServerWsMessage } from "../../shared/protocol.js";
+import type { BaselineSample, BaselineStatus, ServerWsMessage } from "../../shared/contract/index.js";
 import type { WsClient, WsEchoHooks } from "../echo/ws-echo.js";
 import { redactAddresses } from "../privacy/addresses.js";
 import { PingerPool } from "./pinger.js";
@@ -82,6 +82,8 @@ export function createBaselines(options: BaselineOptions): Baselines {
   let localPort: number | undefined;
   let tcpAvailability: TcpInfoAvailability | undefined;
   let ssRunning = false;
+  /** The ss failure last logged: samples carry only "ss-failed"; the log says why, once per failure. */
+  let ssErrorLogged: string | undefined;
   let timers: ReturnType<typeof setTimeout>[] = [];
   /** Per clientId: samples not yet pushed when its last socket closed, and until when they wait. */
   const orphans = new Map<string, { samples: BaselineSample[]; untilMs: number }>();
@@ -150,7 +152,11 @@ export function createBaselines(options: BaselineOptions): Baselines {
     : undefined;
 
   if (options.trustProxy) {
-    tcpAvailability = { available: false, reason: "with --trust-proxy the TCP connection ends at the proxy, not at the page" };
+    tcpAvailability = {
+      available: false,
+      code: "behind-proxy",
+      reason: "with --trust-proxy the TCP connection ends at the proxy, not at the page",
+    };
   } else {
     void tcpInfo.check().then((a) => {
       tcpAvailability = a;
@@ -167,9 +173,12 @@ export function createBaselines(options: BaselineOptions): Baselines {
     }
     ssRunning = true;
     const conns = await tcpInfo.read(localPort).finally(() => (ssRunning = false));
+    if (!conns.ok && ssErrorLogged !== conns.error)
+      log(`tailprobe: ss failed; tcprtt ticks are errors until it works: ${conns.error}`);
+    ssErrorLogged = conns.ok ? undefined : conns.error;
     for (const st of clients.values()) {
       if (!conns.ok) {
-        push(st, { method: "tcprtt", t, ms: null, outcome: "error", reason: conns.error.slice(0, 120) });
+        push(st, { method: "tcprtt", t, ms: null, outcome: "error", reason: "ss-failed" });
         continue;
       }
       const c = conns.value.get(endpointKey(st.client.socketAddress, st.client.remotePort));
@@ -259,19 +268,21 @@ export function createBaselines(options: BaselineOptions): Baselines {
     },
     status() {
       const ping: BaselineStatus = (() => {
-        if (pingPool === undefined) return { available: false, reason: "turned off with --no-ping" };
+        if (pingPool === undefined) return { available: false, code: "turned-off", reason: "turned off with --no-ping" };
         const s = pingPool.status;
-        if (s.state === "unavailable") return { available: false, reason: s.reason };
+        if (s.state === "unavailable") return { available: false, code: s.code, reason: s.reason };
         const failing = pingPool.failures();
         // /api/config is public: say how many clients and why, never which addresses.
         if (failing.length > 0) {
           const reasons = [...new Set(failing.map((f) => redactAddresses(f.reason)))].join("; ");
-          return { available: true, reason: `fails towards ${failing.length} client address(es): ${reasons}`.slice(0, 200) };
+          const reason = `fails towards ${failing.length} client address(es): ${reasons}`.slice(0, 200);
+          return { available: true, code: "some-addresses-fail", reason };
         }
         return { available: true };
       })();
+      const tcp = tcpAvailability;
       const tcprtt: BaselineStatus =
-        tcpAvailability === undefined || tcpAvailability.available ? { available: true } : { available: false, reason: tcpAvailability.reason };
+        tcp === undefined || tcp.available ? { available: true } : { available: false, code: tcp.code, reason: tcp.reason };
       return { ping, wsping: { available: true }, tcprtt };
     },
     setLocalPort(port) {

@@ -1,6 +1,7 @@
 // One line of `ping -n -O -D` (iputils) output, parsed into what it says.
 // ping's output is input from outside the process: every line is matched
 // against a known shape and anything else is reported as unrecognised.
+import type { BaselineStatusCode } from "../../shared/contract/index.js";
 import { fail, ok, type Result } from "../../shared/result.js";
 
 export type PingLine =
@@ -65,6 +66,8 @@ export type PingFailureScope = "host" | "address";
 
 export interface PingFailure {
   scope: PingFailureScope;
+  /** What /api/config says for a host-wide failure (absent for one address's). */
+  code?: BaselineStatusCode;
   /** One line for a person: what went wrong and how to fix it. */
   reason: string;
 }
@@ -81,11 +84,11 @@ export const PING_FIX_PERMISSION =
 export function classifyPingFailure(diagnostics: string[]): PingFailure {
   const text = diagnostics.join("; ");
   const missing = diagnostics.find((d) => / not found: /.test(d));
-  if (missing !== undefined) return { scope: "host", reason: missing };
+  if (missing !== undefined) return { scope: "host", code: "not-installed", reason: missing };
   if (/Operation not permitted|Permission denied|missing cap_net_raw/i.test(text))
-    return { scope: "host", reason: `not permitted to send ICMP: ${PING_FIX_PERMISSION}` };
+    return { scope: "host", code: "not-permitted", reason: `not permitted to send ICMP: ${PING_FIX_PERMISSION}` };
   if (/invalid option|unknown option|usage:/i.test(text))
-    return { scope: "host", reason: `this ping lacks iputils' -O and -D options: ${PING_FIX_INSTALL}` };
+    return { scope: "host", code: "unsupported", reason: `this ping lacks iputils' -O and -D options: ${PING_FIX_INSTALL}` };
   const last = diagnostics.filter((d) => !/^socktype:/.test(d)).pop() ?? "ping exited";
   return { scope: "address", reason: last.replace(/^connect: /, "") };
 }

@@ -1,6 +1,7 @@
 // Turns parsed ping lines into exactly one result per echo request: ok,
 // timeout (carrying the timeout) or error. Duplicates, late replies and ICMP
 // errors about a request already settled never produce a second result.
+import { icmpReason, type SampleReason } from "../../shared/contract/index.js";
 import type { PingLine } from "./ping-parse.js";
 
 export interface PingResult {
@@ -9,7 +10,7 @@ export interface PingResult {
   ms: number | null;
   /** skipped: the address waited for a ping slot (the pool's bound), so nothing was sent. */
   outcome: "ok" | "timeout" | "error" | "skipped";
-  reason?: string;
+  reason?: SampleReason;
 }
 
 interface Entry {
@@ -86,7 +87,7 @@ export class PingSequence {
         }
         const sentAtMs = e?.sentAtMs ?? Math.round((line.atEpochMs ?? nowMs) - this.intervalMs);
         this.entries.set(line.seq, { sentAtMs, settled: "error" });
-        return [{ t: sentAtMs, ms: null, outcome: "error", reason: line.message.slice(0, 120) }];
+        return [{ t: sentAtMs, ms: null, outcome: "error", reason: icmpReason(line.message) }];
       }
       default:
         return [];

@@ -11,6 +11,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { createInterface } from "node:readline";
+import type { BaselineStatusCode, SampleReason } from "../../shared/contract/index.js";
 import { isLoopback } from "../client-address.js";
 import { classifyPingFailure, parsePingLine, PING_FIX_INSTALL, type PingFailure } from "./ping-parse.js";
 import { PingSequence, type PingResult } from "./ping-sequence.js";
@@ -33,7 +34,7 @@ export const PING_COOLDOWN_MS_DEFAULT = 10_000;
 /** While addresses wait, a ping that has run this long (ms) yields its slot to the longest waiting. */
 export const PING_SLOT_MS = 60_000;
 /** Reason on the skipped ping ticks of an address waiting for a slot or its cooldown. */
-export const PING_WAITING_REASON = "ping-capacity";
+export const PING_WAITING_REASON: SampleReason = "ping-capacity";
 
 export interface PingerPoolOptions {
   /** The ping binary: a name looked up in PATH, or a path. */
@@ -53,7 +54,10 @@ export interface PingerPoolOptions {
   onResult(address: string, result: PingResult): void;
 }
 
-export type PingAvailability = { state: "checking" } | { state: "ready" } | { state: "unavailable"; reason: string };
+export type PingAvailability =
+  | { state: "checking" }
+  | { state: "ready" }
+  | { state: "unavailable"; code: BaselineStatusCode; reason: string };
 
 interface Pinger {
   address: string;
@@ -160,7 +164,7 @@ export class PingerPool {
       for (const r of p.sequence.expire(now)) this.o.onResult(p.address, r);
       if (p.failure !== undefined && p.users > 0 && now - p.lastErrorTickMs >= this.o.intervalMs - 50) {
         p.lastErrorTickMs = now;
-        this.o.onResult(p.address, { t: now, ms: null, outcome: "error", reason: `ping: ${p.failure}`.slice(0, 120) });
+        this.o.onResult(p.address, { t: now, ms: null, outcome: "error", reason: "ping-unavailable" });
       }
     }
   }
@@ -181,8 +185,10 @@ export class PingerPool {
         (err, stdout, stderr) => {
           if (err === null) return resolve(undefined);
           const code = (err as NodeJS.ErrnoException).code;
-          if (code === "ENOENT") return resolve({ scope: "host", reason: `${this.o.command} not found: ${PING_FIX_INSTALL}` });
-          if (code === "EACCES") return resolve({ scope: "host", reason: `${this.o.command} is not executable: ${PING_FIX_INSTALL}` });
+          if (code === "ENOENT")
+            return resolve({ scope: "host", code: "not-installed", reason: `${this.o.command} not found: ${PING_FIX_INSTALL}` });
+          if (code === "EACCES")
+            return resolve({ scope: "host", code: "not-installed", reason: `${this.o.command} is not executable: ${PING_FIX_INSTALL}` });
           const diagnostics = `${stderr}\n${stdout}`.split("\n").flatMap((l) => {
             const r = parsePingLine(l);
             return r.ok && r.value.kind === "diagnostic" ? [r.value.message] : /option|usage/i.test(l) ? [l] : [];
@@ -195,7 +201,7 @@ export class PingerPool {
     });
     if (this.stopped) return;
     if (verdict !== undefined) {
-      this.availability = { state: "unavailable", reason: verdict.reason };
+      this.availability = { state: "unavailable", code: verdict.code ?? "not-installed", reason: verdict.reason };
       this.logOnce(`host ${verdict.reason}`, `tailprobe: ping baseline unavailable: ${verdict.reason}; every other method keeps working`);
       return;
     }
@@ -291,7 +297,7 @@ export class PingerPool {
       if (p.users === 0 || this.stopped) return;
       const f = classifyPingFailure(diagnostics.length > 0 ? diagnostics : ["ping exited"]);
       if (f.scope === "host") {
-        this.availability = { state: "unavailable", reason: f.reason };
+        this.availability = { state: "unavailable", code: f.code ?? "not-installed", reason: f.reason };
         this.logOnce(`host ${f.reason}`, `tailprobe: ping baseline unavailable: ${f.reason}; every other method keeps working`);
         return;
       }

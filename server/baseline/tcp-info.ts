@@ -2,6 +2,7 @@
 // read with ONE `ss` run per interval for all of a server's pages (not one
 // process per page). Linux only: elsewhere the baseline says so and stays off.
 import { execFile } from "node:child_process";
+import type { BaselineStatusCode } from "../../shared/contract/index.js";
 import { fail, ok, type Result } from "../../shared/result.js";
 import { endpointKey, parseSs, type SsConnection } from "./ss-parse.js";
 
@@ -9,7 +10,7 @@ import { endpointKey, parseSs, type SsConnection } from "./ss-parse.js";
 export const SS_TIMEOUT_MS = 2000;
 const SS_OUTPUT_BYTES_MAX = 16 * 1024 * 1024;
 
-export type TcpInfoAvailability = { available: true } | { available: false; reason: string };
+export type TcpInfoAvailability = { available: true } | { available: false; code: BaselineStatusCode; reason: string };
 
 export const TCP_INFO_FIX = "install iproute2 (apt-get install iproute2), which provides ss";
 
@@ -41,9 +42,10 @@ export function ssReader(command = "ss"): TcpInfoReader {
     },
     async check() {
       if (process.platform !== "linux")
-        return { available: false, reason: `needs Linux's ss (iproute2) to read TCP_INFO; this is ${process.platform}` };
+        return { available: false, code: "unsupported", reason: `needs Linux's ss (iproute2) to read TCP_INFO; this is ${process.platform}` };
       const out = await run(["-V"]);
-      return out.ok ? { available: true } : { available: false, reason: out.error };
+      if (out.ok) return { available: true };
+      return { available: false, code: / not found: /.test(out.error) ? "not-installed" : "check-failed", reason: out.error };
     },
   };
 }

@@ -3,13 +3,14 @@
 // the path plus both ends' socket handling, and none of the page's own delays.
 import { performance } from "node:perf_hooks";
 import type { WebSocket } from "ws";
+import type { SampleReason } from "../../shared/contract/index.js";
 
 export interface WsPingResult {
   /** When the frame was sent (epoch ms). */
   t: number;
   ms: number | null;
   outcome: "ok" | "timeout" | "error" | "skipped";
-  reason?: string;
+  reason?: SampleReason;
 }
 
 interface Outstanding {
@@ -48,9 +49,10 @@ export class WsPinger {
     this.outstanding.set(id, { sentAtMs, startPerfMs: performance.now() });
     try {
       this.socket.ping(id);
-    } catch (err) {
+    } catch {
+      // ws throws only for a socket already closing: that is all this reason says.
       this.outstanding.delete(id);
-      this.onResult({ t: sentAtMs, ms: null, outcome: "error", reason: (err as Error).message.slice(0, 120) });
+      this.onResult({ t: sentAtMs, ms: null, outcome: "error", reason: "ws-send-failed" });
     }
   }
 
@@ -75,7 +77,7 @@ export class WsPinger {
    * `skipped` with `reason`, neither latency nor failure: a page that went
    * away says nothing about the path. Then it stops.
    */
-  abandon(reason: string): void {
+  abandon(reason: SampleReason): void {
     for (const o of this.outstanding.values()) this.onResult({ t: o.sentAtMs, ms: null, outcome: "skipped", reason });
     this.stop();
   }

@@ -6,7 +6,7 @@
 // is not even mounted otherwise.
 import express, { type Router } from "express";
 import { z } from "zod";
-import { parseWith } from "../../shared/protocol.js";
+import { parseWith } from "../../shared/contract/index.js";
 import { sendError } from "../api/http-error.js";
 
 /** A planted stall lasts at most this long (ms) and delays each echo by at most this much. */

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
-import { clientWsMessageSchema, parseWith } from "../../shared/protocol.js";
+import { clientWsMessageSchema, parseWith } from "../../shared/contract/index.js";
 import { normalizeAddress } from "../client-address.js";
 import { limiterKey } from "../limits/rate-limiter.js";
 import { NO_STALL, type EchoStall } from "./echo-stall.js";

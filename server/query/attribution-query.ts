@@ -1,7 +1,7 @@
 // GET /api/attribution: pick one sample of one series (nearest a latency, the
 // slowest in a latency band, or the slowest of all in the window), then read
 // the same client's samples around it and apply the attribution rules.
-import type { AttributionQuery, AttributionResponse } from "../../shared/forensics/api.js";
+import type { AttributionQuery, AttributionResponse } from "../../shared/contract/index.js";
 import { attribute, breakdown, seriesKey, SAME_SECOND_MS, type ForensicSample } from "../../shared/forensics/attribution.js";
 import type { SampleFilter, Store } from "../store/store.js";
 import { forensicSample, hasLatency, median } from "./forensic-rows.js";

@@ -2,7 +2,7 @@
 // (the last one clamped to the maximum), share of samples ≤ it]: F is exact
 // at every point, the points are no more than 0.54 % apart in latency, and
 // the markers are percentiles within ±1 %.
-import { CDF_MARKER_PERCENTILES, type CdfResponse } from "../../shared/charts.js";
+import { CDF_MARKER_PERCENTILES, type CdfResponse } from "../../shared/contract/index.js";
 import { bucketUpper, sortedBuckets } from "../../shared/rollup.js";
 import type { Pace } from "../store/read-pool.js";
 import type { SampleFilter } from "../store/sample-filter.js";

@@ -1,6 +1,6 @@
 // Turning merged rollup cells into the numbers the endpoints answer with:
 // the latency population a filter asks for, in ms, and its log bins.
-import { logBin } from "../../shared/charts.js";
+import { logBin } from "../../shared/contract/index.js";
 import { methodOrder } from "../../shared/methods.js";
 import { bucketValue, emptyRollup, mergeInto, quantile, type Rollup } from "../../shared/rollup.js";
 import type { RollupCell } from "../store/rollup-batch.js";

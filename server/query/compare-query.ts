@@ -1,7 +1,7 @@
 // GET /api/compare: the ok latencies of two series (or two ranges or clients
 // of one) through shared/forensics/compare: bootstrap intervals with a fixed
 // seed, so the same data gives the same interval on every reload.
-import { COMPARE_SAMPLES_MAX, parseSeriesSpec, type CompareQuery, type CompareResponse } from "../../shared/forensics/api.js";
+import { COMPARE_SAMPLES_MAX, parseSeriesSpec, type CompareQuery, type CompareResponse } from "../../shared/contract/index.js";
 import { compareSeries } from "../../shared/forensics/compare.js";
 import { METHOD_LABELS, type Method } from "../../shared/methods.js";
 import { mulberry32 } from "../../shared/prng.js";

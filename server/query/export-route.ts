@@ -3,7 +3,7 @@
 // page by page: a page is written only when the socket has drained the last
 // one (backpressure), and a client that hangs up stops the reading.
 import express, { type Response, type Router } from "express";
-import { statsQuerySchema } from "../../shared/protocol.js";
+import { statsQuerySchema } from "../../shared/contract/index.js";
 import { parseFilterQuery } from "../api/filter-query.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { SampleFilter, Store } from "../store/store.js";

@@ -1,11 +1,13 @@
 // GET /api/fanout: the same ticks' latencies to two servers (same session,
-// same due time, same method), paired, then shared/forensics/fanout.
-import type { FanoutResponse } from "../../shared/forensics/api.js";
+// same due time, same method), paired, or the two legs of the page's own
+// best-of-two races; then shared/forensics/fanout.
+import type { FanoutResponse } from "../../shared/contract/index.js";
 import { fanoutReport } from "../../shared/forensics/fanout.js";
+import { best2Target } from "../../shared/names.js";
 import { percentileSorted } from "../../shared/stats.js";
 import type { SampleFilter, Store } from "../store/store.js";
 import { hasLatency } from "./forensic-rows.js";
-import { openPageReader } from "./sample-pages.js";
+import { openPageReader, type RawSampleRow } from "./sample-pages.js";
 
 /** Default hedge delay: the primary's p95, the usual "hedge past the 95th percentile" rule. */
 export const HEDGE_DEFAULT_PERCENTILE = 95;
@@ -29,6 +31,22 @@ export function pairTicks(a: [number, number][], b: [number, number][], out: [nu
   }
 }
 
+/**
+ * The two legs of one measured race, each timed from the race's start: the
+ * winner's latency is the race's, the loser's is `otherMs`. Null unless both answered.
+ */
+function raceLegs(r: RawSampleRow): [ws: number, jsonp: number] | null {
+  if (r[7] !== "ok" || r[6] === null || r[14] === null || r[15] !== "ok") return null;
+  return r[13] === "ws" ? [r[6], r[14]] : [r[14], r[6]];
+}
+
+/**
+ * method best2: the pairs are the legs of the page's own races to
+ * PRIMARY+SECONDARY (WebSocket to the primary, JSONP to the secondary, sent
+ * in one task), so best-of-two there is the race itself, and hedging asks the
+ * JSONP leg only after d. Any other method: that method's samples to the two
+ * servers, paired by tick. Either way the measured race series is reported beside.
+ */
 export async function fanoutQuery(
   store: Store,
   filter: SampleFilter,
@@ -38,12 +56,22 @@ export async function fanoutQuery(
   n: number,
   hedgeMs: number | undefined,
 ): Promise<FanoutResponse> {
+  const race = best2Target(primary, secondary);
+  const raceMs: number[] = [];
+  const legs: [number, number][] = [];
   // Per session: [due time, latency] of each server's samples.
   const bySession = new Map<number, { a: [number, number][]; b: [number, number][] }>();
   const reader = openPageReader(store);
   try {
-    for await (const page of reader.pages({ ...filter, methods: [method], targets: [primary, secondary] }))
+    for await (const page of reader.pages({ ...filter, methods: [...new Set([method, "best2"])], targets: [primary, secondary, race] }))
       for (const r of page) {
+        if (r[4] === "best2") {
+          if (r[5] !== race) continue;
+          if (hasLatency(r)) raceMs.push(r[6]!);
+          const l = method === "best2" ? raceLegs(r) : null;
+          if (l !== null) legs.push(l);
+          continue;
+        }
         // Baselines and unsent ticks have no due time: they cannot be paired.
         if (!hasLatency(r) || r[8] === null) continue;
         let s = bySession.get(r[19]);
@@ -53,9 +81,9 @@ export async function fanoutQuery(
   } finally {
     reader.close();
   }
-  const pairs: [number, number][] = [];
+  const pairs: [number, number][] = legs;
   for (const s of bySession.values()) pairTicks(s.a, s.b, pairs);
   const sortedA = Float64Array.from(pairs, (p) => p[0]).sort();
   const delay = hedgeMs ?? percentileSorted(sortedA, HEDGE_DEFAULT_PERCENTILE) ?? 0;
-  return { method, primary, secondary, report: fanoutReport(pairs, n, delay) };
+  return { method, primary, secondary, report: fanoutReport(pairs, n, delay, { target: race, ms: raceMs }) };
 }

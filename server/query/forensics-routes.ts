@@ -1,4 +1,4 @@
-// The forensics endpoints (contract: shared/forensics/api.ts), each parsed with
+// The forensics endpoints (contract: shared/contract/forensics.ts), each parsed with
 // the /api/stats filter parser and answered through the shared query runner.
 import express, { type Router } from "express";
 import {
@@ -8,7 +8,7 @@ import {
   FANOUT_N_DEFAULT,
   fanoutQuerySchema,
   periodicityQuerySchema,
-} from "../../shared/forensics/api.js";
+} from "../../shared/contract/index.js";
 import { parseFilterQuery } from "../api/filter-query.js";
 import { sendError } from "../api/http-error.js";
 import { answerQuery } from "../api/query-errors.js";

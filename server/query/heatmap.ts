@@ -1,5 +1,5 @@
 // GET /api/heatmap from rollups: counts per time bucket × log bin (see cells.ts logBinCounts).
-import { binEdge, MAX_HEATMAP_CELLS, type HeatmapResponse } from "../../shared/charts.js";
+import { binEdge, MAX_HEATMAP_CELLS, type HeatmapResponse } from "../../shared/contract/index.js";
 import { QueryTooLargeError } from "../store/chart-queries.js";
 import type { Pace } from "../store/read-pool.js";
 import type { SampleFilter } from "../store/sample-filter.js";

@@ -1,5 +1,5 @@
 // GET /api/histogram from rollups: counts per log bin, each series' count and failures exact.
-import { binEdge, type HistogramResponse } from "../../shared/charts.js";
+import { binEdge, type HistogramResponse } from "../../shared/contract/index.js";
 import type { Pace } from "../store/read-pool.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import { logBinCounts, mergedCell, sortedSeries, tailOf } from "./cells.js";

@@ -2,7 +2,8 @@
 // Grafana users chart tailprobe beside their other systems:
 //   tailprobe_latency_seconds{method, server}  histogram of ok probe and baseline latencies
 //   tailprobe_samples_total{method, server, outcome}  counter of samples by outcome
-// Both cover every stored sample, so they only grow (a counter, as Prometheus expects).
+// Both cover every sample the rollups hold (read from them, metrics-source.ts), so they
+// only grow (a counter, as Prometheus expects) until day rollups pass --rollup-days.
 import express, { type Router } from "express";
 import type { Store } from "../store/store.js";
 import { LATENCY_BUCKETS_S, metricsSnapshot, type MetricsSnapshot } from "./metrics-source.js";

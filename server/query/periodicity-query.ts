@@ -1,7 +1,7 @@
 // GET /api/periodicity: the time charts' bucketed p90 and p99 (the store's
 // timeseries query), searched for a repeating period per series, and every
 // pair of series' p90 correlated (aligned tails).
-import type { PeriodicityResponse } from "../../shared/forensics/api.js";
+import type { PeriodicityResponse } from "../../shared/contract/index.js";
 import { alignedTails, detectPeriod } from "../../shared/forensics/periodicity.js";
 import type { SampleFilter, Store } from "../store/store.js";
 

@@ -2,9 +2,15 @@
 // edges; percentiles within ±1 %) when the range holds many samples or its
 // raw samples are gone, else the exact raw scan (small ranges, lateness
 // limits that are not rollup classes, time buckets not a multiple of 5 min).
-import { DEFAULT_BINS_PER_DECADE, type CdfResponse, type HeatmapResponse, type HistogramResponse, type TimeseriesResponse } from "../../shared/charts.js";
-import type { StatsRow } from "../../shared/protocol.js";
-import type { RacesResponse } from "../../shared/races.js";
+import {
+  DEFAULT_BINS_PER_DECADE,
+  type CdfResponse,
+  type HeatmapResponse,
+  type HistogramResponse,
+  type TimeseriesResponse,
+  type StatsRow,
+  type RacesResponse,
+} from "../../shared/contract/index.js";
 import { cdfQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "../store/chart-queries.js";
 import { racesQuery } from "../store/race-queries.js";
 import { Pace, SLICE_MS, type ReadPool } from "../store/read-pool.js";
@@ -16,6 +22,7 @@ import { rollupHeatmap } from "./heatmap.js";
 import { rollupHistogram } from "./histogram.js";
 import { rollupRaces } from "./races.js";
 import { rollupsAnswer, type ReadContext } from "./reader.js";
+import { seriesTotals, type SeriesTotals } from "./series-totals.js";
 import { rollupStats } from "./stats.js";
 import { rollupTimeAxis } from "./time-axis.js";
 import { rollupTimeseries } from "./timeseries.js";
@@ -36,6 +43,8 @@ export interface Queries {
   timeseries(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined }): Promise<TimeseriesResponse>;
   heatmap(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined }): Promise<HeatmapResponse>;
   races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
+  /** Per-series counts and merged latency rollup, always from rollups (/metrics: cost independent of the samples stored). */
+  seriesTotals(filter: SampleFilter, options?: QueryOptions): Promise<SeriesTotals[]>;
 }
 
 export function openQueries(pool: ReadPool, rawKeptFromMs: () => number, answerFrom: AnswerFrom = "auto"): Queries {
@@ -68,5 +77,6 @@ export function openQueries(pool: ReadPool, rawKeptFromMs: () => number, answerF
       return bucketMs !== null ? rollupHeatmap(ctx, f, bucketMs, bins, pace(o)) : heatmapQuery(pool, f, o.bucketMs, bins, pace(o));
     },
     races: async (f, o) => ((await useRollups(f)) ? rollupRaces(ctx, f, pace(o)) : racesQuery(pool, f, pace(o))),
+    seriesTotals: (f, o) => seriesTotals(ctx, f, pace(o)),
   };
 }

@@ -1,6 +1,6 @@
 // GET /api/races from rollups: availability counts exact; best-of-two's
 // percentiles, its legs' and the margins' within ±1 %.
-import type { AvailabilityRow, Best2Row, RacesResponse, SingleMethod } from "../../shared/races.js";
+import type { AvailabilityRow, Best2Row, RacesResponse, SingleMethod } from "../../shared/contract/index.js";
 import { AVAILABILITY_METHODS } from "../store/race-queries.js";
 import type { Pace } from "../store/read-pool.js";
 import type { SampleFilter } from "../store/sample-filter.js";

@@ -7,7 +7,7 @@ import { addToCell, ANY_CLASS, ANY_CLIENT, emptyCell, mergeStored, type RollupCe
 import type { Pace, ReadPool } from "../store/read-pool.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 import { decompose, RAW, runsOf, spansOf, type Piece } from "./plan.js";
-import { TCP_MIN_RTT_SERIES } from "../../shared/charts.js";
+import { TCP_MIN_RTT_SERIES } from "../../shared/contract/index.js";
 import { record } from "../../shared/rollup.js";
 
 export interface SeriesInfo {

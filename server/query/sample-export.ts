@@ -1,5 +1,5 @@
 // One stored sample as a CSV line or an NDJSON object. Column names are the
-// wire protocol's (shared/protocol.ts), plus client (the public id, never the
+// wire protocol's (shared/contract/samples.ts), plus client (the public id, never the
 // clientId, which is the browser's secret) and sessionId; the
 // flags are decoded back to booleans, empty (CSV) or null (NDJSON) where the
 // page did not record them.

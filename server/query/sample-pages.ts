@@ -2,8 +2,7 @@
 // (t, session, seq), each page a fresh keyset-seek SELECT: nothing holds a
 // statement or a read snapshot open between pages, so an export of a month
 // can wait on a slow client (backpressure) while ingest keeps committing, and
-// memory stays at one page whatever the range. /metrics reads through here
-// too, until rollup histograms answer it.
+// memory stays at one page whatever the range.
 import Database from "better-sqlite3";
 import { sampleWhere, type SampleFilter } from "../store/sample-filter.js";
 import type { SqlParam } from "../store/read-pool.js";

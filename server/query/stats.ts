@@ -1,6 +1,6 @@
 // GET /api/stats from rollups: count, failures, skipped, min, max and mean
 // exact; percentiles within ±1 % of the exact nearest rank.
-import type { StatsRow } from "../../shared/protocol.js";
+import type { StatsRow } from "../../shared/contract/index.js";
 import type { Pace } from "../store/read-pool.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import { mergedCell, msOf, percentileMs, sortedSeries, tailOf } from "./cells.js";

@@ -1,5 +1,5 @@
 // GET /api/timeseries from rollups: per aligned bucket, count, failures and max exact, p50/p90/p99 within ±1 %.
-import type { TimeseriesResponse } from "../../shared/charts.js";
+import type { TimeseriesResponse } from "../../shared/contract/index.js";
 import type { Pace } from "../store/read-pool.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import { msOf, percentileMs, sortedSeries, tailOf } from "./cells.js";

@@ -16,9 +16,10 @@ import {
   type HistogramResponse,
   type SeriesKey,
   type TimeseriesResponse,
-} from "../../shared/charts.js";
+  EPOCH_MS_MIN,
+  type StatsRow,
+} from "../../shared/contract/index.js";
 import { methodOrder } from "../../shared/methods.js";
-import { EPOCH_MS_MIN, type StatsRow } from "../../shared/protocol.js";
 import { percentileSorted, summarizeSorted } from "../../shared/stats.js";
 import { Pace, type ReadPool } from "./read-pool.js";
 import { sampleWhere, seriesWanted, type SampleFilter } from "./sample-filter.js";

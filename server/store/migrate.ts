@@ -3,7 +3,7 @@
 // rollups) in one transaction, with a progress line, nothing lost. A crash
 // midway leaves version 1 as it was (SQLite rolls the transaction back).
 import type Database from "better-sqlite3";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 import { RollupBatch } from "./rollup-batch.js";
 import { DDL_V2, SCHEMA_VERSION } from "./schema.js";
 import { addRawToBatch, Codes, INSERT_RAW, rawValues, rollupWriter } from "./writer.js";
@@ -116,7 +116,8 @@ function v1Sample(r: V1Row, hasServerMs: boolean): Sample & { serverMs?: number 
   if (r.scheduled_t !== null) s.scheduledT = r.scheduled_t;
   if (r.late_ms !== null) s.lateMs = r.late_ms;
   if (r.hidden_ms !== null) s.hiddenMs = r.hidden_ms;
-  if (r.reason !== null) s.reason = r.reason;
+  // Version 1 reasons are free text written before the vocabulary: kept verbatim (read back as stored).
+  if (r.reason !== null) s.reason = r.reason as Sample["reason"];
   if (r.winner !== null) s.winner = r.winner;
   if (r.other_ms !== null) s.otherMs = r.other_ms;
   if (r.other_outcome !== null) s.otherOutcome = r.other_outcome;

@@ -1,6 +1,6 @@
 // The figures behind GET /api/races, computed from sample rows: availability
 // per server and what best-of-two saved against its own legs run alone.
-import type { AvailabilityRow, Best2Row, RacesResponse, SingleMethod } from "../../shared/races.js";
+import type { AvailabilityRow, Best2Row, RacesResponse, SingleMethod } from "../../shared/contract/index.js";
 import { percentileSorted } from "../../shared/stats.js";
 import type { Pace, ReadPool } from "./read-pool.js";
 import { sampleWhere, type SampleFilter } from "./sample-filter.js";

@@ -1,7 +1,7 @@
 // Which rollup a sample adds to: its time bucket at each level, and its flag
 // class — the sample filters the page offers (visible only, max tick
 // lateness, report in flight), so a filtered query merges whole rollups.
-import { MAX_LATE_MS_CHOICES } from "../../shared/charts.js";
+import { MAX_LATE_MS_CHOICES } from "../../shared/contract/index.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
 
 /**

@@ -1,8 +1,7 @@
 // The filters every query shares (/api/stats and the chart endpoints), turned
 // into one SQL WHERE clause so each query reads only the rows it needs.
-import { z } from "../../shared/zod.js";
-import { DERIVED_SERIES, sampleFilterQueryShape } from "../../shared/charts.js";
-import { fail, ok, type Result } from "../../shared/result.js";
+// (Query strings become filters in server/api/filter-query.ts.)
+import { DERIVED_SERIES } from "../../shared/contract/index.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
 
 export interface TimeWindow {
@@ -34,28 +33,6 @@ export interface SampleFilter {
    * false: leave those out (samples that record nothing stay).
    */
   reportInFlight?: boolean | undefined;
-}
-
-const filterQuerySchema = z.object(sampleFilterQueryShape);
-export type SampleFilterQuery = z.infer<typeof filterQuerySchema>;
-
-/** Query-string filters → store filter; `to` defaults to now, `from` to the beginning. */
-export function filterFromQuery(q: SampleFilterQuery, nowMs: number): Result<SampleFilter> {
-  const fromMs = q.from ?? 0;
-  const toMs = q.to ?? nowMs;
-  if (fromMs > toMs) return fail(q.to === undefined ? "from must not be in the future" : "from must not be after to");
-  return ok({
-    fromMs,
-    toMs,
-    clientId: q.client,
-    methods: q.method,
-    targets: q.target,
-    visibleOnly: q.visible,
-    maxLateMs: q.maxLateMs,
-    exclude: q.exclude,
-    timeoutsInTail: q.timeouts,
-    reportInFlight: q.reportInFlight,
-  });
 }
 
 export interface SqlWhere {

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import type { IngestResult, SampleBatch } from "../../shared/protocol.js";
+import type { IngestResult, SampleBatch } from "../../shared/contract/index.js";
 import { openQueries, type AnswerFrom, type Queries } from "../query/queries.js";
 import { clientsQuery } from "./chart-queries.js";
 import { migrate } from "./migrate.js";
@@ -19,7 +19,7 @@ import type { SampleFilter } from "./sample-filter.js";
 
 export { SessionOwnerError, type IngestMeta } from "./writer.js";
 export { StorageError } from "./writer-client.js";
-export { filterFromQuery, type SampleFilter } from "./sample-filter.js";
+export type { SampleFilter } from "./sample-filter.js";
 export { QueryTooLargeError } from "./chart-queries.js";
 export { QueryAbortedError } from "./read-pool.js";
 export type { QueryOptions } from "../query/queries.js";
@@ -29,7 +29,7 @@ export type { QueryOptions } from "../query/queries.js";
  * with the raw samples at the range's edges, or for small ranges from raw
  * samples read in slices on a read-only connection, so the echo endpoints
  * keep answering meanwhile. Queries reject with QueryTooLargeError past the
- * caps in shared/charts.ts.
+ * caps in shared/contract/charts.ts.
  */
 export interface Store extends Queries {
   /**

@@ -1,6 +1,6 @@
 // A client as the store knows it. Server-side only: its clientId is the
 // browser's secret and its user agent is kept for the operator, so the public
-// API shows a ClientInfo (shared/charts.ts) made from it instead.
+// API shows a ClientInfo (shared/contract/clients.ts) made from it instead.
 export interface StoredClient {
   clientId: string;
   label: string | null;

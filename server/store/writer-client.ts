@@ -2,7 +2,7 @@
 // is posted to the thread and its promise settles when the thread has
 // committed it (or failed, with the error's code carried across).
 import { Worker } from "node:worker_threads";
-import type { IngestResult, SampleBatch } from "../../shared/protocol.js";
+import type { IngestResult, SampleBatch } from "../../shared/contract/index.js";
 import type { RetentionOptions } from "./retention.js";
 import type { DeletedClient } from "./admin-ops.js";
 import { SessionOwnerError, type IngestMeta } from "./writer.js";

@@ -7,7 +7,7 @@
 //   network — Toxiproxy, in front of B, adds 400 ms to B's path; B's WebSocket ping frames see it.
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { chooseBucketMs } from "../../shared/charts.js";
+import { chooseBucketMs } from "../../shared/contract/index.js";
 import { TIMESERIES_BUCKETS_TARGET } from "../../client/src/histogram/transforms.js";
 import { artifactPath } from "../helpers/browser.js";
 import { sleep } from "../helpers/durability.js";
@@ -192,9 +192,18 @@ describe("the other questions, one click away", () => {
     await page.locator("#fanout p.sentence").waitFor({ timeout: 15_000 }).catch(async (e: unknown) => {
       throw new Error(`fan-out panel says: ${await page.locator("#fanout").innerText()}`, { cause: e });
     });
-    expect(await page.locator("#fanout p.sentence").innerText()).toMatch(/^With 10 xhr requests per page view, [\d.]+ % of views see/);
-    expect(await page.locator("#fanout tr").count()).toBe(4);
+    expect(await page.locator("#fanout p.sentence").innerText()).toMatch(
+      /^With 10 requests per page view, [\d.]+ % of views see at least one as slow as the p99 of xhr to A alone \(.+\) or slower; best of two: [\d.]+ %, hedged after .+: [\d.]+ %, the page's measured best-of-two probe: [\d.]+ %\.$/,
+    );
+    // Header; A alone, B alone, best of two, hedged, and the page's own best-of-two probe to A+B.
+    expect(await page.locator("#fanout tr").count()).toBe(6);
+    expect(await page.locator("#fanout tr").nth(5).innerText()).toMatch(/^measured best-of-two probe A\+B \(\d+ races/);
     await page.locator("#fanout").screenshot({ path: artifactPath("fanout.png") });
+    // best2: the two legs of the page's own races, whose best of two is the race.
+    await page.locator("#fanout select").selectOption("best2");
+    await page.locator("#fanout button").click();
+    await page.locator("#fanout p.meta").filter({ hasText: /races where both legs answered/ }).waitFor({ timeout: 15_000 });
+    expect(await page.locator("#fanout tr").nth(1).innerText()).toMatch(/^WebSocket leg to A alone/);
 
     await page.locator("#periodicity > summary").click();
     await page.locator("#periodicity h3").waitFor({ timeout: 15_000 });

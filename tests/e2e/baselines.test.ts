@@ -4,7 +4,7 @@
 // shows every baseline beside the probes, "WebSocket B" right above "Ping B".
 import { beforeAll, describe, expect, it } from "vitest";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
-import type { StatsResponse, StatsRow } from "../../shared/protocol.js";
+import type { StatsResponse, StatsRow } from "../../shared/contract/index.js";
 import { artifactPath } from "../helpers/browser.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
 import { publicIdOf } from "../helpers/public-id.js";

@@ -4,7 +4,7 @@
 // inline script is refused, and a hostile label is shown as text.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 

@@ -2,7 +2,7 @@
 // SQLite → /api/stats → histogram page. This is what a newcomer sees.
 import { beforeAll, describe, expect, it } from "vitest";
 import { INTERVAL_MS_DEFAULT, TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
-import type { StatsResponse, StatsRow } from "../../shared/protocol.js";
+import type { StatsResponse, StatsRow } from "../../shared/contract/index.js";
 import { artifactPath } from "../helpers/browser.js";
 import { waitForDelivered } from "../helpers/delivered.js";
 import { readSession } from "../helpers/durability.js";

@@ -6,7 +6,7 @@
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INTERVAL_MS_DEFAULT, TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
-import type { RacesResponse } from "../../shared/races.js";
+import type { RacesResponse } from "../../shared/contract/index.js";
 import { FLAG } from "../../server/store/schema.js";
 import { artifactPath } from "../helpers/browser.js";
 import { waitForDelivered } from "../helpers/delivered.js";

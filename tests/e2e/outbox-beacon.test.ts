@@ -11,7 +11,7 @@
 // sees requests of a page being closed), and the test checks that payload
 // carries every sample the server did not yet have.
 import { describe, expect, it } from "vitest";
-import { parseWith, sampleBatchSchema } from "../../shared/protocol.js";
+import { parseWith, sampleBatchSchema } from "../../shared/contract/index.js";
 import { debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";

@@ -3,7 +3,7 @@
 // what its own page reports, and both answer /api/stats for the whole
 // deployment: both pages' samples, the same on either server.
 import { describe, expect, it } from "vitest";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
 import { pageSent, storedSeqs, testPostgres } from "../helpers/store-kinds.js";

@@ -4,7 +4,7 @@
 // on all of them; the filter reportInFlight=1 finds no probe.
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import { waitForDelivered } from "../helpers/delivered.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";

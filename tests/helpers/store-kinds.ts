@@ -4,6 +4,7 @@
 // database per suite on it.
 import path from "node:path";
 import { afterAll } from "vitest";
+import Database from "better-sqlite3";
 import postgres from "postgres";
 import type { RunningServer } from "../../server/app.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "../../testkit/postgres.js";
@@ -70,4 +71,19 @@ export async function storedSeqs(url: string, sessionId: string): Promise<{ n: n
     [sessionId],
   );
   return { n: row?.n ?? 0, distinct: row?.distinct ?? 0, span: row?.span ?? 0 };
+}
+
+/** Runs one portable statement (`?` placeholders) on the server's database, beside the server (legacy rows, damage). */
+export async function executeOn(server: RunningServer & { options: { dbPath: string } }, sql: string, params: (string | number)[] = []): Promise<void> {
+  if (server.store.kind === "sqlite") {
+    const db = new Database(server.options.dbPath);
+    try {
+      db.prepare(sql).run(...params);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  let n = 0;
+  await selectPostgres(server.options.dbPath, sql.replace(/\?/g, () => `$${++n}`), params);
 }

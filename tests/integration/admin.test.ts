@@ -91,6 +91,20 @@ describe("admin API", () => {
     expect(count(admin)).toBe(2);
   });
 
+  it("prune keeps what --raw-days keeps", async () => {
+    const long = await startInProcess(["--admin-token", TOKEN, "--no-rate-limit", "--raw-days", "60"]);
+    try {
+      const now = Date.now();
+      await seed(long, "client_long_1", [now - 40 * DAY]);
+      const prune = await fetch(`${long.url}/api/admin/prune`, { method: "POST", headers: auth(TOKEN) });
+      expect(prune.status).toBe(200);
+      expect(((await prune.json()) as { beforeMs: number }).beforeMs).toBeLessThanOrEqual(Date.now() - 60 * DAY);
+      expect(count(long)).toBe(1);
+    } finally {
+      await long.close();
+    }
+  });
+
   it("the token may come from TAILPROBE_ADMIN_TOKEN, and a short one is refused naming where it came from", () => {
     expect(parseServeArgs([], { TAILPROBE_ADMIN_TOKEN: TOKEN })).toMatchObject({ ok: true, value: { adminToken: TOKEN } });
     expect(parseServeArgs([], {})).toMatchObject({ ok: true, value: { adminToken: undefined } });

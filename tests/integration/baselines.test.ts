@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
-import { parseWith, serverWsMessageSchema, type BaselineSample, type Config } from "../../shared/protocol.js";
+import { parseWith, serverWsMessageSchema, type BaselineSample, type Config } from "../../shared/contract/index.js";
 import { pingChildren, processState } from "../helpers/child-processes.js";
 import { getJson, startServerProcess, tempDir, waitFor, type ServerProcess } from "../helpers/server-process.js";
 
@@ -171,7 +171,7 @@ describe("baselines towards a connected page", () => {
     await waitFor(() => (pingChildren(server.child.pid!).length > 0 ? true : undefined), 5000, "a ping child");
     expect(pingChildren(server.child.pid!).map((c) => c.address)).toEqual(["127.0.0.9"]);
     const config = await getJson<Config>(`${server.url}/api/config`);
-    expect(config.body.baselines.tcprtt).toMatchObject({ available: false, reason: expect.stringContaining("proxy") });
+    expect(config.body.baselines.tcprtt).toMatchObject({ available: false, code: "behind-proxy", reason: expect.stringContaining("proxy") });
   });
 
   it("a ping process does not outlive a server that is killed", { timeout: 30_000 }, async () => {
@@ -198,6 +198,7 @@ describe("when ping cannot run", () => {
       return c.body.baselines.ping?.available === false ? c.body : undefined;
     }, 5000, "ping to be declared unavailable");
     expect(config.baselines.ping!.reason).toMatch(/not found.*apt-get install iputils-ping/);
+    expect(config.baselines.ping!.code).toBe("not-installed");
     const page = await connect(server);
     // A page that never answers ping frames: wsping becomes timeouts carrying the timeout.
     const mute = await connect(server, { autoPong: false });
@@ -227,6 +228,7 @@ describe("when ping cannot run", () => {
       return c.body.baselines.ping?.available === false ? c.body : undefined;
     }, 5000, "ping to be declared unavailable");
     expect(config.baselines.ping!.reason).toContain('sysctl -w net.ipv4.ping_group_range="0 2147483647"');
+    expect(config.baselines.ping!.code).toBe("not-permitted");
     expect(server.output()).toMatch(/ping baseline unavailable: not permitted to send ICMP/);
   });
 
@@ -241,9 +243,13 @@ describe("when ping cannot run", () => {
     const page = await connect(server);
     await waitFor(() => (of(page, "ping").length >= 2 && of(page, "wsping").length >= 2 ? true : undefined), 20_000, "two ping ticks and two wsping samples");
     const pings = of(page, "ping");
-    expect(pings.every((s) => s.outcome === "error" && s.ms === null && s.reason === "ping: Network is unreachable")).toBe(true);
+    expect(pings.every((s) => s.outcome === "error" && s.ms === null && s.reason === "ping-unavailable")).toBe(true);
     const config = await getJson<Config>(`${server.url}/api/config`);
-    expect(config.body.baselines.ping).toEqual({ available: true, reason: "fails towards 1 client address(es): Network is unreachable" });
+    expect(config.body.baselines.ping).toEqual({
+      available: true,
+      code: "some-addresses-fail",
+      reason: "fails towards 1 client address(es): Network is unreachable",
+    });
     expect(server.output().split("\n").filter((l) => l.includes("cannot ping 127.0.0.1"))).toHaveLength(1);
     expect(of(page, "wsping").length).toBeGreaterThanOrEqual(2);
   });

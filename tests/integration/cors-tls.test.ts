@@ -5,7 +5,7 @@ import http from "node:http";
 import https from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/store.js";
 import { bulkLoader, Codes } from "../../server/store/writer.js";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 import { startServerProcess, tempDir, type ServerProcess } from "../helpers/server-process.js";
 
 const ROWS = 1_000_000;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { migrate } from "../../server/store/migrate.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { tempDir } from "../helpers/server-process.js";
 import { publicIdOf } from "../helpers/public-id.js";

@@ -3,17 +3,22 @@
 // the same ticks to two servers pair up for fan-out, and bad queries are 400.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
-import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityResponse } from "../../shared/forensics/api.js";
+import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { prng } from "../helpers/prng.js";
 import { publicIdOf } from "../helpers/public-id.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
+import { percentileSorted } from "../../shared/stats.js";
 
 let server: RunningServer;
 // Aligned to the minute: the same buckets (and so the same periodogram) on every run.
 const T0 = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
 const TICKS = 600;
 const SLOW_TICK = 300;
+/** The race whose JSONP leg timed out: in the race series, not among the legs' pairs. */
+const LOST_LEG_TICK = 10;
+/** Simulated legs of the page's best-of-two races to A+B (WebSocket to A, JSONP to B), ms from the race's start. */
+const races: { ws: number; jsonp: number | null }[] = [];
 
 beforeAll(async () => {
   // B is a named peer (never contacted): samples may only name servers of the deployment.
@@ -32,6 +37,15 @@ beforeAll(async () => {
       { seq: seq++, t: due + 3, scheduledT: due, method: "ws", target: "A", ms: 30 + 5 * r(), outcome: "ok", lateMs: 3, serverMs: 0.05 },
       { seq: seq++, t: due + 500, method: "wsping", target: "B", ms: 31 + r(), outcome: "ok" },
     );
+    // A 3 % tail on each leg: the race cuts it (both must be slow at once).
+    const ws = Math.round((r() < 0.03 ? 250 + 50 * r() : 30 + 5 * r()) * 1000) / 1000;
+    const jsonp = k === LOST_LEG_TICK ? null : Math.round((r() < 0.03 ? 260 + 50 * r() : 44 + 5 * r()) * 1000) / 1000;
+    races.push({ ws, jsonp });
+    const wsWins = jsonp === null || ws <= jsonp;
+    samples.push({
+      seq: seq++, t: due + 700, scheduledT: due + 700, method: "best2", target: "A+B", outcome: "ok",
+      ms: wsWins ? ws : jsonp, winner: wsWins ? "ws" : "jsonp", otherMs: wsWins ? jsonp : ws, otherOutcome: jsonp === null ? "timeout" : "ok",
+    });
   }
   for (let i = 0; i < samples.length; i += 1000) {
     const res = await fetch(`${server.url}/api/samples`, {
@@ -125,6 +139,29 @@ describe("GET /api/fanout", () => {
     expect(f.report.hedged.delayMs).toBe(50);
     expect(f.report.viewsSeeingP99).toBeGreaterThan(0.05);
     expect(f.report.bestOfTwo.p99!).toBeLessThanOrEqual(f.report.single.p99!);
+  });
+
+  it("reports the page's measured best-of-two probe beside the combinations, each with the views it lets reach the p99", async () => {
+    const f = await get<FanoutResponse>(`/api/fanout?${range}&method=xhr&target=A,B&n=10`);
+    const raceMs = races.map((x) => (x.jsonp === null ? x.ws : Math.min(x.ws, x.jsonp))).sort((a, b) => a - b);
+    expect(f.report.race).toMatchObject({ target: "A+B", count: TICKS, requestsPerCall: 2, p99: percentileSorted(raceMs, 99) });
+    const p99 = f.report.p99Ms!;
+    expect(f.report.race!.viewsSeeingP99).toBeCloseTo(1 - (raceMs.filter((x) => x < p99).length / TICKS) ** 10, 12);
+    expect(f.report.secondary.p50).toBeGreaterThan(40);
+  });
+
+  it("method best2: the legs of the measured races, whose best-of-two is the race itself", async () => {
+    const f = await get<FanoutResponse>(`/api/fanout?${range}&method=best2&target=A,B&n=10&hedgeMs=40`);
+    const both = races.filter((x) => x.jsonp !== null) as { ws: number; jsonp: number }[];
+    expect(f.report.pairs).toBe(TICKS - 1);
+    const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
+    expect(f.report.single.p99).toBe(percentileSorted(sorted(both.map((x) => x.ws)), 99));
+    expect(f.report.secondary.p99).toBe(percentileSorted(sorted(both.map((x) => x.jsonp)), 99));
+    expect(f.report.bestOfTwo.p99).toBe(percentileSorted(sorted(both.map((x) => Math.min(x.ws, x.jsonp))), 99));
+    expect(f.report.hedged.p99).toBe(percentileSorted(sorted(both.map((x) => (x.ws <= 40 ? x.ws : Math.min(x.ws, 40 + x.jsonp)))), 99));
+    // The tail a page of ten WebSocket calls would reach, cut by racing both legs.
+    expect(f.report.bestOfTwo.viewsSeeingP99).toBeLessThan(f.report.single.viewsSeeingP99 / 3);
+    expect(f.report.race!.count).toBe(TICKS);
   });
 
   it("needs one probe method and two targets", async () => {

@@ -1,7 +1,8 @@
 // Reporting and storage: batches in, statistics out, each sample counted once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { USER_AGENT_CHARS_MAX } from "../../server/api/ingest.js";
 import type { RunningServer } from "../../server/app.js";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { publicIdOf } from "../helpers/public-id.js";
 import { freshDb, selectOne, STORE_KINDS } from "../helpers/store-kinds.js";
@@ -104,6 +105,14 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       const res = await post({ ...a, clientId: "client_thief", samples: samplesOf("xhr", "A", [1], 1) });
       expect(res.status).toBe(409);
       expect(await res.json()).toMatchObject({ error: expect.stringMatching(/another clientId/) });
+    });
+
+    it("stores a user agent to its first 512 characters", async () => {
+      const ua = `Mozilla/5.0 ${"x".repeat(2000)}`;
+      const body = { clientId: "client_long_ua", sessionId: "session_long_ua", samples: samplesOf("xhr", "A", [1], 0) };
+      expect((await post(body, { "User-Agent": ua })).status).toBe(200);
+      const row = await selectOne<{ user_agent: string }>(server, "SELECT user_agent FROM sessions WHERE session_key = 'session_long_ua'");
+      expect(row.user_agent).toBe(ua.slice(0, USER_AGENT_CHARS_MAX));
     });
 
     it("refuses writes from a foreign origin with 403", async () => {

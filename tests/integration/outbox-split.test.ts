@@ -5,7 +5,7 @@ import { browserClock } from "../../client/src/common/clock.js";
 import { Outbox } from "../../client/src/report/outbox.js";
 import { MemoryStore } from "../../client/src/report/outbox-store.js";
 import type { RunningServer } from "../../server/app.js";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 

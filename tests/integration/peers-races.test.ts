@@ -4,8 +4,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePeer } from "../../server/cli/options.js";
-import type { Config, Sample } from "../../shared/protocol.js";
-import type { RacesResponse } from "../../shared/races.js";
+import type { Config, Sample, RacesResponse } from "../../shared/contract/index.js";
 import { prng } from "../helpers/prng.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { publicIdOf } from "../helpers/public-id.js";

@@ -3,7 +3,7 @@
 // queries answer 503 with the reason, and both resume by themselves once
 // the database is back, with nothing acknowledged lost or counted twice.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StatsResponse } from "../../shared/protocol.js";
+import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { testPostgres } from "../helpers/store-kinds.js";
 import { postgresAvailable, type TestPostgres } from "../../testkit/postgres.js";

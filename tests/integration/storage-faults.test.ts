@@ -80,7 +80,11 @@ describe("storage faults", () => {
         const res = await post();
         expect(res.status).toBe(503);
         expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-        expect(await res.json()).toMatchObject({ code: "STORAGE_UNAVAILABLE" });
+        const text = await res.text();
+        expect(JSON.parse(text)).toMatchObject({ code: "STORAGE_UNAVAILABLE" });
+        // The answer says what kind of fault, never where the file is.
+        expect(text).not.toContain(path.dirname(dbPath));
+        expect(text).not.toMatch(/tailprobe\.db/);
       }
       expect((await fetch(`${server.url}/echo`)).status).toBe(200);
       expect((await fetch(`${server.url}/api/config`)).status).toBe(200);

@@ -6,7 +6,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStoreThreaded, StorageError } from "../../server/store/store.js";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 import { tempDir } from "../helpers/server-process.js";
 
 const dir = tempDir();

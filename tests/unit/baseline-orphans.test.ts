@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
 import { createBaselines, type Baselines } from "../../server/baseline/baselines.js";
 import type { WsClient } from "../../server/echo/ws-echo.js";
-import type { BaselineSample } from "../../shared/protocol.js";
+import type { BaselineSample } from "../../shared/contract/index.js";
 import { waitFor } from "../helpers/server-process.js";
 
 const OPEN = 1;
@@ -45,7 +45,7 @@ const EVENT_WAIT_MS = 10_000;
 const untilClosed = (s: FakeSocket) => waitFor(() => (s.readyState === CLOSING ? true : undefined), EVENT_WAIT_MS, "the first pong");
 const wspingsOf = (s: FakeSocket) => s.received.filter((x) => x.method === "wsping");
 const noTcpInfo = {
-  check: () => Promise.resolve({ available: false as const, reason: "not in this test" }),
+  check: () => Promise.resolve({ available: false as const, code: "unsupported" as const, reason: "not in this test" }),
   read: () => Promise.reject(new Error("unused")),
 };
 
@@ -91,6 +91,20 @@ describe("baselines of a closed page", () => {
     b.onClient(client(other, "client-y", "session-3", 40003));
     await waitFor(() => (wspingsOf(other).length > 0 ? true : undefined), EVENT_WAIT_MS, "the page's own wsping");
     expect(wspingsOf(other).filter((s) => s.t < connectedAtMs), "wspings measured before this page connected").toEqual([]);
+  });
+
+  it("are not given to a page that says the closed page's sessionId (exports publish it) under another clientId", async () => {
+    const b = start(false);
+    const closing = new FakeSocket({ pong: true, closeAfterFirstPong: true });
+    const c1 = client(closing, "client-x", "session-1", 40001);
+    b.onClient(c1);
+    await untilClosed(closing);
+    b.onClientGone(c1);
+    const thief = new FakeSocket({ pong: true });
+    const connectedAtMs = Date.now();
+    b.onClient(client(thief, "client-thief", "session-1", 40004));
+    await waitFor(() => (wspingsOf(thief).length > 0 ? true : undefined), EVENT_WAIT_MS, "the page's own wsping");
+    expect(wspingsOf(thief).filter((s) => s.t < connectedAtMs), "wspings measured before this page connected").toEqual([]);
   });
 
   it("go to a page of the same client that is already connected, without the ping readings it got itself", { timeout: 20_000 }, async () => {

@@ -6,7 +6,7 @@ import type { WsChannel } from "../../client/src/probe/ws-channel.js";
 
 interface Leg {
   promise: Promise<ProbeResult>;
-  settle(outcome: ProbeResult["outcome"], atMs: number, reason?: string): void;
+  settle(outcome: ProbeResult["outcome"], atMs: number, reason?: ProbeResult["reason"]): void;
 }
 function leg(): Leg {
   let resolve!: (r: ProbeResult) => void;
@@ -96,7 +96,23 @@ describe("raceBest2", () => {
     const r = await race.done;
     expect(r).toMatchObject({ outcome: "timeout", ms: 5000, otherMs: null });
     expect(r.winner).toBeUndefined();
-    expect(r.reason).toBe("ws:ws-closed jsonp:timeout");
+    // One reason from the vocabulary: the WebSocket leg's; the JSONP leg's outcome is otherOutcome.
+    expect(r.reason).toBe("ws-closed");
+    expect(r.otherOutcome).toBe("timeout");
+  });
+
+  it("a failed race whose WebSocket leg timed out carries the JSONP leg's reason", async () => {
+    const race = raceBest2(channel, "http://b.test", 5000);
+    wsLeg.settle("timeout", 5000);
+    jsonpLeg.settle("error", 3, "network");
+    expect(await race.done).toMatchObject({ outcome: "timeout", reason: "network", otherOutcome: "error" });
+  });
+
+  it("a won race carries the losing leg's reason when that leg failed", async () => {
+    const race = raceBest2(channel, "http://b.test", 5000);
+    jsonpLeg.settle("error", 1, "no-callback");
+    wsLeg.settle("ok", 2);
+    expect(await race.done).toMatchObject({ outcome: "ok", winner: "ws", otherOutcome: "error", reason: "no-callback" });
   });
 
   it("races the WebSocket alone when the JSONP server is unreachable from this page", async () => {

@@ -5,8 +5,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, QueryAbortedError, QueryTooLargeError, type SampleFilter, type Store } from "../../server/store/store.js";
-import { binEdge, CDF_MARKER_PERCENTILES, MAX_HEATMAP_CELLS, MAX_TIME_BUCKETS } from "../../shared/charts.js";
-import type { Sample } from "../../shared/protocol.js";
+import {
+  binEdge,
+  CDF_MARKER_PERCENTILES,
+  MAX_HEATMAP_CELLS,
+  MAX_TIME_BUCKETS,
+  type Sample,
+} from "../../shared/contract/index.js";
 import { tempDir } from "../helpers/server-process.js";
 import { prng } from "../helpers/prng.js";
 
@@ -57,7 +62,7 @@ function makeSamples(n: number, rand: () => number): { sessionId: string; client
     const baseline = method === "ping" || method === "tcprtt";
     const r = rand();
     let sample: Sample;
-    if (r < 0.01) sample = { seq, t, method, target, ms: null, outcome: "error", reason: "x" };
+    if (r < 0.01) sample = { seq, t, method, target, ms: null, outcome: "error", reason: "network" };
     else if (r < 0.02) sample = { seq, t, method, target, ms: 5000, outcome: "timeout" };
     else if (r < 0.025) sample = { seq, t, method, target, ms: null, outcome: "skipped" };
     else {

@@ -74,4 +74,61 @@ describe("fan-out", () => {
     expect(report.hedged.p99!).toBeLessThan(report.single.p99!);
     expect(report.pairs).toBe(5000);
   });
+
+  it("the share of views reaching the p99 under best-of-two, hedging and a measured race matches simulated page views", () => {
+    const r = prng(21);
+    const pairs: [number, number][] = Array.from({ length: 20_000 }, () => [draw(r), draw(r)]);
+    const delayMs = 40;
+    const n = 10;
+    // The page's own race, simulated: both legs sent at once, the first answer wins.
+    const raceMs = Array.from({ length: 20_000 }, () => Math.min(draw(r), draw(r)));
+    const report = fanoutReport(pairs, n, delayMs, { target: "A+B", ms: raceMs });
+    const p99 = report.p99Ms!;
+    const views = 20_000;
+    // One call of each strategy on a measured pair (or race) drawn at random, played out event by event.
+    const calls: [string, number, () => number][] = [
+      ["single", report.single.viewsSeeingP99, () => pairs[Math.floor(r() * pairs.length)]![0]],
+      ["bestOfTwo", report.bestOfTwo.viewsSeeingP99, () => Math.min(...pairs[Math.floor(r() * pairs.length)]!)],
+      [
+        "hedged",
+        report.hedged.viewsSeeingP99,
+        () => {
+          const [a, b] = pairs[Math.floor(r() * pairs.length)]!;
+          return a <= delayMs ? a : Math.min(a, delayMs + b);
+        },
+      ],
+      ["race", report.race!.viewsSeeingP99, () => raceMs[Math.floor(r() * raceMs.length)]!],
+    ];
+    for (const [name, formula, call] of calls) {
+      let slow = 0;
+      for (let v = 0; v < views; v++) {
+        let any = false;
+        for (let i = 0; i < n; i++) if (call() >= p99) any = true;
+        if (any) slow++;
+      }
+      const se = Math.sqrt((formula * (1 - formula)) / views);
+      expect(Math.abs(slow / views - formula), name).toBeLessThanOrEqual(4 * se + 1e-9);
+    }
+    // A 2 % tail per server: ten calls reach one server's p99 on about 1 − 0.99^10 of views, best-of-two on almost none.
+    expect(report.single.viewsSeeingP99).toBeGreaterThan(0.05);
+    expect(report.bestOfTwo.viewsSeeingP99).toBeLessThan(report.single.viewsSeeingP99 / 5);
+    expect(report.race).toMatchObject({ target: "A+B", count: raceMs.length, requestsPerCall: 2 });
+    expect(report.race!.p99).toBe(percentileSorted([...raceMs].sort((x, y) => x - y), 99));
+  });
+
+  it("the legs of measured races give back the race: best-of-two of the legs is the race latency", () => {
+    const r = prng(33);
+    // Simulated races: WebSocket leg to A, JSONP leg to B, both from the race's start.
+    const legs: [number, number][] = Array.from({ length: 3000 }, () => [draw(r), draw(r)]);
+    const raceMs = legs.map(([ws, jsonp]) => Math.min(ws, jsonp));
+    const report = fanoutReport(legs, 5, 30, { target: "A+B", ms: raceMs });
+    for (const k of ["p50", "p99", "p999"] as const) expect(report.bestOfTwo[k]).toBe(report.race![k]);
+    expect(report.bestOfTwo.viewsSeeingP99).toBe(report.race!.viewsSeeingP99);
+    expect(report.secondary.p50).toBe(percentileSorted(legs.map((l) => l[1]).sort((x, y) => x - y), 50));
+  });
+
+  it("no race stored: race is null", () => {
+    expect(fanoutReport([[1, 2]], 10, 5).race).toBeNull();
+    expect(fanoutReport([[1, 2]], 10, 5, { target: "A+B", ms: [] }).race).toBeNull();
+  });
 });

@@ -5,7 +5,7 @@ import { clipWindow, heatmapQuery, populations, timeseriesQuery, windowFromDrag 
 import { DEFAULT_VIEW, type ViewState } from "../../client/src/histogram/url-state.js";
 import { clientLabel, listFilter, PICKER_METHODS } from "../../client/src/histogram/picker.js";
 import { describeBucket } from "../../client/src/histogram/range-controls.js";
-import { timeseriesQuerySchema, heatmapQuerySchema, histogramQuerySchema } from "../../shared/charts.js";
+import { timeseriesQuerySchema, heatmapQuerySchema, histogramQuerySchema } from "../../shared/contract/index.js";
 
 const NOW = 1_800_000_000_000;
 const HOUR = 3_600_000;

@@ -2,8 +2,13 @@
 // show: bin heights and shares, 1 − F for the tail view, per-bucket panel
 // columns and heatmap cells.
 import { describe, expect, it } from "vitest";
-import type { CdfResponse, HeatmapResponse, HistogramResponse, TimeseriesResponse } from "../../shared/charts.js";
-import { binEdge } from "../../shared/charts.js";
+import {
+  type CdfResponse,
+  type HeatmapResponse,
+  type HistogramResponse,
+  type TimeseriesResponse,
+  binEdge,
+} from "../../shared/contract/index.js";
 import { percentileSorted } from "../../shared/stats.js";
 import {
   alignSeries,

@@ -1,6 +1,6 @@
 // POST /api/samples is parsed from unknown: each kind of bad batch must be refused whole.
 import { describe, expect, it } from "vitest";
-import { BATCH_SAMPLES_MAX, parseWith, sampleBatchSchema } from "../../shared/protocol.js";
+import { BATCH_SAMPLES_MAX, parseWith, sampleBatchSchema } from "../../shared/contract/index.js";
 
 const T = 1_763_000_000_000;
 const sample = (over: Record<string, unknown> = {}) => ({ seq: 0, t: T, method: "xhr", target: "A", ms: 12.5, outcome: "ok", ...over });

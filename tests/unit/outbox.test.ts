@@ -13,7 +13,7 @@ import {
   type OutboxTransport,
 } from "../../client/src/report/outbox.js";
 import { MemoryStore } from "../../client/src/report/outbox-store.js";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 
 const sample = (seq: number): Sample => ({ seq, t: 1_700_000_000_000 + seq, method: "xhr", target: "A", ms: 1, outcome: "ok" });
 
@@ -208,5 +208,34 @@ describe("outbox", () => {
     expect(calls.map((c) => c.sessionId)).toEqual(["oldsession", "session1"]);
     // Another open tab's rows are left to that tab.
     expect(await store.sessions()).toEqual(["livesession"]);
+  });
+
+  it("sends a free-text reason an older page stored as the nearest value of the vocabulary, or none", async () => {
+    const bodies: Sample[][] = [];
+    const transport: OutboxTransport = {
+      fetch: (_url, init) => {
+        const samples = (JSON.parse(String(init.body)) as { samples: Sample[] }).samples;
+        bodies.push(samples);
+        return Promise.resolve(new Response(JSON.stringify({ accepted: samples.length, duplicates: 0 }), { status: 200 }));
+      },
+    };
+    const store = new MemoryStore();
+    // Rows as an older page wrote them: the type no longer admits their reasons.
+    const failed = (seq: number, reason: string) =>
+      ({ ...sample(seq), method: "best2", ms: null, outcome: "error", reason }) as unknown as Sample;
+    const legacy: [stored: string, sent: string | null][] = [
+      ["http-503", "http-5xx"],
+      ["ws:ws-closed jsonp:timeout", "ws-closed"],
+      ["other:network", "network"],
+      ["ping: Network is unreachable", "ping-unavailable"],
+      ["frozen", "frozen"],
+      ["something else", null],
+    ];
+    await store.put(legacy.map(([reason], seq) => ({ sessionId: "oldsession", clientId: "client00", sample: failed(seq, reason) })));
+    const noLiveSessions = () => Promise.resolve(new Set<string>());
+    const outbox = new Outbox(store, options(transport, stillClock(), { liveSessions: noLiveSessions }));
+    await outbox.start();
+    await settle(outbox, (c) => c.delivered === legacy.length);
+    expect(bodies.flat().map((s) => s.reason ?? null)).toEqual(legacy.map(([, sent]) => sent));
   });
 });

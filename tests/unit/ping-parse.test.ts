@@ -83,6 +83,7 @@ describe("classifyPingFailure", () => {
     for (const f of ["ping-not-permitted.txt", "ping-ipv6-not-permitted.txt"]) {
       const c = classifyPingFailure(diags(f));
       expect(c.scope).toBe("host");
+      expect(c.code).toBe("not-permitted");
       expect(c.reason).toContain("ping_group_range");
     }
   });
@@ -90,6 +91,7 @@ describe("classifyPingFailure", () => {
   it("a missing binary concerns the whole host", () => {
     expect(classifyPingFailure(["/opt/ping not found: apt-get install iputils-ping"])).toEqual({
       scope: "host",
+      code: "not-installed",
       reason: "/opt/ping not found: apt-get install iputils-ping",
     });
   });
@@ -124,7 +126,7 @@ describe("PingSequence: exactly one result per request", () => {
     expect(results.filter((r) => r.outcome === "error")).toHaveLength(6);
     expect(results.filter((r) => r.outcome === "timeout")).toHaveLength(1);
     expect(results).toHaveLength(7);
-    expect(results[0]).toMatchObject({ outcome: "error", ms: null, reason: "Destination Host Unreachable" });
+    expect(results[0]).toMatchObject({ outcome: "error", ms: null, reason: "icmp-unreachable" });
   });
 
   it("an ICMP error arriving after the request's timeout leaves it a timeout", () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openQueries, type Queries } from "../../server/query/queries.js";
 import { openReadPool, type ReadPool } from "../../server/store/read-pool.js";
 import { openStore, type SampleFilter, type Store } from "../../server/store/store.js";
-import type { Sample } from "../../shared/protocol.js";
+import type { Sample } from "../../shared/contract/index.js";
 import { ROLLUP_RELATIVE_ERROR } from "../../shared/rollup.js";
 import { tempDir } from "../helpers/server-process.js";
 import { prng } from "../helpers/prng.js";
@@ -42,7 +42,7 @@ beforeAll(async () => {
       const r = rand();
       const probe = method !== "ping" && method !== "tcprtt";
       let s: Sample;
-      if (r < 0.01) s = { seq, t, method, target, ms: null, outcome: "error", reason: "x" };
+      if (r < 0.01) s = { seq, t, method, target, ms: null, outcome: "error", reason: "network" };
       else if (r < 0.03) s = { seq, t, method, target, ms: 5000, outcome: "timeout" };
       else if (r < 0.035) s = { seq, t, method, target, ms: null, outcome: "skipped" };
       else {

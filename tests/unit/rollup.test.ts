@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   bucketIndex,
   bucketUpper,
+  countAtOrBelow,
   emptyRollup,
   encodeRollup,
   mergeEncoded,
@@ -125,5 +126,73 @@ describe("merging", () => {
         expect(back).toEqual(rollupOf(a));
       }),
     );
+  });
+});
+
+/** Exact count of values ≤ bound. */
+const atOrBelow = (values: readonly number[], bound: number) => values.reduce((n, v) => n + (v <= bound ? 1 : 0), 0);
+
+describe("counts at or below a bound (Prometheus' le, /metrics)", () => {
+  const LE_US = [500, 1000, 2500, 5000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000];
+
+  it("lies between the exact counts at the edges of the bucket the bound falls in (0.54 % apart)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 6_000_000 }), { maxLength: 400 }), fc.constantFrom(...LE_US), (values, le) => {
+        const r = rollupOf(values);
+        const got = countAtOrBelow(r, le);
+        const i = bucketIndex(le);
+        const lower = atOrBelow(values, Math.floor(bucketUpper(i - 1)));
+        const upper = atOrBelow(values, Math.floor(bucketUpper(i)));
+        expect(got).toBeGreaterThanOrEqual(lower);
+        expect(got).toBeLessThanOrEqual(upper);
+        // Off by at most the samples of that one bucket; exact when it holds none.
+        expect(Math.abs(got - atOrBelow(values, le))).toBeLessThanOrEqual(upper - lower);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("is exact when no value shares the bound's bucket, and the whole count at the top", () => {
+    const values = [0, 0, 3, 420, 1200, 1200, 9000, 30_000, 2_000_000];
+    const r = rollupOf(values);
+    for (const le of LE_US) expect(countAtOrBelow(r, le)).toBe(atOrBelow(values, le));
+    expect(countAtOrBelow(r, 10_000_000)).toBe(values.length);
+    expect(countAtOrBelow(r, -1)).toBe(0);
+  });
+
+  it("an evenly spread bucket is split in proportion", () => {
+    // Every integer of the bucket holding 100,000 µs, 10 samples each.
+    const i = bucketIndex(100_000);
+    const values: number[] = [];
+    for (let v = Math.floor(bucketUpper(i - 1)) + 1; v <= Math.floor(bucketUpper(i)); v++) for (let k = 0; k < 10; k++) values.push(v);
+    expect(countAtOrBelow(rollupOf(values), 100_000)).toBe(atOrBelow(values, 100_000));
+  });
+
+  it("never decreases as values are added (a counter across scrapes)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 100_000 }), { minLength: 1, maxLength: 300 }), (values) => {
+        const r = emptyRollup();
+        const prev = LE_US.map(() => 0);
+        for (const v of values) {
+          record(r, v);
+          LE_US.forEach((le, k) => {
+            const now = countAtOrBelow(r, le);
+            expect(now).toBeGreaterThanOrEqual(prev[k]!);
+            prev[k] = now;
+          });
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("on a month-like latency mix the error is a small share of the count", () => {
+    const values = Array.from({ length: 200_000 }, () => us(20 * Math.exp(0.8 * gauss())));
+    const r = rollupOf(values);
+    for (const le of LE_US) {
+      const exact = atOrBelow(values, le);
+      // Density near a bound times 0.54 % of it: a fraction of a per cent of all samples.
+      expect(Math.abs(countAtOrBelow(r, le) - exact) / values.length, `le ${le} µs`).toBeLessThan(0.001);
+    }
   });
 });

@@ -10,7 +10,11 @@ import { waitFor } from "../helpers/server-process.js";
 describe("kernel TCP RTT availability", () => {
   it("a missing ss is reported with the package that provides it", async () => {
     const a = await ssReader("/nonexistent/ss").check();
-    expect(a).toEqual({ available: false, reason: expect.stringMatching(/\/nonexistent\/ss not found: .*apt-get install iproute2/) });
+    expect(a).toEqual({
+      available: false,
+      code: "not-installed",
+      reason: expect.stringMatching(/\/nonexistent\/ss not found: .*apt-get install iproute2/),
+    });
   });
 
   it("the real ss on this Linux machine is found", async () => {
@@ -27,7 +31,8 @@ describe("kernel TCP RTT availability", () => {
       log: (l) => void log.push(l),
       intervalMs: BASELINE_INTERVAL_MS_MIN,
       tcpInfo: {
-        check: () => Promise.resolve({ available: false, reason: "needs Linux's ss (iproute2) to read TCP_INFO; this is darwin" }),
+        check: () =>
+          Promise.resolve({ available: false, code: "unsupported", reason: "needs Linux's ss (iproute2) to read TCP_INFO; this is darwin" }),
         read: () => {
           reads++;
           return Promise.reject(new Error("must not be read when unavailable"));
@@ -64,9 +69,9 @@ describe("kernel TCP RTT availability", () => {
       expect([...methods]).toEqual(["wsping"]);
       expect(reads, "TCP RTT reads").toBe(0);
       expect(b.status()).toEqual({
-        ping: { available: false, reason: "turned off with --no-ping" },
+        ping: { available: false, code: "turned-off", reason: "turned off with --no-ping" },
         wsping: { available: true },
-        tcprtt: { available: false, reason: "needs Linux's ss (iproute2) to read TCP_INFO; this is darwin" },
+        tcprtt: { available: false, code: "unsupported", reason: "needs Linux's ss (iproute2) to read TCP_INFO; this is darwin" },
       });
       expect(log, `after ${sent.length} ticks`).toEqual([
         "tailprobe: kernel TCP RTT baseline unavailable: needs Linux's ss (iproute2) to read TCP_INFO; this is darwin; every other method keeps working",

@@ -7,6 +7,7 @@ import {
   STALE_TIMEOUTS_MAX,
   WsChannel,
 } from "../../client/src/probe/ws-channel.js";
+import type { BaselineSample } from "../../shared/contract/index.js";
 
 /** Just enough of the browser's WebSocket for the channel, driven by the test. */
 class FakeSocket {
@@ -42,6 +43,7 @@ class FakeSocket {
 }
 
 const TIMEOUT_MS = 5000;
+const baselines: BaselineSample[] = [];
 let channel: WsChannel;
 const latest = () => FakeSocket.all[FakeSocket.all.length - 1]!;
 /** One clock tick: the page calls maintain() once a second. */
@@ -54,7 +56,12 @@ beforeEach(() => {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
   FakeSocket.all = [];
   vi.stubGlobal("WebSocket", FakeSocket);
-  channel = new WsChannel({ url: "ws://b.test/ws", hello: { clientId: "client-1", sessionId: "session-1" }, onBaseline: () => {} });
+  baselines.length = 0;
+  channel = new WsChannel({
+    url: "ws://b.test/ws",
+    hello: { clientId: "client-1", sessionId: "session-1" },
+    onBaseline: (_server, samples) => baselines.push(...samples),
+  });
 });
 afterEach(() => {
   channel.close();
@@ -184,5 +191,17 @@ describe("WsChannel served notes", () => {
     const r = await p;
     expect(r).toMatchObject({ outcome: "ok" });
     expect(r.serverMs).toBeUndefined();
+  });
+
+  it("takes an older peer's free-text baseline reasons as their nearest value; other errors still drop the message", () => {
+    latest().open();
+    const t = Date.now();
+    const sample = (id: number, reason: string) => ({ method: "ping", id, t, target: "B", ms: null, outcome: "error", reason });
+    const send = (samples: unknown[]) => latest().onmessage?.({ data: JSON.stringify({ type: "baseline", samples }) });
+    send([sample(0, "ping: Network is unreachable"), sample(1, "Destination Host Unreachable"), sample(2, "late-reply")]);
+    expect(baselines.map((b) => b.reason)).toEqual(["ping-unavailable", "icmp-unreachable", "late-reply"]);
+    // Anything else in the message is checked as before: a bad sample still drops the message.
+    send([{ ...sample(3, "frozen"), ms: "x" }]);
+    expect(baselines).toHaveLength(3);
   });
 });

@@ -1,7 +1,7 @@
 // Fetches one endpoint and checks its answer; a refresh passes one
 // AbortSignal to all its requests so a newer view cancels the stale ones.
 import type { z } from "../../../shared/zod.js";
-import { parseWith } from "../../../shared/protocol.js";
+import { parseWith } from "../../../shared/contract/index.js";
 
 export class ApiError extends Error {
   constructor(

@@ -2,11 +2,10 @@
 // chosen sample's breakdown (tick lateness, server time, path, the rest)
 // beside the same client's samples of every method and server in the same
 // second, and the verdict of the attribution rules with their evidence.
-import type { AttributionResponse } from "../../../shared/forensics/api.js";
 import { seriesKey, type ForensicSample } from "../../../shared/forensics/attribution.js";
 import { formatMs } from "../../../shared/format.js";
 import { ApiError, getChecked, isAbort } from "./api.js";
-import { attributionResponseSchema } from "./forensics-schemas.js";
+import { attributionResponseSchema, type AttributionResponse } from "../../../shared/contract/index.js";
 import type { ChartPick } from "./pick.js";
 import { seriesLabel } from "./series-label.js";
 

@@ -3,8 +3,8 @@
 // last pixel, with the table's percentiles marked on each curve (hollow when
 // too few samples back them).
 import uPlot from "uplot";
-import type { CdfResponse } from "../../../shared/charts.js";
-import { axis, chartHeight, DASHED_LEGEND, latencyTicks, latencyValue, readTheme, widthOf } from "./chart-style.js";
+import type { CdfResponse } from "../../../shared/contract/index.js";
+import { axis, chartHeight, drawnAtFirst, latencyTicks, latencyValue, NAMES_LEGEND, readTheme, widthOf } from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";
 import { onPlotClick, type OnPick } from "./pick.js";
 import { ReusablePlot, seriesShape } from "./reusable-plot.js";
@@ -59,11 +59,12 @@ export class CdfChart {
         }),
       ],
       cursor: { drag: { x: true, y: false, setScale: true } },
-      legend: DASHED_LEGEND,
+      legend: NAMES_LEGEND,
       series: [
         { label: "latency", value: latencyValue },
         ...c.series.map((s) => ({
           label: seriesLabel(s.method, s.target),
+          show: drawnAtFirst(s.method, c.series.map((x) => x.method)),
           stroke: methodColour(s.method),
           dash: targetDash(s.target, targets),
           width: 2,

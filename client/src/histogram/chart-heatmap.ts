@@ -2,7 +2,7 @@
 // modern form of SmokePing's smoke. Cells are painted on uPlot's canvas in a
 // draw hook; uPlot supplies the axes, cursor sync and the focus drag.
 import uPlot from "uplot";
-import type { HeatmapResponse } from "../../../shared/charts.js";
+import type { HeatmapResponse } from "../../../shared/contract/index.js";
 import { formatCount, formatMs } from "../../../shared/format.js";
 import { axis, chartHeight, followWidth, latencyTicks, readTheme, timeTicks, widthOf } from "./chart-style.js";
 import { onPlotClick, type OnPick } from "./pick.js";

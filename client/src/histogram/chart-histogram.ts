@@ -1,9 +1,9 @@
 // Latency histogram on a log axis: one stepped line per (method, server),
 // overlaid so XHR, JSONP, WebSocket and ping on one server compare by shape.
 import uPlot from "uplot";
-import type { HistogramResponse } from "../../../shared/charts.js";
+import type { HistogramResponse } from "../../../shared/contract/index.js";
 import { formatCount } from "../../../shared/format.js";
-import { axis, chartHeight, DASHED_LEGEND, latencyTicks, readTheme, widthOf } from "./chart-style.js";
+import { axis, chartHeight, drawnAtFirst, latencyTicks, NAMES_LEGEND, readTheme, widthOf } from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";
 import { ReusablePlot, seriesShape } from "./reusable-plot.js";
 import { seriesLabel } from "./series-label.js";
@@ -39,11 +39,12 @@ export class HistogramChart {
         }),
       ],
       cursor: { drag: { x: true, y: false, setScale: true } },
-      legend: DASHED_LEGEND,
+      legend: NAMES_LEGEND,
       series: [
         { label: "latency", value: (_u, v) => (v === null ? "–" : `≥ ${+v.toPrecision(3)} ms`) },
         ...h.series.map((s) => ({
           label: seriesLabel(s.method, s.target),
+          show: drawnAtFirst(s.method, h.series.map((x) => x.method)),
           stroke: methodColour(s.method),
           dash: targetDash(s.target, targets),
           width: 2,

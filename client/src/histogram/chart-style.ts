@@ -89,3 +89,23 @@ export const DASHED_LEGEND: uPlot.Legend = {
   live: true,
   markers: { dash: (u, i) => ((u.series[i]?.dash?.length ?? 0) > 0 ? "dashed" : "solid") },
 };
+
+/**
+ * Names only, no live values (the table holds the numbers): with a dozen
+ * series a live legend grew taller than its chart. Clicking a name hides or
+ * draws its series, and the choice survives the page's refreshes.
+ */
+export const NAMES_LEGEND: uPlot.Legend = { ...DASHED_LEGEND, live: false };
+
+/** Baselines a first look does not need beside ping; the table lists them all. */
+const DRAWN_ON_CLICK = new Set(["wsping", "tcprtt", "tcpminrtt"]);
+
+/**
+ * Whether the histogram and tail charts draw a series before anyone clicks its
+ * legend entry: the browser's methods and ping answer "browser or network?" at
+ * a glance; the other baselines are one click away. When only those were
+ * chosen, they are drawn.
+ */
+export function drawnAtFirst(method: string, methodsShown: readonly string[]): boolean {
+  return !DRAWN_ON_CLICK.has(method) || methodsShown.every((m) => DRAWN_ON_CLICK.has(m));
+}

@@ -3,7 +3,7 @@
 // across panels (and the heatmap) so aligned oscillations line up under the
 // pointer; a drag on any panel sets the focus window.
 import uPlot from "uplot";
-import type { TimeseriesResponse } from "../../../shared/charts.js";
+import type { TimeseriesResponse } from "../../../shared/contract/index.js";
 import { formatCount } from "../../../shared/format.js";
 import { axis, chartHeight, latencyTicks, latencyValue, readTheme, timeTicks, widthOf } from "./chart-style.js";
 import { focusHooks, type FocusSource } from "./focus-band.js";

@@ -3,12 +3,16 @@
 //   Compare two series (or a series against its previous range): intervals, p-value, one sentence.
 //   Periodicity and aligned tails: a repeating period, marked on the time charts.
 //   Fan-out and hedging: the share of page views a tail reaches, and what a second server buys.
-import { FANOUT_N_DEFAULT } from "../../../shared/forensics/api.js";
 import { formatMs } from "../../../shared/format.js";
 import { PROBE_METHODS } from "../../../shared/methods.js";
 import { ApiError, getChecked, isAbort } from "./api.js";
 import type { PeriodMark } from "./chart-timeseries.js";
-import { compareResponseSchema, fanoutResponseSchema, periodicityResponseSchema } from "./forensics-schemas.js";
+import {
+  compareResponseSchema,
+  fanoutResponseSchema,
+  FANOUT_N_DEFAULT,
+  periodicityResponseSchema,
+} from "../../../shared/contract/index.js";
 import { seriesLabel } from "./series-label.js";
 
 export interface ForensicsHost {
@@ -168,7 +172,9 @@ function periodicity(host: ForensicsHost): HTMLElement {
 function fanout(host: ForensicsHost): HTMLElement {
   const { details, body } = section("Fan-out and hedging", "fanout");
   const method = el("select");
-  method.replaceChildren(...PROBE_METHODS.filter((m) => m !== "best2").map((m) => new Option(m, m)));
+  // best2: the legs of the page's own races (WebSocket to the first server, JSONP to the second).
+  method.replaceChildren(...PROBE_METHODS.map((m) => new Option(m === "best2" ? "best2 (its two legs)" : m, m)));
+  method.name = "method";
   const n = Object.assign(el("input"), { type: "number", min: "1", max: "1000", value: String(FANOUT_N_DEFAULT), name: "n" });
   const hedge = Object.assign(el("input"), { type: "number", min: "0", step: "1", placeholder: "p95", name: "hedgeMs" });
   const go = el("button", "Compute");
@@ -189,34 +195,50 @@ function fanout(host: ForensicsHost): HTMLElement {
       if (hedge.value !== "") q.set("hedgeMs", hedge.value);
       const f = await getChecked("/api/fanout", q, fanoutResponseSchema, signal);
       const r = f.report;
+      const race = r.race?.target ?? null;
       if (r.pairs === 0 || r.p99Ms === null) {
-        out.replaceChildren(el("p", `no tick has a ${f.method} sample to both ${f.primary} and ${f.secondary}`, "empty"));
+        const what = f.method === "best2" ? `race to ${race ?? `${f.primary}+${f.secondary}`} where both legs answered` : `tick with a ${f.method} sample to both ${f.primary} and ${f.secondary}`;
+        out.replaceChildren(el("p", `no ${what}`, "empty"));
         return;
       }
+      const legs = f.method === "best2";
+      const primaryLabel = legs ? `WebSocket leg to ${f.primary}` : `${f.method} to ${f.primary}`;
       const sentence = el(
         "p",
-        `With ${r.fanout} ${f.method} requests per page view, ${pct(r.viewsSeeingP99)} of views see at least one as slow as ` +
-          `${f.primary}'s p99 (${formatMs(r.p99Ms)}) or slower.`,
+        `With ${r.fanout} requests per page view, ${pct(r.viewsSeeingP99)} of views see at least one as slow as ` +
+          `the p99 of ${primaryLabel} alone (${formatMs(r.p99Ms)}) or slower; ` +
+          `best of two: ${pct(r.bestOfTwo.viewsSeeingP99)}, hedged after ${formatMs(r.hedged.delayMs)}: ${pct(r.hedged.viewsSeeingP99)}` +
+          (r.race === null ? "." : `, the page's measured best-of-two probe: ${pct(r.race.viewsSeeingP99)}.`),
         "sentence",
       );
+      sentence.id = "fanout-sentence";
       const table = el("table", "", "stats");
       const head = el("tr");
-      for (const h of ["Strategy", "Requests per call", "Median", "p99", "p99.9"]) head.append(el("th", h));
+      for (const h of ["Strategy", "Requests per call", "Median", "p99", "p99.9", `Views reaching the p99 alone (${r.fanout} calls)`]) head.append(el("th", h));
       table.append(head);
+      const secondaryLabel = legs ? `JSONP leg to ${f.secondary}` : `${f.method} to ${f.secondary}`;
       const rows: [string, typeof r.single][] = [
-        [`${f.primary} alone`, r.single],
-        [`best of ${f.primary} and ${f.secondary}`, r.bestOfTwo],
-        [`hedge to ${f.secondary} after ${formatMs(r.hedged.delayMs)}`, r.hedged],
+        [`${primaryLabel} alone`, r.single],
+        [`${secondaryLabel} alone`, r.secondary],
+        [`best of two: both at once, first answer (${r.pairs} measured pairs)`, r.bestOfTwo],
+        [`hedge: ${f.secondary} only after ${formatMs(r.hedged.delayMs)} without an answer`, r.hedged],
       ];
+      if (r.race !== null) rows.push([`measured best-of-two probe ${race} (${r.race.count} races: WebSocket to ${f.primary}, JSONP to ${f.secondary})`, r.race]);
       for (const [label, h] of rows) {
         const tr = el("tr");
-        for (const c of [label, h.requestsPerCall.toFixed(2), formatMs(h.p50), formatMs(h.p99), formatMs(h.p999)]) tr.append(el("td", c));
+        for (const c of [label, h.requestsPerCall.toFixed(2), formatMs(h.p50), formatMs(h.p99), formatMs(h.p999), pct(h.viewsSeeingP99)]) tr.append(el("td", c));
         table.append(tr);
       }
       out.replaceChildren(
         sentence,
         table,
-        el("p", `From ${r.pairs} ticks measured to both servers (same page, same tick): what the two paths share stays in the figures.`, "meta"),
+        el(
+          "p",
+          legs
+            ? `From ${r.pairs} races where both legs answered, each leg timed from the race's start.`
+            : `From ${r.pairs} ticks measured to both servers (same page, same tick): what the two paths share stays in the figures.`,
+          "meta",
+        ),
       );
     }, ctl),
   );

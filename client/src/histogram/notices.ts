@@ -1,7 +1,7 @@
 // Tells the reader which baselines a server cannot measure and why, e.g.
 // "B: ping unavailable: not permitted to send ICMP: …", so an empty Ping row
 // is never mistaken for a perfect network.
-import { configSchema, parseWith, type BaselineStatus } from "../../../shared/protocol.js";
+import { configSchema, parseWith, type BaselineStatus } from "../../../shared/contract/index.js";
 
 /** How often the servers' baseline status is read again (ms). */
 const NOTICES_REFRESH_MS = 60_000;

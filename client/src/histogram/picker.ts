@@ -1,7 +1,7 @@
 // The series picker: which servers, methods and client to show, and the
 // sample flags ("tab visible only", "exclude late ticks"). It edits a view
 // and hands the new one back; it never fetches anything itself.
-import { DERIVED_SERIES, MAX_LATE_MS_CHOICES, type ClientInfo } from "../../../shared/charts.js";
+import { DERIVED_SERIES, MAX_LATE_MS_CHOICES, type ClientInfo } from "../../../shared/contract/index.js";
 import { METHODS } from "../../../shared/methods.js";
 import { methodColour } from "./palette.js";
 import { methodLabel } from "./series-label.js";

@@ -2,8 +2,7 @@
 // time charts always show the whole range (so the focus window can be seen
 // and moved), while the table, histogram and CDF show the focus window, or
 // with "invert" everything in the range except it.
-import { chooseBucketMs } from "../../../shared/charts.js";
-import { EPOCH_MS_MIN } from "../../../shared/protocol.js";
+import { chooseBucketMs, EPOCH_MS_MIN } from "../../../shared/contract/index.js";
 import { resolveRange } from "./range.js";
 import { HEATMAP_BINS_PER_DECADE, HEATMAP_BUCKETS_TARGET, TIMESERIES_BUCKETS_TARGET } from "./transforms.js";
 import { setSampleFilters, type TimeWindow, type ViewState } from "./url-state.js";

@@ -4,8 +4,7 @@
 // with the table's window and sample filters, so it always describes the
 // table above it; the page only mounts it and says when the view changed.
 import { formatCount, formatMs } from "../../../shared/format.js";
-import { parseWith } from "../../../shared/protocol.js";
-import { racesResponseSchema, type AvailabilityRow, type Best2Row } from "../../../shared/races.js";
+import { parseWith, racesResponseSchema, type AvailabilityRow, type Best2Row } from "../../../shared/contract/index.js";
 
 /** How often the panel refreshes while the page is visible (ms). */
 const REFRESH_MS = 5000;

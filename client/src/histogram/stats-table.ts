@@ -2,7 +2,7 @@
 // with probes above baselines, best-of-two last.
 import { formatCount, formatMs } from "../../../shared/format.js";
 import { METHOD_LABELS, methodOrder, type Method } from "../../../shared/methods.js";
-import type { StatsRow } from "../../../shared/protocol.js";
+import type { StatsRow } from "../../../shared/contract/index.js";
 import { samplesNeededFor } from "../../../shared/stats.js";
 import { methodColour } from "./palette.js";
 import { isThin } from "./transforms.js";

@@ -1,6 +1,11 @@
 // Endpoint answers → the columnar arrays uPlot draws. Pure functions (no DOM,
 // no uPlot) so they are unit-tested in Node.
-import type { CdfResponse, HeatmapResponse, HistogramResponse, TimeseriesResponse } from "../../../shared/charts.js";
+import type {
+  CdfResponse,
+  HeatmapResponse,
+  HistogramResponse,
+  TimeseriesResponse,
+} from "../../../shared/contract/index.js";
 import { samplesNeededFor } from "../../../shared/stats.js";
 import type { HistogramScale } from "./url-state.js";
 

@@ -1,16 +1,18 @@
 // The histogram page's state machine: one view (mirrored in the URL), one
 // refresh at a time (a newer view aborts the stale requests; a periodic tick
 // lets a slow one finish), and every chart redrawn from what arrived.
-import { configSchema, parseWith, statsResponseSchema } from "../../../shared/protocol.js";
-import { best2Target } from "../../../shared/names.js";
-import { ApiError, getChecked, isAbort } from "./api.js";
 import {
+  configSchema,
+  parseWith,
+  statsResponseSchema,
   cdfResponseSchema,
   clientsResponseSchema,
   heatmapResponseSchema,
   histogramResponseSchema,
   timeseriesResponseSchema,
-} from "../../../shared/charts.js";
+} from "../../../shared/contract/index.js";
+import { best2Target } from "../../../shared/names.js";
+import { ApiError, getChecked, isAbort } from "./api.js";
 import { CdfChart } from "./chart-cdf.js";
 import { HeatmapChart } from "./chart-heatmap.js";
 import { HistogramChart } from "./chart-histogram.js";

@@ -2,6 +2,7 @@
 // other, sent in the same task. Latency runs from the first send to the first
 // good reply; the other leg is still awaited (up to its timeout) so the sample
 // can say how far behind it was, which is what shows how much racing saved.
+import type { SampleReason } from "../../../shared/contract/reasons.js";
 import type { Best2Leg, Outcome } from "../../../shared/methods.js";
 import { probeJsonp } from "./jsonp-probe.js";
 import type { ProbeResult } from "./probe-result.js";
@@ -17,7 +18,8 @@ export interface Best2Result {
   otherMs: number | null;
   /** How the other leg ended (for a failed race: the JSONP leg). */
   otherOutcome: Outcome;
-  reason?: string;
+  /** The failed leg's reason: the loser's on a won race, else the WebSocket leg's (the JSONP leg's when it has none). */
+  reason?: SampleReason;
   fresh?: boolean;
 }
 
@@ -54,14 +56,13 @@ export function raceBest2(ws: WsChannel, jsonpBaseUrl: string | null, timeoutMs:
   const done = both.then(([wsR, jsonpR]): Best2Result => {
     if (first === undefined) {
       const outcome = wsR.outcome === "timeout" || jsonpR.outcome === "timeout" ? "timeout" : "error";
-      return {
-        outcome,
-        startMs,
-        ms: outcome === "timeout" ? timeoutMs : null,
-        otherMs: null,
-        otherOutcome: jsonpR.outcome,
-        reason: `ws:${wsR.reason ?? wsR.outcome} jsonp:${jsonpR.reason ?? jsonpR.outcome}`,
-      };
+      const ms = outcome === "timeout" ? timeoutMs : null;
+      const lost: Best2Result = { outcome, startMs, ms, otherMs: null, otherOutcome: jsonpR.outcome };
+      // One vocabulary value per sample: the WebSocket leg's reason, whose outcome the sample's
+      // own fields do not otherwise carry; the JSONP leg's outcome is otherOutcome.
+      const reason = wsR.reason ?? jsonpR.reason;
+      if (reason !== undefined) lost.reason = reason;
+      return lost;
     }
     const other = first.leg === "ws" ? jsonpR : wsR;
     const r: Best2Result = {
@@ -72,7 +73,7 @@ export function raceBest2(ws: WsChannel, jsonpBaseUrl: string | null, timeoutMs:
       otherMs: other.outcome === "ok" ? Math.max(0, other.endMs - startMs) : null,
       otherOutcome: other.outcome,
     };
-    if (other.outcome !== "ok" && other.reason !== undefined) r.reason = `other:${other.reason}`;
+    if (other.outcome !== "ok" && other.reason !== undefined) r.reason = other.reason;
     if (first.r.fresh !== undefined) r.fresh = first.r.fresh;
     return r;
   });

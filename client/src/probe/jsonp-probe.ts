@@ -1,6 +1,7 @@
 // The JSONP probe: a <script> tag whose response calls a global function.
 // Not bound by the same-origin policy, which is what lets best-of-two race
 // a JSONP request to another server.
+import type { SampleReason } from "../../../shared/contract/reasons.js";
 import type { ProbeResult } from "./probe-result.js";
 import { connectionFacts } from "./resource-timing.js";
 
@@ -15,7 +16,7 @@ export function probeJsonp(baseUrl: string, timeoutMs: number): Promise<ProbeRes
     const callbacks = window as unknown as Callbacks;
     let startMs = 0;
     let done = false;
-    const finish = (outcome: ProbeResult["outcome"], reason?: string) => {
+    const finish = (outcome: ProbeResult["outcome"], reason?: SampleReason) => {
       if (done) return;
       done = true;
       const endMs = performance.now();

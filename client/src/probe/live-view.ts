@@ -6,7 +6,7 @@
 // tick instead of once a sample. A hidden page skips drawing altogether.
 import { METHOD_LABELS, methodOrder, type Method } from "../../../shared/methods.js";
 import { formatCount, formatMs } from "../../../shared/format.js";
-import type { Sample } from "../../../shared/protocol.js";
+import type { Sample } from "../../../shared/contract/samples.js";
 import { SPARK_POINTS_MAX, Sparkline, type SparkColours } from "./sparkline.js";
 
 interface Cells {

@@ -2,7 +2,7 @@
 // keeps one probe from queueing behind another in the browser.
 import type { ProbeMethod } from "../../../shared/methods.js";
 import { best2Target } from "../../../shared/names.js";
-import type { ServerInfo } from "../../../shared/protocol.js";
+import type { ServerInfo } from "../../../shared/contract/config.js";
 
 export interface ProbeServer {
   name: string;

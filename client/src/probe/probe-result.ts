@@ -1,4 +1,5 @@
 // What one probe reports back, before it becomes a sample.
+import type { SampleReason } from "../../../shared/contract/reasons.js";
 
 export interface ProbeResult {
   outcome: "ok" | "timeout" | "error";
@@ -6,7 +7,7 @@ export interface ProbeResult {
   startMs: number;
   /** performance.now() at the reply or when the probe gave up (ms). */
   endMs: number;
-  reason?: string;
+  reason?: SampleReason;
   /** First answer on a new connection. */
   fresh?: boolean;
   /** The server's event-loop delay when it answered (Server-Timing "lag"), ms. */

@@ -1,6 +1,8 @@
 // One WebSocket per server: the WebSocket probe, and the channel on which the
 // server pushes the baselines it measured towards this page.
-import { parseWith, serverWsMessageSchema, type BaselineSample } from "../../../shared/protocol.js";
+import { parseWith } from "../../../shared/contract/parse.js";
+import { upgradeReason, type SampleReason } from "../../../shared/contract/reasons.js";
+import { serverWsMessageSchema, type BaselineSample } from "../../../shared/contract/ws.js";
 import type { ProbeResult } from "./probe-result.js";
 
 /** Reconnect backoff: doubles from the first value up to the cap (ms). */
@@ -135,7 +137,7 @@ export class WsChannel {
   }
 
   /** Forgets a socket (closed, or given up on): its pending echoes fail now, and a retry is scheduled. */
-  private drop(socket: WebSocket, reason: string): void {
+  private drop(socket: WebSocket, reason: SampleReason): void {
     if (this.socket !== socket) return;
     this.socket = undefined;
     socket.onopen = socket.onmessage = socket.onclose = null;
@@ -181,7 +183,7 @@ export class WsChannel {
     } catch {
       return;
     }
-    const msg = parseWith(serverWsMessageSchema, raw);
+    const msg = parseWith(serverWsMessageSchema, withOlderPeersReasons(raw));
     if (!msg.ok) return;
     const m = msg.value;
     if (m.type === "echo") {
@@ -221,4 +223,15 @@ export class WsChannel {
     clearTimeout(p.timer);
     p.resolve({ outcome: "ok", startMs: p.startMs, endMs: p.endMs, fresh: p.fresh, serverMs });
   }
+}
+
+/**
+ * A peer running an older tailprobe writes its baselines' reasons as free
+ * text, which the schema refuses, and with it the whole message: they get the
+ * vocabulary's nearest value instead, so its baselines still reach home.
+ */
+function withOlderPeersReasons(raw: unknown): unknown {
+  const m = raw as { type?: unknown; samples?: unknown } | null;
+  if (m === null || typeof m !== "object" || m.type !== "baseline" || !Array.isArray(m.samples)) return raw;
+  return { ...m, samples: m.samples.map((s: unknown) => (typeof s === "object" && s !== null ? upgradeReason(s) : s)) };
 }

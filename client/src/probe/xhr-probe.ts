@@ -1,4 +1,5 @@
 // The XMLHttpRequest probe: GET /echo with no custom headers, so no CORS preflight.
+import { httpStatusReason, type SampleReason } from "../../../shared/contract/reasons.js";
 import type { ProbeResult } from "./probe-result.js";
 import { connectionFacts } from "./resource-timing.js";
 
@@ -9,7 +10,7 @@ export function probeXhr(baseUrl: string, timeoutMs: number): Promise<ProbeResul
     const url = new URL(`${baseUrl}/echo?x=${++counter}`, location.href).href;
     const xhr = new XMLHttpRequest();
     let startMs = 0;
-    const finish = (outcome: ProbeResult["outcome"], reason?: string) => {
+    const finish = (outcome: ProbeResult["outcome"], reason?: SampleReason) => {
       const endMs = performance.now();
       xhr.onload = xhr.onerror = xhr.ontimeout = null;
       const r: ProbeResult = { outcome, startMs, endMs, ...connectionFacts(url) };
@@ -19,7 +20,7 @@ export function probeXhr(baseUrl: string, timeoutMs: number): Promise<ProbeResul
     xhr.open("GET", url, true);
     // The network stack enforces this timeout, so throttled page timers cannot stretch it.
     xhr.timeout = timeoutMs;
-    xhr.onload = () => (xhr.status === 200 ? finish("ok") : finish("error", `http-${xhr.status}`));
+    xhr.onload = () => (xhr.status === 200 ? finish("ok") : finish("error", httpStatusReason(xhr.status)));
     xhr.onerror = () => finish("error", "network");
     xhr.ontimeout = () => finish("timeout");
     startMs = performance.now();

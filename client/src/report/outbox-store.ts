@@ -1,7 +1,7 @@
 // Where unacknowledged samples live: IndexedDB, so they survive a reload, a
 // crashed tab or a closed browser; memory only when IndexedDB cannot be opened
 // (some private modes, disabled storage), and then the page says so.
-import type { Sample } from "../../../shared/protocol.js";
+import type { Sample } from "../../../shared/contract/samples.js";
 
 /** One sample waiting for its home server, with the session that measured it. */
 export interface OutboxRow {

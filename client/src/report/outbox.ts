@@ -3,7 +3,14 @@
 // deleted only after the server's 200, so a reload, a crashed tab or a dead
 // server loses nothing. Delivery is idempotent on (sessionId, seq): a batch
 // sent twice (a lost answer, a beacon and then a retry) is never counted twice.
-import { BATCH_SAMPLES_MAX, parseWith, sampleRefusalSchema, type IngestResult, type Sample } from "../../../shared/protocol.js";
+import { parseWith } from "../../../shared/contract/parse.js";
+import { upgradeReason } from "../../../shared/contract/reasons.js";
+import {
+  BATCH_SAMPLES_MAX,
+  sampleRefusalSchema,
+  type IngestResult,
+  type Sample,
+} from "../../../shared/contract/samples.js";
 import type { Clock } from "../common/clock.js";
 import { MemoryStore, type OutboxRow, type OutboxStore, type StoredRow } from "./outbox-store.js";
 
@@ -446,7 +453,9 @@ export class Outbox {
       sessionId: who.sessionId,
       ...(who.label !== undefined ? { label: who.label } : {}),
       ...(resolution !== undefined ? { timerResolutionMs: resolution } : {}),
-      samples,
+      // Rows an older page left may carry a free-text reason, which the server
+      // refuses (and the sample with it): they go with the nearest value.
+      samples: samples.map(upgradeReason),
     });
   }
 

@@ -3,7 +3,7 @@
 // NOTHING, another server may add it at the same moment) and read back, in
 // its own committed statement, and cached; codes are never renumbered.
 import type postgres from "postgres";
-import { TCP_MIN_RTT_SERIES } from "../../../shared/charts.js";
+import { TCP_MIN_RTT_SERIES } from "../../../shared/contract/index.js";
 
 export class PgCodes {
   private readonly series = new Map<string, number>();

@@ -1,10 +1,9 @@
 // GET /api/races: how available each server was, and what best-of-two bought.
-// The query is /api/stats's (from, to, client); these are the answer's shapes.
-import { z } from "./zod.js";
-import { BEST2_LEGS } from "./methods.js";
+// The query is /api/stats's (statsQuerySchema); these are the answer's shapes.
+import { BEST2_LEGS } from "../methods.js";
+import { z } from "../zod.js";
+import { count, nullableMs } from "./fields.js";
 
-const nullableMs = z.nullable(z.number());
-const count = z.int().check(z.minimum(0));
 const pair = z.strictObject({ p50: nullableMs, p99: nullableMs });
 
 /** One server's (or one best-of-two target's) share of probes that answered. */

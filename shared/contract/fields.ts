@@ -1,0 +1,28 @@
+// Field shapes every direction of the contract uses: times, latencies,
+// counts, ids and the (method, target) key of a series.
+import { CLIENT_TOKEN_PATTERN } from "../names.js";
+import { z } from "../zod.js";
+
+/** Any latency above this (ms) is a bug, not a measurement: one day. */
+export const LATENCY_MS_MAX = 86_400_000;
+/** Epoch-ms bounds: 2001-09-09 .. 2286-11-20, catches seconds-vs-ms mix-ups. */
+export const EPOCH_MS_MIN = 1_000_000_000_000;
+export const EPOCH_MS_MAX = 9_999_999_999_999;
+
+/** A time (epoch ms, integer) as the page or a server sends it. */
+export const epochMs = z.int().check(z.minimum(EPOCH_MS_MIN), z.maximum(EPOCH_MS_MAX));
+/** A latency (ms) as measured. */
+export const latencyMs = z.number().check(z.minimum(0), z.maximum(LATENCY_MS_MAX));
+/** clientId and sessionId: random tokens minted by the page. */
+export const token = z.string().check(z.regex(CLIENT_TOKEN_PATTERN));
+
+// In answers: what the server computed, checked for type only.
+export const ms = z.number();
+export const nullableMs = z.nullable(ms);
+export const count = z.int().check(z.minimum(0));
+export const positiveInt = z.int().check(z.minimum(1));
+
+/** One (method, target) pair: the unit every chart draws. */
+export const seriesKeyShape = { method: z.string().check(z.maxLength(32)), target: z.string().check(z.maxLength(80)) };
+const seriesKeySchema = z.object(seriesKeyShape);
+export type SeriesKey = z.infer<typeof seriesKeySchema>;
