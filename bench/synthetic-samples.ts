@@ -19,31 +19,37 @@ const SERIES: [Sample["method"], string, number][] = [
   ["ping", "A", 0.1],
 ];
 
-/** Writes n samples evenly over [endMs - spanMs, endMs] into the database at dbPath. */
-export async function fillStore(dbPath: string, n: number, spanMs: number, endMs: number): Promise<void> {
-  const store = openStore(dbPath);
+/** n synthetic samples evenly over [endMs - spanMs, endMs], in batches of `batchSamples` (seq order, one session). */
+export function* syntheticBatches(n: number, spanMs: number, endMs: number, batchSamples = 1000): Generator<Sample[]> {
   const rand = prng(42);
   const startMs = endMs - spanMs;
   const step = spanMs / n;
-  try {
-    for (let seq0 = 0; seq0 < n; seq0 += 1000) {
-      const samples: Sample[] = [];
-      for (let seq = seq0; seq < Math.min(n, seq0 + 1000); seq++) {
-        const [method, target, base] = SERIES[seq % SERIES.length]!;
-        const t = Math.round(startMs + seq * step);
-        const inSpike = (t - startMs) / spanMs > 0.87 && (t - startMs) / spanMs < 0.88;
-        const r = rand();
-        if (r < 0.002) {
-          samples.push({ seq, t, method, target, ms: null, outcome: "error" });
-          continue;
-        }
-        let ms = base * Math.exp(0.3 * (rand() * 2 - 1)) + (r > 0.99 ? 20 + rand() * 200 : 0);
-        if (method === "ws" && rand() < 0.3) ms *= 10; // a second mode
-        if (inSpike && method !== "ping") ms += 50 + rand() * 100;
-        samples.push({ seq, t, method, target, ms: Math.round(ms * 1000) / 1000, outcome: "ok", lateMs: rand() * 5 });
+  for (let seq0 = 0; seq0 < n; seq0 += batchSamples) {
+    const samples: Sample[] = [];
+    for (let seq = seq0; seq < Math.min(n, seq0 + batchSamples); seq++) {
+      const [method, target, base] = SERIES[seq % SERIES.length]!;
+      const t = Math.round(startMs + seq * step);
+      const inSpike = (t - startMs) / spanMs > 0.87 && (t - startMs) / spanMs < 0.88;
+      const r = rand();
+      if (r < 0.002) {
+        samples.push({ seq, t, method, target, ms: null, outcome: "error" });
+        continue;
       }
-      await store.insertBatch({ clientId: "bench_client", sessionId: "bench_session", samples }, { userAgent: null, receivedAtMs: endMs });
+      let ms = base * Math.exp(0.3 * (rand() * 2 - 1)) + (r > 0.99 ? 20 + rand() * 200 : 0);
+      if (method === "ws" && rand() < 0.3) ms *= 10; // a second mode
+      if (inSpike && method !== "ping") ms += 50 + rand() * 100;
+      samples.push({ seq, t, method, target, ms: Math.round(ms * 1000) / 1000, outcome: "ok", lateMs: rand() * 5 });
     }
+    yield samples;
+  }
+}
+
+/** Writes n samples evenly over [endMs - spanMs, endMs] into the database at dbPath. */
+export async function fillStore(dbPath: string, n: number, spanMs: number, endMs: number): Promise<void> {
+  const store = openStore(dbPath);
+  try {
+    for (const samples of syntheticBatches(n, spanMs, endMs))
+      await store.insertBatch({ clientId: "bench_client", sessionId: "bench_session", samples }, { userAgent: null, receivedAtMs: endMs });
   } finally {
     await store.close();
   }

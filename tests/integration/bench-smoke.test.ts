@@ -4,10 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { BENCHMARKS, runBenchmarks } from "../../bench/run.js";
 import { formatTable } from "../../bench/table.js";
+import { postgresAvailable } from "../../testkit/postgres.js";
 
 describe("npm run bench at smoke size", () => {
   for (const name of Object.keys(BENCHMARKS)) {
-    it(`${name} runs and reports its figures`, { timeout: 180_000 }, async () => {
+    // postgres-store needs Debian's PostgreSQL binaries (always there in CI, where their absence fails).
+    it.skipIf(name === "postgres-store" && !postgresAvailable())(`${name} runs and reports its figures`, { timeout: 180_000 }, async () => {
       const { rows, failed } = await runBenchmarks([name], "smoke", () => {});
       expect(failed).toEqual([]);
       expect(rows.length).toBeGreaterThan(0);

@@ -26,55 +26,53 @@ const RAW_TYPES = ["integer", "bigint", "bigint", "integer", "smallint", "bigint
 const INSERT_RAW_UNNEST = `INSERT INTO raw_samples (${RAW_COLUMNS})
   SELECT * FROM unnest(${RAW_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})
   ON CONFLICT DO NOTHING RETURNING seq`;
-/** A PostgreSQL array literal of integers and NULLs (text: no quoting needed). */
-const arrayLiteral = (xs: readonly (number | null)[]) => `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
+
 const KEY = "level, client, class, start_ms, series";
 
 type Tx = postgres.TransactionSql;
-type Value = number | string | null | Buffer;
 
-const placeholders = (rows: number, width: number, casts: readonly string[] = []) =>
-  Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}${casts[c] ?? ""}`).join(", ")})`).join(", ");
+/** A PostgreSQL array literal of integers and NULLs (text: no quoting needed). */
+const arrayLiteral = (xs: readonly (number | string | null)[]) => `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
 
-const KEY_CASTS = ["::smallint", "::integer", "::smallint", "::bigint", "::integer"];
+const KEY_ARRAYS = "unnest($1::smallint[], $2::integer[], $3::smallint[], $4::bigint[], $5::integer[]) AS k (level, client, class, start_ms, series)";
+/** Statements of fixed text (prepared once) over one array per column, however many cells a batch touches. */
+const CREATE_CELLS = `INSERT INTO rollups (${KEY}) SELECT * FROM ${KEY_ARRAYS} ORDER BY ${KEY} ON CONFLICT DO NOTHING`;
+const LOCK_CELLS = `SELECT r.level, r.client, r.class, r.start_ms, r.series, r.failures, r.skipped, r.lat, r.tmo, r.wins_ws, r.wins_jsonp, r.margin
+  FROM rollups r JOIN ${KEY_ARRAYS} USING (${KEY}) ORDER BY r.level, r.client, r.class, r.start_ms, r.series FOR UPDATE OF r`;
+// Histograms travel as hex text (decoded here): an array literal of hex needs no quoting.
+const WRITE_CELLS = `UPDATE rollups r SET failures = v.failures, skipped = v.skipped, lat = decode(v.lat, 'hex'), tmo = decode(v.tmo, 'hex'),
+    wins_ws = v.wins_ws, wins_jsonp = v.wins_jsonp, margin = decode(v.margin, 'hex')
+  FROM unnest($1::smallint[], $2::integer[], $3::smallint[], $4::bigint[], $5::integer[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::text[])
+    AS v (level, client, class, start_ms, series, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin)
+  WHERE r.level = v.level AND r.client = v.client AND r.class = v.class AND r.start_ms = v.start_ms AND r.series = v.series`;
+
 const cellKey = (c: RollupCell): number[] => [c.level, c.client, c.cls, c.startMs, c.series];
 const compareKeys = (a: number[], b: number[]) => {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return 0;
 };
+const hexOf = (r: RollupCell["lat"]): string | null => {
+  const b = blobOf(r);
+  return b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+};
+const columnsOf = <T>(rows: readonly T[][], width: number): T[][] => Array.from({ length: width }, (_, c) => rows.map((r) => r[c]!));
 
 /** Merges a batch's rollup cells into the rollups table inside `tx`. */
 export async function mergeRollups(tx: Tx, batch: RollupBatch): Promise<void> {
   const cells = [...batch.cells.values()].sort((a, b) => compareKeys(cellKey(a), cellKey(b)));
   if (cells.length === 0) return;
-  const keys = cells.flatMap(cellKey);
+  const keys = columnsOf(cells.map(cellKey), 5).map(arrayLiteral);
   // Missing rows first (in key order), then every row locked (in key order).
-  await tx.unsafe(`INSERT INTO rollups (${KEY}) VALUES ${placeholders(cells.length, 5, KEY_CASTS)} ON CONFLICT DO NOTHING`, keys, { prepare: false });
-  const stored = await tx.unsafe(
-    `SELECT ${KEY}, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups
-     WHERE (${KEY}) IN (VALUES ${placeholders(cells.length, 5, KEY_CASTS)}) ORDER BY ${KEY} FOR UPDATE`,
-    keys,
-    { prepare: false },
-  );
+  await tx.unsafe(CREATE_CELLS, keys);
+  const stored = await tx.unsafe(LOCK_CELLS, keys);
   const byKey = new Map(stored.map((r) => [`${r.level}|${r.client}|${r.class}|${r.start_ms}|${r.series}`, r as unknown as StoredCell]));
-  const values: Value[] = [];
+  const merged: (number | string | null)[][] = [];
   for (const c of cells) {
     const s = byKey.get(`${c.level}|${c.client}|${c.cls}|${c.startMs}|${c.series}`);
     if (s !== undefined) mergeStored(c, s);
-    const blob = (r: RollupCell["lat"]) => {
-      const b = blobOf(r);
-      return b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-    };
-    values.push(...cellKey(c), c.failures, c.skipped, blob(c.lat), blob(c.tmo), c.winsWs, c.winsJsonp, blob(c.margin));
+    merged.push([...cellKey(c), c.failures, c.skipped, hexOf(c.lat), hexOf(c.tmo), c.winsWs, c.winsJsonp, hexOf(c.margin)]);
   }
-  const casts = [...KEY_CASTS, "::bigint", "::bigint", "::bytea", "::bytea", "::bigint", "::bigint", "::bytea"];
-  await tx.unsafe(
-    `UPDATE rollups r SET failures = v.failures, skipped = v.skipped, lat = v.lat, tmo = v.tmo, wins_ws = v.wins_ws, wins_jsonp = v.wins_jsonp, margin = v.margin
-     FROM (VALUES ${placeholders(cells.length, 12, casts)}) AS v (${KEY}, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin)
-     WHERE r.level = v.level AND r.client = v.client AND r.class = v.class AND r.start_ms = v.start_ms AND r.series = v.series`,
-    values,
-    { prepare: false },
-  );
+  await tx.unsafe(WRITE_CELLS, columnsOf(merged, 12).map(arrayLiteral));
 }
 
 export interface PgWriter {
