@@ -128,6 +128,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
         rawDays: options.rawDays,
         ownName: options.name,
         peerNames: () => peers.list().map((p) => p.name),
+        deployment: { targets: () => store.deploymentTargets(), announce: (targets) => store.announceTargets(targets) },
       }),
     }),
   );

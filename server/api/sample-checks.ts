@@ -16,6 +16,11 @@ export interface SampleCheckOptions {
   ownName: string;
   /** The peers' names as known now (learned names replace placeholders). */
   peerNames: () => string[];
+  /**
+   * Targets the deployment's other servers measure (servers on one PostgreSQL
+   * share them), and where this server's are announced to them. Default: none, nowhere.
+   */
+  deployment?: { targets(): readonly string[]; announce(targets: readonly string[]): void };
 }
 
 /** The targets this deployment's pages measure: its servers and their best-of-two pair (see client plan.ts). */
@@ -30,6 +35,8 @@ export function sampleChecker(o: SampleCheckOptions): () => (s: Sample) => strin
     const oldest = now - o.rawDays * DAY_MS;
     const newest = now + SAMPLE_AHEAD_MS_MAX;
     const targets = knownTargets(o.ownName, o.peerNames());
+    o.deployment?.announce([...targets]);
+    for (const t of o.deployment?.targets() ?? []) targets.add(t);
     const window = (field: string, t: number) =>
       t < oldest
         ? `${field}: older than the raw retention (${o.rawDays} days)`

@@ -55,6 +55,10 @@ export interface Store extends Queries {
   readonly publicIdKey: Buffer;
   /** Every stored clientId, of every server writing to this database (PostgreSQL: as of the last refresh, at most a second old). */
   storedClientIds(): string[];
+  /** The targets every server on this database measures (PostgreSQL; SQLite: one process, none beyond its own). */
+  deploymentTargets(): readonly string[];
+  /** Makes this server's targets known to the other servers on the database (idempotent; SQLite: nothing to do). */
+  announceTargets(targets: readonly string[]): void;
   /** Pages of raw samples in time order on a connection of its own (export, forensics). */
   openPageReader(): PageReader;
   /** Stops retention and the writer (after the batches already posted are committed), closes every connection. */
@@ -114,6 +118,8 @@ function sqliteCommon(db: Database.Database, dbPath: string) {
     location: dbPath,
     publicIdKey,
     storedClientIds: () => storedClientIds(db),
+    deploymentTargets: () => [],
+    announceTargets: () => {},
     openPageReader: () => openSqlitePageReader(db),
   };
 }

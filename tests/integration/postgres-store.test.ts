@@ -83,6 +83,16 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
     expect(store.storedClientIds()).not.toContain("drop");
   });
 
+  it("shares the targets each server measures with every server on the database", async () => {
+    const url = await pg.createDatabase("targets");
+    const [a, b] = await Promise.all([openOn(url), openOn(url)]);
+    a.announceTargets(["eu", "us", "eu+us"]);
+    b.announceTargets(["asia"]);
+    // Announced and read back at the next refresh (DEPLOYMENT_REFRESH_MS, 1 s): bounded wait.
+    for (let i = 0; i < 50 && (a.deploymentTargets().length < 4 || b.deploymentTargets().length < 4); i++) await new Promise((r) => setTimeout(r, 100));
+    for (const s of [a, b]) expect([...s.deploymentTargets()].sort()).toEqual(["asia", "eu", "eu+us", "us"]);
+  });
+
   it("never shows the password of a URL it cannot use", async () => {
     const bad = pg.url.replace(/:[0-9a-f]+@/, ":wrong-secret-pw@");
     const err = await openPostgresStore(bad).then(

@@ -70,6 +70,9 @@ CREATE TABLE IF NOT EXISTS rollups (
   margin     bytea,
   PRIMARY KEY (level, client, class, start_ms, series)
 );
+-- The targets each server measures (its name, its peers, their best-of-two
+-- pair): a sample naming any of them is accepted by every server on the database.
+CREATE TABLE IF NOT EXISTS deployment_targets (target text PRIMARY KEY, announced_ms bigint NOT NULL);
 CREATE OR REPLACE VIEW samples AS
 SELECT r.session, r.seq, r.t, s.method, s.target, r.us / 1000.0::float8 AS ms, ${caseOf("r.outcome", OUTCOMES)} AS outcome,
        r.t - r.sched_ms AS scheduled_t, r.late_us / 1000.0::float8 AS late_ms, r.hidden_us / 1000.0::float8 AS hidden_ms, r.flags,

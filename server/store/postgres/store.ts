@@ -73,9 +73,17 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
   const queries = openQueries(pool, () => Math.max(prunedBeforeMs, retention.rawKeptFromMs()), opts.answerFrom);
 
   let clientIds = (await readSql`SELECT DISTINCT client_id FROM sessions`).map((r) => r.client_id as string);
+  let targets: string[] = [];
+  let announced = new Set<string>();
+  let toAnnounce: string[] = [];
   let refreshFailing = false;
   const refresh = async () => {
     try {
+      const pending = [...toAnnounce];
+      for (const target of pending)
+        await writeSql`INSERT INTO deployment_targets (target, announced_ms) VALUES (${target}, ${nowMs()}) ON CONFLICT (target) DO UPDATE SET announced_ms = excluded.announced_ms`;
+      toAnnounce = toAnnounce.slice(pending.length);
+      targets = (await readSql`SELECT target FROM deployment_targets`).map((r) => r.target as string);
       clientIds = (await readSql`SELECT DISTINCT client_id FROM sessions`).map((r) => r.client_id as string);
       prunedBeforeMs = await readPrunedBeforeMs(readSql);
       await ensurePartitions(writeSql, ahead(), partitions);
@@ -95,6 +103,14 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
     location: redactUrl(url),
     publicIdKey,
     storedClientIds: () => clientIds,
+    deploymentTargets: () => targets,
+    announceTargets: (mine) => {
+      // Announced at the next refresh (within DEPLOYMENT_REFRESH_MS); a target is announced once per process.
+      const fresh = mine.filter((t) => !announced.has(t));
+      if (fresh.length === 0) return;
+      announced = new Set([...announced, ...fresh]);
+      toAnnounce.push(...fresh);
+    },
     openPageReader: () =>
       pageReaderOver(
         (q, params) => guarded(async () => (await readSql.unsafe(toPostgresPlaceholders(q), params).values()) as unknown as RawSampleRow[]),
