@@ -2,17 +2,20 @@
 import { parseArgs } from "node:util";
 import { fail, ok, type Result } from "../../shared/result.js";
 import { DB_PATH_DEFAULT, parseServeArgs, type ServeOptions } from "./options.js";
+import { isPostgresUrl } from "../store/postgres/dialect.js";
 
 export function demoHelp(): string {
   return [
-    "Usage: tailprobe demo [--port 8080] [--host 127.0.0.1] [--db ./data/tailprobe.db]",
+    "Usage: tailprobe demo [--port 8080] [--host 127.0.0.1] [--db ./data/tailprobe.db | --db postgres://…]",
     "",
     "Runs server A on --port and server B on --port + 1 as A's peer, each with its",
-    "own database (B's is the same path with -B before the extension).",
+    "own database (B's is the same path with -B before the extension); with a",
+    "postgres:// URL both write to that one database, as a deployment's servers do.",
   ].join("\n");
 }
 
 export function peerDbPath(dbPath: string, name: string): string {
+  if (isPostgresUrl(dbPath)) return dbPath;
   return /\.db$/.test(dbPath) ? dbPath.replace(/\.db$/, `-${name}.db`) : `${dbPath}-${name}`;
 }
 

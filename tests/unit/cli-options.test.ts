@@ -71,4 +71,23 @@ describe("tailprobe demo flags", () => {
     expect(r.value.b.port).toBe(8081);
     expect(r.value.a.dbPath).not.toBe(r.value.b.dbPath);
   });
+
+  it("puts A and B on one PostgreSQL database when --db is a URL", () => {
+    const url = "postgres://tailprobe@db.example:5432/tailprobe";
+    const r = parseDemoArgs(["--db", url]);
+    if (!r.ok || r.value === "help") throw new Error("expected options");
+    expect([r.value.a.dbPath, r.value.b.dbPath]).toEqual([url, url]);
+  });
+});
+
+describe("--db", () => {
+  it("takes a file path or a postgres:// / postgresql:// URL, and refuses a URL it cannot parse", () => {
+    for (const db of ["./x.db", "postgres://u@h/d", "postgresql://u:p@127.0.0.1:5433/d?sslmode=require"]) {
+      const r = parseServeArgs(["--db", db]);
+      expect(r.ok && r.value !== "help" && r.value.dbPath, db).toBe(db);
+    }
+    const bad = parseServeArgs(["--db", "postgres://u@[bad/d"]);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toMatch(/--db/);
+  });
 });
