@@ -2,12 +2,14 @@
 // answers a batch only after its transaction committed, so after a restart the
 // database must pass PRAGMA integrity_check and hold every sample it
 // acknowledged. (Batches in flight at the kill may or may not be there: their
-// sender never got a 200 and would retry.)
+// sender never got a 200 and would retry.) On both stores: with PostgreSQL the
+// answer likewise follows the COMMIT.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { freshDb, selectPostgres, STORE_KINDS } from "../helpers/store-kinds.js";
 
 const LOAD_SCRIPT = path.resolve("tests/helpers/ingest-burst.ts");
 
@@ -19,9 +21,32 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe("SIGKILL during a burst of ingests", () => {
+/** Rows stored of one session's seq range, and all rows; SQLite's integrity check first. */
+async function storedCounts(kind: string, db: string, ranges: { session: string; first: number; last: number }[]): Promise<{ missing: number; total: number }> {
+  const inRange = "SELECT COUNT(*) AS n FROM samples JOIN sessions ON sessions.id = samples.session WHERE session_key = ? AND seq BETWEEN ? AND ?";
+  let missing = 0;
+  if (kind === "postgres") {
+    for (const a of ranges) {
+      const [row] = await selectPostgres<{ n: number }>(db, inRange.replace("?", "$1").replace("?", "$2").replace("?", "$3"), [a.session, a.first, a.last]);
+      missing += a.last - a.first + 1 - (row?.n ?? 0);
+    }
+    const [all] = await selectPostgres<{ n: number }>(db, "SELECT COUNT(*) AS n FROM samples");
+    return { missing, total: all?.n ?? 0 };
+  }
+  const conn = new Database(db, { readonly: true });
+  try {
+    expect(conn.pragma("integrity_check", { simple: true })).toBe("ok");
+    const count = conn.prepare(inRange);
+    for (const a of ranges) missing += a.last - a.first + 1 - (count.get(a.session, a.first, a.last) as { n: number }).n;
+    return { missing, total: (conn.prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n };
+  } finally {
+    conn.close();
+  }
+}
+
+describe.each(STORE_KINDS)("SIGKILL during a burst of ingests (%s store)", (kind) => {
   it("restarts with an intact database holding every acknowledged sample", { timeout: 60_000 }, async () => {
-    server = await startServerProcess(["--no-ping"]);
+    server = await startServerProcess(["--no-ping"], { dbPath: await freshDb(kind, "sigkill") });
     const { port, dbPath } = server;
     load = spawn(process.execPath, ["--import", "tsx", LOAD_SCRIPT, server.url, "5000", "4"], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
@@ -38,24 +63,10 @@ describe("SIGKILL during a burst of ingests", () => {
     expect(fails, "the load script saw the server die").toBeGreaterThan(0);
 
     server = await startServerProcess(["--no-ping", "--port", String(port)], { dbPath });
-    const db = new Database(dbPath, { readonly: true });
-    try {
-      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-      const count = db.prepare(
-        "SELECT COUNT(*) AS n FROM samples JOIN sessions ON sessions.id = samples.session WHERE session_key = ? AND seq BETWEEN ? AND ?",
-      );
-      let missing = 0;
-      for (const a of acks) {
-        const { n } = count.get(a.session, a.first, a.last) as { n: number };
-        missing += a.last - a.first + 1 - n;
-      }
-      expect(missing, "acknowledged samples missing after the crash").toBe(0);
-      const total = (db.prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
-      expect(total).toBeGreaterThanOrEqual(acks.length * 200);
-      console.log(`sigkill-ingest: ${acks.length} batches acknowledged (${acks.length * 200} samples), ${total} stored, ${fails} failed after the kill`);
-    } finally {
-      db.close();
-    }
+    const { missing, total } = await storedCounts(kind, dbPath, acks);
+    expect(missing, "acknowledged samples missing after the crash").toBe(0);
+    expect(total).toBeGreaterThanOrEqual(acks.length * 200);
+    console.log(`sigkill-ingest (${kind}): ${acks.length} batches acknowledged (${acks.length * 200} samples), ${total} stored, ${fails} failed after the kill`);
     // The restarted server ingests again.
     const res = await fetch(`${server.url}/api/samples`, {
       method: "POST",
@@ -63,5 +74,7 @@ describe("SIGKILL during a burst of ingests", () => {
       body: JSON.stringify({ clientId: "after-crash-1", sessionId: "after-crash-1", samples: [{ seq: 0, t: Date.now(), method: "xhr", target: "A", ms: 1, outcome: "ok" }] }),
     });
     expect(res.status).toBe(200);
+    await server.stop();
+    server = undefined;
   });
 });
