@@ -6,6 +6,7 @@ import type { Clock } from "../../client/src/common/clock.js";
 import {
   FLUSH_INTERVAL_MS,
   Outbox,
+  POSTPONE_MAX,
   RETRY_AFTER_MS_MAX,
   RETRY_MS_FIRST,
   retryAfterMs,
@@ -182,6 +183,41 @@ describe("outbox", () => {
     await settle(outbox, (c) => c.pending === 0);
     expect(calls).toHaveLength(2);
     expect(outbox.counters).toMatchObject({ delivered: 1, rejected: 0, failures: 0 });
+  });
+
+  it("waits for a gap the last reports fit in, and goes regardless after POSTPONE_MAX waits", async () => {
+    const clock = stillClock();
+    // Each request takes 200 ms on the test's clock: a slow commit on a busy server.
+    const calls: number[] = [];
+    const transport: OutboxTransport = {
+      fetch: (_url, init) => {
+        const body = JSON.parse(String(init.body)) as { samples: Sample[] };
+        calls.push(body.samples.length);
+        clock.advance(200);
+        return Promise.resolve(new Response(JSON.stringify({ accepted: body.samples.length, duplicates: 0 }), { status: 200 }));
+      },
+    };
+    const outbox = new Outbox(new MemoryStore(), options(transport, clock));
+    await outbox.start();
+    const report = async (msToNextProbe: number, expectCalls: number) => {
+      clock.advance(FLUSH_INTERVAL_MS);
+      outbox.add(sample(calls.length * 10 + 1000 + clock.monoMs()));
+      await settle(outbox, (c) => c.pending > 0);
+      const now = clock.nowMs();
+      // The scheduler's deadline (60 ms lead) is met every time; only the expected duration decides.
+      outbox.pump(now + msToNextProbe - 60, now + msToNextProbe);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(calls, `after a pump ${msToNextProbe} ms before the next probe`).toHaveLength(expectCalls);
+    };
+    // No report measured yet: the deadline alone decides, and it goes (taking 200 ms).
+    await report(150, 1);
+    // Now 150 ms before the next probe is too little for a 200 ms report: it waits…
+    await report(150, 1);
+    // …but goes in a gap of 250 ms.
+    await report(250, 2);
+    // Too short POSTPONE_MAX times in a row: the next goes regardless, so the outbox still drains.
+    for (let i = 0; i < POSTPONE_MAX; i++) await report(100, 2);
+    await report(100, 3);
   });
 
   it("reads Retry-After as seconds or an HTTP date, bounded", () => {

@@ -161,7 +161,7 @@ async function start(): Promise<void> {
       for (const ch of channels.values()) ch.maintain();
       clearResourceTimings();
     },
-    report: (deadlineMs) => outbox.pump(deadlineMs),
+    report: (deadlineMs, nextProbeMs) => outbox.pump(deadlineMs, nextProbeMs),
   });
 
   exit.setAbandon(() => prober.abandonInFlight());

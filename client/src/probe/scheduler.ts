@@ -45,9 +45,11 @@ export interface SchedulerOptions {
   local(): void;
   /**
    * A report to the home server, if one is due; its request must start by
-   * deadlineMs (epoch ms), undefined when the gap is too short for any report.
+   * deadlineMs (epoch ms), undefined when the gap is too short for any report;
+   * nextProbeMs is when the next probe goes (epoch ms), so a report expected
+   * to outlast the gap can wait for a later one.
    */
-  report(deadlineMs: number | undefined): void;
+  report(deadlineMs: number | undefined, nextProbeMs?: number): void;
 }
 
 /** Slots the clock worker runs: one per probe, then housekeeping's. */
@@ -98,6 +100,7 @@ export class Scheduler {
   private report(): void {
     this.reportWaiting = false;
     this.deferrals = 0;
-    this.o.report(this.gapMs < REPORT_GAP_MS_MIN ? undefined : this.nextProbeDueMs - this.leadMs);
+    if (this.gapMs < REPORT_GAP_MS_MIN) this.o.report(undefined);
+    else this.o.report(this.nextProbeDueMs - this.leadMs, this.nextProbeDueMs);
   }
 }

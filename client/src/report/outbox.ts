@@ -39,6 +39,12 @@ export const RECENT_MAX = 2000;
  * intervals there is no moment free of probes, and the outbox must still drain.
  */
 export const POSTPONE_MAX = 3;
+/**
+ * Report round trips remembered to judge whether the next one fits before
+ * the next probe: the slowest of the last few, so one slow commit on a busy
+ * server makes the next reports wait for a gap they fit in.
+ */
+export const REQUEST_DURATIONS_KEPT = 4;
 
 /** Answers that will never succeed however often the same batch is retried. */
 const HOPELESS_STATUS = new Set([400, 409, 413]);
@@ -122,6 +128,8 @@ export class Outbox {
   /** Per session, the last seq delivered (or refused): the next read starts after it. */
   private readonly doneSeq = new Map<string, number>();
   private inFlight = false;
+  /** The last few report round trips (ms), newest last. */
+  private readonly requestDurationsMs: number[] = [];
   /** A request to the endpoint is on the wire (sent, answer not yet read). */
   private requesting = false;
   /** Deliveries in a row that found their deadline passed. */
@@ -206,8 +214,11 @@ export class Outbox {
    * is due. deadlineMs (epoch ms, the options' clock): the request must start
    * by then or wait for the next pump (at most POSTPONE_MAX in a row), so the
    * IndexedDB read before it cannot push it into the next probe's moment.
+   * nextProbeMs (epoch ms): when the next probe to this server goes; the
+   * request waits for a later pump too when the slowest of the last reports
+   * would not be answered by then.
    */
-  pump(deadlineMs?: number): void {
+  pump(deadlineMs?: number, nextProbeMs?: number): void {
     this.commit();
     const now = this.options.clock.monoMs();
     if (this.inFlight || now < this.nextAttemptMs) return;
@@ -218,7 +229,8 @@ export class Outbox {
       if (own < BATCH_SAMPLES && now - this.lastSendMs < FLUSH_INTERVAL_MS) return;
     }
     // A report postponed too often goes regardless of its deadline, but still as one batch.
-    void this.deliver(false, this.postponed >= POSTPONE_MAX ? undefined : deadlineMs, deadlineMs === undefined);
+    const force = this.postponed >= POSTPONE_MAX;
+    void this.deliver(false, force ? undefined : deadlineMs, deadlineMs === undefined, force ? undefined : nextProbeMs);
   }
 
   /** The page was hidden: it may never run again, so send what fits in a keepalive request now. */
@@ -301,7 +313,7 @@ export class Outbox {
   }
 
   /** drain: send batch after batch while a backlog remains (no gap bounds the report). */
-  private async deliver(keepalive: boolean, deadlineMs?: number, drain = false): Promise<void> {
+  private async deliver(keepalive: boolean, deadlineMs?: number, drain = false, nextProbeMs?: number): Promise<void> {
     this.inFlight = true;
     this.lastSendMs = this.options.clock.monoMs();
     try {
@@ -324,12 +336,16 @@ export class Outbox {
         const first = rows[0]!.row;
         const samples = rows.map((r) => r.row.sample);
         const body = this.body(first, samples);
-        if (deadlineMs !== undefined && this.options.clock.nowMs() > deadlineMs) {
+        const now = this.options.clock.nowMs();
+        const late = deadlineMs !== undefined && now > deadlineMs;
+        const wouldOverlap = nextProbeMs !== undefined && now + Math.max(0, ...this.requestDurationsMs) > nextProbeMs;
+        if (late || wouldOverlap) {
           this.postponed++;
           return;
         }
         this.postponed = 0;
         this.requesting = true;
+        const sentAtMs = this.options.clock.monoMs();
         let res: Response;
         let answer: string;
         try {
@@ -342,6 +358,8 @@ export class Outbox {
           answer = await res.text();
         } finally {
           this.requesting = false;
+          this.requestDurationsMs.push(this.options.clock.monoMs() - sentAtMs);
+          if (this.requestDurationsMs.length > REQUEST_DURATIONS_KEPT) this.requestDurationsMs.shift();
         }
         if (LATER_STATUS.has(res.status)) {
           // Overloaded, rate-limited or its disk is full: the rows stay, and we come back when told.

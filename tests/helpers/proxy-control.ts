@@ -1,0 +1,75 @@
+// A control prober for the Toxiproxy shift test: Node clients (no browser)
+// sending the same three requests a page sends to B (GET /echo, GET /jsonp,
+// a WebSocket echo) through the same proxy, every PACE_MS, recording each
+// round trip with its send time. Their shift between phases is what the proxy
+// really added: its own timer wake-ups run late on a busy machine, and that
+// lateness is the proxy's, not the page's.
+import http from "node:http";
+import WebSocket from "ws";
+
+const PACE_MS = 250;
+
+export interface ControlSample {
+  method: "xhr" | "jsonp" | "ws";
+  t: number;
+  ms: number;
+}
+
+export interface ProxyControl {
+  stop(): Promise<ControlSample[]>;
+}
+
+export async function startProxyControl(baseUrl: string): Promise<ProxyControl> {
+  const out: ControlSample[] = [];
+  let running = true;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/ws`, { perMessageDeflate: false });
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  const get = (path: string) =>
+    new Promise<void>((resolve, reject) => {
+      http
+        .get(`${baseUrl}${path}`, { agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve());
+        })
+        .on("error", reject);
+    });
+  let wsId = 0;
+  const wsEcho = () =>
+    new Promise<void>((resolve) => {
+      const msg = JSON.stringify({ type: "echo", id: wsId++ });
+      const onMessage = (d: WebSocket.RawData) => {
+        if (d.toString() !== msg) return;
+        ws.off("message", onMessage);
+        resolve();
+      };
+      ws.on("message", onMessage);
+      ws.send(msg);
+    });
+  const loop = async (method: ControlSample["method"], once: () => Promise<void>) => {
+    while (running) {
+      const t = Date.now();
+      const s = performance.now();
+      await once();
+      out.push({ method, t, ms: performance.now() - s });
+      await new Promise((r) => setTimeout(r, PACE_MS));
+    }
+  };
+  const loops = Promise.all([
+    loop("xhr", () => get("/echo")),
+    loop("jsonp", () => get(`/jsonp?callback=control_${wsId}`)),
+    loop("ws", wsEcho),
+  ]);
+  return {
+    async stop() {
+      running = false;
+      await loops;
+      ws.close();
+      agent.destroy();
+      return out;
+    },
+  };
+}
