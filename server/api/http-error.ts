@@ -25,11 +25,12 @@ export const jsonErrorHandler: ErrorRequestHandler = (err: unknown, _req, res, _
     const [code, error] = LIBRARY_ERRORS[e.status] ?? ["BAD_REQUEST", "bad request"];
     return sendError(res, e.status === 403 ? 404 : e.status, code, error);
   }
-  // A query that met a locked, full or damaged database: try again later (ingest logs the fault).
+  // A query that met a locked, full or damaged database, or a PostgreSQL that
+  // is away: try again later, and the advice says why (ingest logs the fault).
   const fault = classifyStorageError(err);
   if (fault !== undefined) {
     res.set("Retry-After", String(fault.retryAfterS));
-    return sendError(res, 503, "STORAGE_UNAVAILABLE", `storage unavailable (${fault.kind})`);
+    return sendError(res, 503, "STORAGE_UNAVAILABLE", `storage unavailable (${fault.kind}): ${fault.advice}`);
   }
   console.error("tailprobe: unexpected error:", err);
   sendError(res, 500, "INTERNAL", "internal error");

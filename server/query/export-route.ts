@@ -46,13 +46,18 @@ function drained(res: Response): Promise<boolean> {
 async function stream(store: Store, filter: SampleFilter, format: Format, res: Response, clients: ClientDirectory): Promise<void> {
   const reader = openPageReader(store);
   try {
+    // The first page is read before the header goes out: a database that is
+    // away (PostgreSQL restarting) is then a 503 the client can retry, not a cut stream.
+    const pages = reader.pages(filter)[Symbol.asyncIterator]();
+    let next = await pages.next();
     res.status(200).set({
       "Content-Type": format.contentType,
       "Cache-Control": "no-store",
       "Content-Disposition": `inline; filename="tailprobe-samples-${filter.fromMs}-${filter.toMs}.${format.extension}"`,
     });
     res.write(format.header(filter));
-    for await (const page of reader.pages(filter)) {
+    for (; next.done !== true; next = await pages.next()) {
+      const page = next.value;
       // Asked now, not remembered from the last write: the socket may have drained while the page was read.
       if (res.writableNeedDrain && !(await drained(res))) return;
       if (res.destroyed) return;

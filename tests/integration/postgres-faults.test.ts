@@ -45,6 +45,11 @@ describe.skipIf(!postgresAvailable())("PostgreSQL unavailable", () => {
       const q = await stats();
       expect(q.status).toBe(503);
       expect(await q.json()).toMatchObject({ code: "STORAGE_UNAVAILABLE", error: expect.stringMatching(/PostgreSQL is unreachable/) });
+      for (const path of ["/api/histogram", "/api/clients", "/api/samples.csv"]) {
+        const other = await fetch(`${server.url}${path}${path === "/api/clients" ? "" : `?from=${T0 - 1000}&to=${T0 + 600_000}`}`);
+        expect(other.status, path).toBe(503);
+        expect(await other.json(), path).toMatchObject({ code: "STORAGE_UNAVAILABLE" });
+      }
     } finally {
       await pg.startServer();
     }
