@@ -1,7 +1,8 @@
 // Ingest on PostgreSQL: one transaction per batch, the raw rows by one
-// multi-row INSERT … ON CONFLICT DO NOTHING, and the rollups of the rows
-// actually inserted merged in the same transaction, so a query never sees
-// one without the other and redelivery never counts twice.
+// multi-row INSERT (unnest of one array per column) ON CONFLICT DO NOTHING,
+// and the rollups of the rows actually inserted merged in the same
+// transaction, so a query never sees one without the other and redelivery
+// never counts twice.
 //
 // Why merge in the transaction rather than in a background step: it is what
 // the SQLite store does (one design, and any server's answer includes every
