@@ -45,7 +45,9 @@ const VISIBLE_BITS = FLAG.visibleAtSend | FLAG.visibleAtReply;
 
 export function sampleWhere(f: SampleFilter): SqlWhere {
   const conds = ["t >= ?", "t <= ?"];
-  const params: (string | number)[] = [f.fromMs, f.toMs];
+  // t is an integer (epoch ms): a computed bound such as t + 12.004 ms selects
+  // the same rows rounded inward, and PostgreSQL refuses a fraction for a bigint.
+  const params: (string | number)[] = [Math.ceil(f.fromMs), Math.floor(f.toMs)];
   if (f.clientId !== undefined) {
     // "+session": walk the t index, not every row of the client's sessions by primary key.
     conds.push("+session IN (SELECT id FROM sessions WHERE client_id = ?)");
@@ -78,7 +80,7 @@ export function sampleWhere(f: SampleFilter): SqlWhere {
   }
   for (const w of f.exclude ?? []) {
     conds.push("NOT (t >= ? AND t <= ?)");
-    params.push(w.fromMs, w.toMs);
+    params.push(Math.ceil(w.fromMs), Math.floor(w.toMs));
   }
   return { sql: conds.join(" AND "), params };
 }
