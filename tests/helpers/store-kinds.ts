@@ -31,17 +31,16 @@ export async function freshDb(kind: StoreKind, name: string): Promise<string> {
   return (await testPostgres()).createDatabase(name);
 }
 
-/** One row of a portable SELECT (`?` placeholders) on the server's database, read as the test sees it. */
+/** The rows of a portable SELECT (`?` placeholders) on the server's database, read as the test sees it. */
+export async function selectAll<T>(server: RunningServer & { options: { dbPath: string } }, sql: string, params: (string | number)[] = []): Promise<T[]> {
+  if (server.store.kind === "sqlite") return sqliteDb(server.store).prepare(sql).all(...params) as T[];
+  let n = 0;
+  return selectPostgres<T>(server.options.dbPath, sql.replace(/\?/g, () => `$${++n}`), params);
+}
+
+/** One row of a portable SELECT (`?` placeholders) on the server's database. */
 export async function selectOne<T>(server: RunningServer & { options: { dbPath: string } }, sql: string, params: (string | number)[] = []): Promise<T> {
-  if (server.store.kind === "sqlite") return sqliteDb(server.store).prepare(sql).get(...params) as T;
-  const pg = postgres(server.options.dbPath, { max: 1, onnotice: () => {}, types: { int8: { to: 20, from: [20], serialize: String, parse: Number } } });
-  try {
-    let n = 0;
-    const rows = await pg.unsafe(sql.replace(/\?/g, () => `$${++n}`), params);
-    return rows[0] as T;
-  } finally {
-    await pg.end();
-  }
+  return (await selectAll<T>(server, sql, params))[0]!;
 }
 
 /** Rows of a SELECT (`$n` placeholders) on a PostgreSQL URL, numbers as numbers. */
