@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
+import { freePort } from "./free-port.js";
 import os from "node:os";
 import path from "node:path";
 
@@ -63,17 +64,6 @@ export interface TestPostgres {
   startServer(): Promise<void>;
   /** Stops the server and removes the directory. */
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const asRoot = () => process.getuid?.() === 0;

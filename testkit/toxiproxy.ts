@@ -4,7 +4,7 @@
 // a known delay between a browser and a server.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
+import { freePort } from "./free-port.js";
 
 /** Where the binary is looked for: $TAILPROBE_TOXIPROXY, then .ci/run's install path, then PATH. */
 export function toxiproxyBinary(): string {
@@ -22,17 +22,6 @@ export interface Toxiproxy {
   addLatency(proxy: string, toxic: string, latencyMs: number, stream: "downstream" | "upstream"): Promise<void>;
   removeToxic(proxy: string, toxic: string): Promise<void>;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startToxiproxy(): Promise<Toxiproxy> {

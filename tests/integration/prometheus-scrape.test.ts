@@ -8,7 +8,7 @@
 // with a message saying what to install.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
+import { freePort } from "../../testkit/free-port.js";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,16 +45,6 @@ async function post(samples: object[]): Promise<void> {
     body: JSON.stringify({ clientId: "c-prometheus", sessionId: "s-prometheus", samples }),
   });
   expect(res.status, await res.clone().text()).toBe(200);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
 }
 
 interface Vector {
