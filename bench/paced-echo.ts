@@ -2,7 +2,7 @@
 // one WebSocket echo every PACE_MS, each waiting for its answer. What the
 // stall and capacity benchmarks read the echo server's promptness with.
 import http from "node:http";
-import WebSocket from "ws";
+import { echoOnce, openEchoSocket } from "../testkit/ws-echo.js";
 
 /** Spacing of probe starts (ms): often enough for a p99 in seconds, light enough not to load the server. */
 export const PACE_MS = 5;
@@ -34,29 +34,15 @@ export async function pacedEcho(url: string, seconds: number): Promise<{ ms: num
 
 /** Paced echo messages on one WebSocket, the /ws prober's path; round trips in ms. */
 export async function pacedWsEcho(url: string, seconds: number): Promise<number[]> {
-  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws`, { perMessageDeflate: false });
-  await new Promise((resolve, reject) => {
-    ws.once("open", resolve);
-    ws.once("error", reject);
-  });
+  const ws = await openEchoSocket(url);
   const ms: number[] = [];
   const end = performance.now() + seconds * 1000;
   for (let id = 0; performance.now() < end; id++) {
-    const msg = JSON.stringify({ type: "echo", id });
     const s = performance.now();
-    await new Promise<void>((resolve) => {
-      const onMessage = (d: WebSocket.RawData) => {
-        if (d.toString() !== msg) return;
-        ws.off("message", onMessage);
-        resolve();
-      };
-      ws.on("message", onMessage);
-      ws.send(msg);
-    });
+    await echoOnce(ws, id);
     ms.push(performance.now() - s);
     await new Promise((r) => setTimeout(r, Math.max(0, PACE_MS - (performance.now() - s))));
   }
   ws.close();
   return ms;
 }
-

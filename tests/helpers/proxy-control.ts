@@ -5,7 +5,7 @@
 // really added: its own timer wake-ups run late on a busy machine, and that
 // lateness is the proxy's, not the page's.
 import http from "node:http";
-import WebSocket from "ws";
+import { echoOnce, openEchoSocket } from "../../testkit/ws-echo.js";
 
 const PACE_MS = 250;
 
@@ -23,11 +23,7 @@ export async function startProxyControl(baseUrl: string): Promise<ProxyControl> 
   const out: ControlSample[] = [];
   let running = true;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
-  const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/ws`, { perMessageDeflate: false });
-  await new Promise((resolve, reject) => {
-    ws.once("open", resolve);
-    ws.once("error", reject);
-  });
+  const ws = await openEchoSocket(baseUrl);
   const get = (path: string) =>
     new Promise<void>((resolve, reject) => {
       http
@@ -38,17 +34,7 @@ export async function startProxyControl(baseUrl: string): Promise<ProxyControl> 
         .on("error", reject);
     });
   let wsId = 0;
-  const wsEcho = () =>
-    new Promise<void>((resolve) => {
-      const msg = JSON.stringify({ type: "echo", id: wsId++ });
-      const onMessage = (d: WebSocket.RawData) => {
-        if (d.toString() !== msg) return;
-        ws.off("message", onMessage);
-        resolve();
-      };
-      ws.on("message", onMessage);
-      ws.send(msg);
-    });
+  const wsEcho = () => echoOnce(ws, wsId++);
   const loop = async (method: ControlSample["method"], once: () => Promise<void>) => {
     while (running) {
       const t = Date.now();
