@@ -67,6 +67,16 @@ describe("raceBest2", () => {
     expect(await race.done).toMatchObject({ outcome: "ok", ms: 4, winner: "jsonp", otherMs: 9 });
   });
 
+  it("names the reply that came first by its timestamp, though its leg settled later", async () => {
+    // A WebSocket echo answered at 7.28 ms settles only once its server's `served` note arrives,
+    // after a JSONP callback that ran at 7.475 ms: the race was still won by the WebSocket.
+    const race = raceBest2(channel, "http://b.test", 5000);
+    jsonpLeg.settle("ok", 7.475);
+    await flush();
+    wsLeg.settle("ok", 7.28);
+    expect(await race.done).toMatchObject({ outcome: "ok", ms: 7.28, winner: "ws", otherMs: 7.475 });
+  });
+
   it("when one leg fails, the other decides; the failure is kept as the other leg's outcome", async () => {
     const race = raceBest2(channel, "http://b.test", 5000);
     jsonpLeg.settle("error", 1, "network"); // B is down: refused at once

@@ -64,17 +64,24 @@ export function raceBest2(ws: WsChannel, jsonpBaseUrl: string | null, timeoutMs:
       if (reason !== undefined) lost.reason = reason;
       return lost;
     }
-    const other = first.leg === "ws" ? jsonpR : wsR;
+    // The winner is the leg whose reply came first by its own timestamp, not
+    // the first promise to settle: a WebSocket message stamped on arrival can
+    // be handled after a JSONP callback that ran later (seen on a busy machine:
+    // a "jsonp" win at 7.475 ms over a WebSocket reply at 7.28 ms).
+    const bothOk = wsR.outcome === "ok" && jsonpR.outcome === "ok";
+    const winner: Best2Leg = bothOk ? (wsR.endMs < jsonpR.endMs ? "ws" : jsonpR.endMs < wsR.endMs ? "jsonp" : first.leg) : first.leg;
+    const won = winner === "ws" ? wsR : jsonpR;
+    const other = winner === "ws" ? jsonpR : wsR;
     const r: Best2Result = {
       outcome: "ok",
       startMs,
-      ms: Math.max(0, first.r.endMs - startMs),
-      winner: first.leg,
+      ms: Math.max(0, won.endMs - startMs),
+      winner,
       otherMs: other.outcome === "ok" ? Math.max(0, other.endMs - startMs) : null,
       otherOutcome: other.outcome,
     };
     if (other.outcome !== "ok" && other.reason !== undefined) r.reason = other.reason;
-    if (first.r.fresh !== undefined) r.fresh = first.r.fresh;
+    if (won.fresh !== undefined) r.fresh = won.fresh;
     return r;
   });
   return { decided, done };
