@@ -1,7 +1,6 @@
 // The chart endpoints on a real server: samples in through POST /api/samples,
 // each endpoint's JSON shape and numbers out, and a 400 for every kind of bad query.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningServer } from "../../server/app.js";
 import type {
   CdfResponse,
   ClientsResponse,

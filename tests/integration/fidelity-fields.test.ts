@@ -6,7 +6,6 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningServer } from "../../server/app.js";
 import { migrate } from "../../server/store/migrate.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import type { StatsResponse } from "../../shared/contract/index.js";

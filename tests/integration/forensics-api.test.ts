@@ -2,7 +2,6 @@
 // handler is attributed to its server, two series compare with a sentence,
 // the same ticks to two servers pair up for fan-out, and bad queries are 400.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningServer } from "../../server/app.js";
 import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { prng } from "../helpers/prng.js";

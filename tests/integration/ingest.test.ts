@@ -1,7 +1,6 @@
 // Reporting and storage: batches in, statistics out, each sample counted once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { USER_AGENT_CHARS_MAX } from "../../server/api/ingest.js";
-import type { RunningServer } from "../../server/app.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { publicIdOf } from "../helpers/public-id.js";
