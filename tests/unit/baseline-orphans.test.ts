@@ -77,7 +77,11 @@ describe("baselines of a closed page", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("are not given to a page of another client", async () => {
+  // The second: exports publish sessionIds, so one alone must claim nothing.
+  it.each([
+    ["a page of another client", "client-y", "session-3", 40003],
+    ["a page that says the closed page's sessionId (exports publish it) under another clientId", "client-thief", "session-1", 40004],
+  ] as const)("are not given to %s", async (_what, clientId, sessionId, port) => {
     const b = start(false);
     const closing = new FakeSocket({ pong: true, closeAfterFirstPong: true });
     const c1 = client(closing, "client-x", "session-1", 40001);
@@ -88,23 +92,9 @@ describe("baselines of a closed page", () => {
     // it, the first push to it (where handed-over samples go) is past.
     const other = new FakeSocket({ pong: true });
     const connectedAtMs = Date.now();
-    b.onClient(client(other, "client-y", "session-3", 40003));
+    b.onClient(client(other, clientId, sessionId, port));
     await waitFor(() => (wspingsOf(other).length > 0 ? true : undefined), EVENT_WAIT_MS, "the page's own wsping");
     expect(wspingsOf(other).filter((s) => s.t < connectedAtMs), "wspings measured before this page connected").toEqual([]);
-  });
-
-  it("are not given to a page that says the closed page's sessionId (exports publish it) under another clientId", async () => {
-    const b = start(false);
-    const closing = new FakeSocket({ pong: true, closeAfterFirstPong: true });
-    const c1 = client(closing, "client-x", "session-1", 40001);
-    b.onClient(c1);
-    await untilClosed(closing);
-    b.onClientGone(c1);
-    const thief = new FakeSocket({ pong: true });
-    const connectedAtMs = Date.now();
-    b.onClient(client(thief, "client-thief", "session-1", 40004));
-    await waitFor(() => (wspingsOf(thief).length > 0 ? true : undefined), EVENT_WAIT_MS, "the page's own wsping");
-    expect(wspingsOf(thief).filter((s) => s.t < connectedAtMs), "wspings measured before this page connected").toEqual([]);
   });
 
   it("go to a page of the same client that is already connected, without the ping readings it got itself", { timeout: 20_000 }, async () => {
