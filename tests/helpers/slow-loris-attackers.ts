@@ -25,6 +25,10 @@ function attacker(kind: Kind, port: number, until: number, drops: Drop[]): Promi
       const startMs = performance.now();
       const socket = net.connect(port, "127.0.0.1");
       let timer: NodeJS.Timeout | undefined;
+      // The attack's end closes the last sockets itself. Its timer may fire up to
+      // a millisecond before performance.now() reaches `until` (Node's timers count
+      // whole milliseconds), so the clock alone cannot tell that close from a drop.
+      let closedByUs = false;
       socket.on("error", () => {});
       socket.on("data", () => {}); // the 408 the server may send before closing
       socket.once("connect", () => {
@@ -39,11 +43,14 @@ function attacker(kind: Kind, port: number, until: number, drops: Drop[]): Promi
       socket.once("close", () => {
         clearInterval(timer);
         const afterMs = performance.now() - startMs;
-        // Only drops by the server count: the attack's end closes the last ones itself.
-        if (performance.now() < until) drops.push({ kind, afterMs });
+        // Only drops by the server count.
+        if (!closedByUs && performance.now() < until) drops.push({ kind, afterMs });
         round();
       });
-      setTimeout(() => socket.destroy(), Math.max(0, until - performance.now())).unref();
+      setTimeout(() => {
+        closedByUs = true;
+        socket.destroy();
+      }, Math.max(0, until - performance.now())).unref();
     };
     round();
   });
