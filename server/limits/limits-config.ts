@@ -19,7 +19,7 @@ export const ECHO_PER_SECOND_MIN = 1;
 export const ECHO_PER_SECOND_MAX = 1_000_000;
 /**
  * POST /api/samples per second per address at a 1 s interval, scaled with the
- * interval: a page posts every 2 s (or at each full batch), and a page
+ * interval: a page posts every 5 s (or at each full batch), and a page
  * draining its outbox after an outage posts once per housekeeping slot;
  * beyond this it waits for Retry-After and keeps its samples.
  */

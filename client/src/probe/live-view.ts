@@ -2,11 +2,13 @@
 // (method, target), so a user can see at a glance that probing works.
 // Samples are only counted when they arrive; the DOM and the sparklines are
 // written in render(), which the scheduler calls in the housekeeping slot:
-// style, layout and paint never share a probe's moment, and happen once a
-// tick instead of once a sample. A hidden page skips drawing altogether.
+// style, layout and paint never share a probe's moment, and happen at most
+// once a tick instead of once a sample (less often when nobody is there:
+// render-cadence.ts). A hidden page skips drawing altogether.
 import { METHOD_LABELS, methodOrder, type Method } from "../../../shared/methods.js";
 import { formatCount, formatMs } from "../../../shared/format.js";
 import type { Sample } from "../../../shared/contract/samples.js";
+import { UNATTENDED_RENDER_MS } from "./render-cadence.js";
 import { SPARK_POINTS_MAX, Sparkline, type SparkColours } from "./sparkline.js";
 
 interface Cells {
@@ -40,6 +42,7 @@ export class LiveView {
   private readonly rows = new Map<string, Row>();
   private total = 0;
   private shownTotal = -1;
+  private shownUnattended = false;
 
   constructor(
     private readonly tbody: HTMLTableSectionElement,
@@ -67,12 +70,13 @@ export class LiveView {
     row.dirty = true;
   }
 
-  /** Writes what changed since the last render to the page. */
-  render(): void {
+  /** Writes what changed since the last render to the page; unattended: the view is redrawn slowly (render-cadence.ts). */
+  render(unattended = false): void {
     if (document.visibilityState === "hidden") return;
-    if (this.shownTotal !== this.total) {
-      this.count.textContent = `${this.total} samples`;
+    if (this.shownTotal !== this.total || this.shownUnattended !== unattended) {
+      this.count.textContent = unattended ? `${this.total} samples · redrawn every ${UNATTENDED_RENDER_MS / 1000} s until you move the pointer` : `${this.total} samples`;
       this.shownTotal = this.total;
+      this.shownUnattended = unattended;
     }
     // Read before any write, so reading the style forces no extra layout.
     let colours: SparkColours | undefined;

@@ -6,7 +6,7 @@ import "../common/page.css";
 import { browserClock } from "../common/clock.js";
 import { browserTransport, Outbox } from "../report/outbox.js";
 import { openOutboxStore } from "../report/outbox-store.js";
-import { showOutbox } from "../report/outbox-status.js";
+import { showOutboxLine, showStorageWarning } from "../report/outbox-status.js";
 import { watchPageExit } from "../report/page-exit.js";
 import { holdSessionLock, liveSessions } from "../report/session-lock.js";
 import { localStorageSpill } from "../report/spill.js";
@@ -20,6 +20,7 @@ import { PageContext } from "./page-context.js";
 import { clearResourceTimings } from "./resource-timing.js";
 import { buildPlan, resolveServers } from "./plan.js";
 import { Prober } from "./prober.js";
+import { ATTENTION_EVENTS, RenderCadence } from "./render-cadence.js";
 import { clockSlots, Scheduler } from "./scheduler.js";
 import { measureTimerResolutionMs } from "./timer-resolution.js";
 import { WsChannel } from "./ws-channel.js";
@@ -51,6 +52,7 @@ async function start(): Promise<void> {
   holdSessionLock(sessionId);
   // Once per session, before anything else runs: every latency is a multiple of it.
   const timerResolutionMs = measureTimerResolutionMs(browserClock.monoMs) ?? undefined;
+  let outboxShown = false;
   // The outbox starts before anything else: what an earlier session left goes
   // home even while this one waits for its configuration.
   const outbox = new Outbox(await openOutboxStore(), {
@@ -62,7 +64,10 @@ async function start(): Promise<void> {
     transport: browserTransport(),
     liveSessions,
     timerResolutionMs,
-    onChange: (c) => showOutbox(c, $("reported"), $("storage-warning")),
+    onChange: (c) => {
+      outboxShown = false;
+      showStorageWarning(c, $("storage-warning"));
+    },
   });
   // What an earlier page spilled at pagehide joins the outbox before the first delivery.
   await outbox.restore(localStorageSpill.takeAll()).catch((err: unknown) => console.warn(`tailprobe: spilled samples not restored: ${(err as Error).message}`));
@@ -91,7 +96,15 @@ async function start(): Promise<void> {
   };
 
   // Until the clock runs (it pumps the outbox in every housekeeping slot), a page timer does; no probe runs yet.
-  const prePump = setInterval(() => outbox.pump(), 1000);
+  const showReported = () => {
+    if (outboxShown) return;
+    outboxShown = true;
+    showOutboxLine(outbox.counters, $("reported"));
+  };
+  const prePump = setInterval(() => {
+    outbox.pump();
+    showReported();
+  }, 1000);
   let config: Config | undefined;
   for (let attempt = 0; config === undefined; attempt++) {
     try {
@@ -107,6 +120,11 @@ async function start(): Promise<void> {
   const slots = buildPlan(servers);
   const context = new PageContext();
   const live = new LiveView($<HTMLTableSectionElement>("live-rows"), $("count"));
+  const cadence = new RenderCadence(browserClock.monoMs);
+  for (const type of ATTENTION_EVENTS) addEventListener(type, () => cadence.attend(), { passive: true, capture: true });
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") cadence.attend();
+  });
   const home = servers[0]?.name;
 
   const blocked = servers.filter((s) => s.blockedReason !== null);
@@ -157,7 +175,10 @@ async function start(): Promise<void> {
     reportServerProbesInFlight: () => (home === undefined ? 0 : prober.inFlightTo(home)),
     local: () => {
       outbox.commit();
-      live.render();
+      if (cadence.take()) {
+        live.render(!cadence.attended());
+        showReported();
+      }
       for (const ch of channels.values()) ch.maintain();
       clearResourceTimings();
     },
