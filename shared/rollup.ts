@@ -71,9 +71,34 @@ export function mergeInto(a: Rollup, b: Rollup): void {
   for (const [i, c] of b.buckets) a.buckets.set(i, (a.buckets.get(i) ?? 0) + c);
 }
 
+/**
+ * Bucket indices ascending, with their counts. A Map iterates in insertion
+ * order, and one filled from a single stored rollup (mergeEncoded into an
+ * empty one: most cells of a chart) was filled in ascending order, so the sort
+ * is skipped when the keys already ascend; otherwise a typed array's numeric
+ * sort (no comparator), counts looked up after.
+ */
+function sortedArrays(r: Rollup): { idx: Int32Array; cnt: Float64Array } {
+  const idx = new Int32Array(r.buckets.size);
+  const cnt = new Float64Array(r.buckets.size);
+  let n = 0;
+  let ascending = true;
+  for (const [i, c] of r.buckets) {
+    if (n > 0 && i < idx[n - 1]!) ascending = false;
+    idx[n] = i;
+    cnt[n++] = c;
+  }
+  if (!ascending) {
+    idx.sort();
+    for (let k = 0; k < n; k++) cnt[k] = r.buckets.get(idx[k]!)!;
+  }
+  return { idx, cnt };
+}
+
 /** Bucket indices ascending with their counts. */
 export function sortedBuckets(r: Rollup): [number, number][] {
-  return [...r.buckets].sort((x, y) => x[0] - y[0]);
+  const { idx, cnt } = sortedArrays(r);
+  return Array.from(idx, (i, k) => [i, cnt[k]!] as [number, number]);
 }
 
 /**
@@ -81,6 +106,23 @@ export function sortedBuckets(r: Rollup): [number, number][] {
  * integer there if there is only one (exact), else the geometric middle.
  */
 export function bucketValue(i: number): number {
+  const k = i + 1;
+  if (k >= 0 && k < VALUE_CACHE.length) {
+    const v = VALUE_CACHE[k]!;
+    if (v !== 0) return v;
+    return (VALUE_CACHE[k] = computeBucketValue(i));
+  }
+  return computeBucketValue(i);
+}
+
+/**
+ * bucketValue per index from -1 (1 µs) up: every chart cell and percentile
+ * asks for it, and each costs two powers and a logarithm. 4096 indices reach
+ * 2^32 µs (71 minutes), past any timeout; 0 marks "not computed" (no bucket's value is 0).
+ */
+const VALUE_CACHE = new Float64Array(4096);
+
+function computeBucketValue(i: number): number {
   const lower = 2 ** (i / STEPS);
   const upper = bucketUpper(i);
   const lo = Math.floor(lower) + 1;
@@ -92,7 +134,8 @@ export function bucketValue(i: number): number {
  * Nearest-rank percentile p (0 < p ≤ 100) in µs; null when empty. Exact at
  * the first and last rank (min, max) and for 0; otherwise within ±1 %.
  */
-export function quantile(r: Rollup, p: number, sorted = sortedBuckets(r)): number | null {
+export function quantile(r: Rollup, p: number, sorted?: [number, number][]): number | null {
+  if (sorted === undefined) return quantiles(r, [p])[0]!;
   if (r.count === 0) return null;
   const rank = nearestRank(p, r.count);
   if (rank === r.count) return r.max;
@@ -104,6 +147,35 @@ export function quantile(r: Rollup, p: number, sorted = sortedBuckets(r)): numbe
     if (seen >= rank) return Math.min(r.max!, Math.max(r.min!, bucketValue(i)));
   }
   return r.max;
+}
+
+/**
+ * quantile() for several percentiles at once, from one ordered pass over the
+ * buckets (a chart cell asks for three, a stats row for six).
+ */
+export function quantiles(r: Rollup, ps: readonly number[]): (number | null)[] {
+  const out = new Array<number | null>(ps.length).fill(null);
+  if (r.count === 0) return out;
+  const ranks = ps.map((p) => nearestRank(p, r.count));
+  const walk: number[] = [];
+  ranks.forEach((rank, k) => {
+    if (rank === r.count) out[k] = r.max;
+    else if (rank === 1) out[k] = r.min;
+    else if (rank <= r.zero) out[k] = 0;
+    else walk.push(k);
+  });
+  if (walk.length === 0) return out;
+  walk.sort((a, b) => ranks[a]! - ranks[b]!);
+  const { idx, cnt } = sortedArrays(r);
+  let seen = r.zero;
+  let j = 0;
+  for (let x = 0; x < idx.length && j < walk.length; x++) {
+    const i = idx[x]!;
+    seen += cnt[x]!;
+    while (j < walk.length && seen >= ranks[walk[j]!]!) out[walk[j++]!] = Math.min(r.max!, Math.max(r.min!, bucketValue(i)));
+  }
+  for (; j < walk.length; j++) out[walk[j]!] = r.max;
+  return out;
 }
 
 /**
@@ -157,6 +229,94 @@ export function encodeRollup(r: Rollup): Uint8Array {
     prev = i;
   }
   return Uint8Array.from(out);
+}
+
+/** Reads the stored form: header fields, then calls onBucket(index, count) in ascending index order. */
+function decodeInto(blob: Uint8Array, onHeader: (count: number, min: number, max: number, sum: number, zero: number) => boolean, onBucket: (i: number, c: number) => void): void {
+  let pos = 0;
+  const next = (): number => {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      const b = blob[pos++];
+      if (b === undefined) throw new Error("truncated rollup");
+      v += (b & 0x7f) * mul;
+      if (b < 0x80) return v;
+      mul *= 0x80;
+    }
+  };
+  const count = next();
+  const min = next();
+  const max = next();
+  const sum = next();
+  const zero = next();
+  const n = next();
+  if (!onHeader(count, min, max, sum, zero)) return;
+  let i = -1;
+  for (let k = 0; k < n; k++) {
+    i += next();
+    onBucket(i, next());
+  }
+}
+
+/**
+ * A rollup being merged from many stored ones (a whole range's stats, CDF or
+ * histogram: thousands of rows into one cell per series): counts in an array
+ * indexed by bucket, where a Map would hash every bucket of every row.
+ * toRollup() gives the ordinary form, its buckets inserted in ascending order.
+ */
+export class DenseRollup {
+  count = 0;
+  min: number | null = null;
+  max: number | null = null;
+  sum = 0;
+  zero = 0;
+  /** counts[i + 1]: bucket i (indices start at -1). */
+  private counts = new Float64Array(1024);
+  private top = -1;
+
+  addEncoded(blob: Uint8Array): void {
+    decodeInto(
+      blob,
+      (count, min, max, sum, zero) => {
+        if (count === 0) return false;
+        this.count += count;
+        this.sum += sum;
+        this.zero += zero;
+        if (this.min === null || min < this.min) this.min = min;
+        if (this.max === null || max > this.max) this.max = max;
+        return true;
+      },
+      (i, c) => this.add(i, c),
+    );
+  }
+
+  addRollup(r: Rollup): void {
+    if (r.count === 0) return;
+    this.count += r.count;
+    this.sum += r.sum;
+    this.zero += r.zero;
+    if (this.min === null || (r.min !== null && r.min < this.min)) this.min = r.min;
+    if (this.max === null || (r.max !== null && r.max > this.max)) this.max = r.max;
+    for (const [i, c] of r.buckets) this.add(i, c);
+  }
+
+  private add(i: number, c: number): void {
+    const k = i + 1;
+    if (k >= this.counts.length) {
+      const grown = new Float64Array(Math.max(k + 1, this.counts.length * 2));
+      grown.set(this.counts);
+      this.counts = grown;
+    }
+    this.counts[k]! += c;
+    if (k > this.top) this.top = k;
+  }
+
+  toRollup(): Rollup {
+    const r: Rollup = { count: this.count, min: this.min, max: this.max, sum: this.sum, zero: this.zero, buckets: new Map() };
+    for (let k = 0; k <= this.top; k++) if (this.counts[k] !== 0) r.buckets.set(k - 1, this.counts[k]!);
+    return r;
+  }
 }
 
 /** Merges a stored rollup into `into`: the same as mergeInto(into, decoded), without building the decoded one. */

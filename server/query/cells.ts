@@ -2,7 +2,7 @@
 // the latency population a filter asks for, in ms, and its log bins.
 import { logBin } from "../../shared/contract/index.js";
 import { methodOrder } from "../../shared/methods.js";
-import { bucketValue, emptyRollup, mergeInto, quantile, type Rollup } from "../../shared/rollup.js";
+import { bucketValue, emptyRollup, mergeInto, quantile, quantiles, type Rollup } from "../../shared/rollup.js";
 import type { RollupCell } from "../store/rollup-batch.js";
 import type { Merged, SeriesInfo } from "./reader.js";
 
@@ -20,6 +20,9 @@ export function tailOf(c: RollupCell, timeoutsInTail: boolean): Rollup {
 
 /** Nearest-rank percentile p in ms, within ±1 % (shared/rollup.ts). */
 export const percentileMs = (r: Rollup, p: number): number | null => msOf(quantile(r, p));
+
+/** Several percentiles in ms from one pass (quantiles in shared/rollup.ts). */
+export const percentilesMs = (r: Rollup, ps: readonly number[]): (number | null)[] => quantiles(r, ps).map(msOf);
 
 /** Series in the table's order: by target, then method. */
 export function sortedSeries(m: Merged): { series: SeriesInfo; buckets: Map<number, RollupCell> }[] {

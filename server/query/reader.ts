@@ -8,7 +8,7 @@ import type { Pace, ReadPool } from "../store/read-pool.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 import { decompose, RAW, runsOf, spansOf, type Piece } from "./plan.js";
 import { TCP_MIN_RTT_SERIES } from "../../shared/contract/index.js";
-import { record } from "../../shared/rollup.js";
+import { DenseRollup, mergeInto, record, type Rollup } from "../../shared/rollup.js";
 
 export interface SeriesInfo {
   id: number;
@@ -109,6 +109,17 @@ export async function readMerged(ctx: ReadContext, f: SampleFilter, axis: Axis |
     return c;
   };
 
+  // A query without a time axis (stats, CDF, histogram) merges every stored row
+  // of the range into one cell per series: thousands of rows, so into dense
+  // accumulators, folded into the cells at the end.
+  const dense = axis === null ? new Map<number, DenseCell>() : null;
+  const denseOf = (seriesId: number): DenseCell | null => {
+    if (dense === null || !byId.has(seriesId)) return null;
+    let d = dense.get(seriesId);
+    if (d === undefined) dense.set(seriesId, (d = emptyDenseCell()));
+    return d;
+  };
+
   const seriesIn = `series IN (${series.map((s) => s.id).join(", ")})`;
   const classSet = new Set(classes);
   for (const run of runsOf(pieces)) {
@@ -124,6 +135,11 @@ export async function readMerged(ctx: ReadContext, f: SampleFilter, axis: Axis |
         params,
         (row) => {
           const [seriesId, startMs, failures, skipped, lat, tmo, winsWs, winsJsonp, margin] = row as [number, number, ...unknown[]];
+          if (dense !== null) {
+            const d = denseOf(seriesId);
+            if (d !== null) addStoredDense(d, { failures, skipped, lat, tmo, wins_ws: winsWs, wins_jsonp: winsJsonp, margin } as StoredCell);
+            return;
+          }
           const c = cellOf(seriesId, startMs);
           if (c !== null)
             mergeStored(c, { failures, skipped, lat, tmo, wins_ws: winsWs, wins_jsonp: winsJsonp, margin } as StoredCell);
@@ -132,7 +148,50 @@ export async function readMerged(ctx: ReadContext, f: SampleFilter, axis: Axis |
       );
     }
   }
+  if (dense !== null)
+    for (const [seriesId, d] of dense) {
+      const c = cellOf(seriesId, 0);
+      if (c !== null) foldDense(c, d);
+    }
   return out;
+}
+
+interface DenseCell {
+  failures: number;
+  skipped: number;
+  winsWs: number;
+  winsJsonp: number;
+  lat: DenseRollup;
+  tmo: DenseRollup;
+  margin: DenseRollup;
+}
+
+const emptyDenseCell = (): DenseCell => ({ failures: 0, skipped: 0, winsWs: 0, winsJsonp: 0, lat: new DenseRollup(), tmo: new DenseRollup(), margin: new DenseRollup() });
+
+function addStoredDense(d: DenseCell, s: StoredCell): void {
+  d.failures += s.failures;
+  d.skipped += s.skipped;
+  d.winsWs += s.wins_ws;
+  d.winsJsonp += s.wins_jsonp;
+  if (s.lat !== null) d.lat.addEncoded(s.lat);
+  if (s.tmo !== null) d.tmo.addEncoded(s.tmo);
+  if (s.margin !== null) d.margin.addEncoded(s.margin);
+}
+
+/** The stored rows' sums into a cell that may already hold the raw edges'. Dense buckets go in first, in ascending order. */
+function foldDense(c: RollupCell, d: DenseCell): void {
+  c.failures += d.failures;
+  c.skipped += d.skipped;
+  c.winsWs += d.winsWs;
+  c.winsJsonp += d.winsJsonp;
+  const fold = (dense: DenseRollup, edge: Rollup): Rollup => {
+    const r = dense.toRollup();
+    mergeInto(r, edge);
+    return r;
+  };
+  c.lat = fold(d.lat, c.lat);
+  c.tmo = fold(d.tmo, c.tmo);
+  c.margin = fold(d.margin, c.margin);
 }
 
 /** Raw samples of an edge run folded into cells the way the ingest folds them into rollups. */

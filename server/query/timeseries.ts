@@ -2,9 +2,11 @@
 import type { TimeseriesResponse } from "../../shared/contract/index.js";
 import type { Pace } from "../store/read-pool.js";
 import type { SampleFilter } from "../store/sample-filter.js";
-import { msOf, percentileMs, sortedSeries, tailOf } from "./cells.js";
+import { msOf, percentilesMs, sortedSeries, tailOf } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
 import { bucketStarts, rollupTimeAxis } from "./time-axis.js";
+
+const TIMESERIES_PERCENTILES = [50, 90, 99] as const;
 
 export async function rollupTimeseries(ctx: ReadContext, filter: SampleFilter, bucketMs: number | undefined, pace: Pace): Promise<TimeseriesResponse> {
   const axis = await rollupTimeAxis(ctx, filter, bucketMs);
@@ -26,9 +28,10 @@ export async function rollupTimeseries(ctx: ReadContext, filter: SampleFilter, b
       row.failures[i] = c.failures;
       row.count[i] = r.count;
       if (r.count === 0) continue;
-      row.p50[i] = percentileMs(r, 50);
-      row.p90[i] = percentileMs(r, 90);
-      row.p99[i] = percentileMs(r, 99);
+      const [p50 = null, p90 = null, p99 = null] = percentilesMs(r, TIMESERIES_PERCENTILES);
+      row.p50[i] = p50;
+      row.p90[i] = p90;
+      row.p99[i] = p99;
       row.max[i] = msOf(r.max);
     }
     return row;

@@ -6,13 +6,17 @@ import { describe, expect, it } from "vitest";
 import {
   bucketIndex,
   bucketUpper,
+  bucketValue,
   countAtOrBelow,
+  DenseRollup,
   emptyRollup,
   encodeRollup,
   mergeEncoded,
   mergeInto,
   quantile,
+  quantiles,
   record,
+  sortedBuckets,
   ROLLUP_RELATIVE_ERROR,
   type Rollup,
 } from "../../shared/rollup.js";
@@ -34,9 +38,12 @@ function expectWithinBound(values: number[]): void {
   expect(r.min).toBe(sorted[0]);
   expect(r.max).toBe(sorted[sorted.length - 1]);
   expect(r.sum).toBe(values.reduce((a, b) => a + b, 0));
-  for (const p of PERCENTILES) {
+  const all = quantiles(r, PERCENTILES);
+  for (const [k, p] of PERCENTILES.entries()) {
     const exact = percentileSorted(sorted, p)!;
     const got = quantile(r, p)!;
+    // Several percentiles from one pass are the same as one at a time.
+    expect(all[k], `p${p} from quantiles()`).toBe(got);
     if (exact === 0) expect(got).toBe(0);
     else expect(Math.abs(got - exact) / exact, `p${p}: exact ${exact}, rollup ${got}`).toBeLessThanOrEqual(ROLLUP_RELATIVE_ERROR);
   }
@@ -90,11 +97,37 @@ describe("buckets", () => {
       expect(bucketUpper(i) / bucketUpper(i - 1) - 1).toBeLessThan(0.01);
     }
   });
+  it("a bucket's value lies in the bucket, the same when asked again (cached) and past the cache", () => {
+    for (let i = -1; i < 4200; i++) {
+      const v = bucketValue(i);
+      expect(v, `bucket ${i}`).toBeGreaterThan(bucketUpper(i - 1));
+      expect(v, `bucket ${i}`).toBeLessThanOrEqual(bucketUpper(i));
+      expect(bucketValue(i)).toBe(v);
+    }
+  });
   it("encode → decode gives the same rollup", () => {
     const r = rollupOf(Array.from({ length: 5000 }, () => us(30 * Math.exp(gauss()))));
     const back = emptyRollup();
     mergeEncoded(back, encodeRollup(r));
     expect(back).toEqual(r);
+  });
+});
+
+describe("several percentiles in one pass", () => {
+  it("equal the one-at-a-time walk over the sorted buckets, in any order of p", () => {
+    const value = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 1, max: 60_000_000 }));
+    const p = fc.oneof(fc.constantFrom(0.1, 1, 10, 50, 90, 99, 99.9, 100), fc.double({ min: 0.001, max: 100, noNaN: true }));
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 1, maxLength: 300 }), fc.array(p, { minLength: 1, maxLength: 8 }), (values, ps) => {
+        const r = rollupOf(values);
+        const pairs = sortedBuckets(r);
+        expect(quantiles(r, ps)).toEqual(ps.map((q) => quantile(r, q, pairs)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it("an empty rollup gives null for each", () => {
+    expect(quantiles(emptyRollup(), [50, 99])).toEqual([null, null]);
   });
 });
 
@@ -125,6 +158,21 @@ describe("merging", () => {
         mergeEncoded(back, encodeRollup(rollupOf(a.slice(half))));
         expect(back).toEqual(rollupOf(a));
       }),
+    );
+  });
+  it("a dense accumulator of many stored and in-memory rollups equals the rollup of their union, buckets ascending", () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(latencyUs, { maxLength: 60 }), { minLength: 1, maxLength: 12 }), fc.array(latencyUs, { maxLength: 60 }), (parts, edge) => {
+        const dense = new DenseRollup();
+        for (const part of parts) if (part.length > 0) dense.addEncoded(encodeRollup(rollupOf(part)));
+        dense.addRollup(rollupOf(edge));
+        const got = dense.toRollup();
+        const union = rollupOf([...parts.flat(), ...edge]);
+        expect({ ...got, buckets: [...got.buckets].sort((x, y) => x[0] - y[0]) }).toEqual({ ...union, buckets: [...union.buckets].sort((x, y) => x[0] - y[0]) });
+        const keys = [...got.buckets.keys()];
+        expect(keys).toEqual([...keys].sort((x, y) => x - y));
+      }),
+      { numRuns: 300 },
     );
   });
 });
