@@ -7,6 +7,8 @@ import {
   FLUSH_INTERVAL_MS,
   Outbox,
   POSTPONE_MAX,
+  predictedReportMs,
+  REPORT_GUESS_MS,
   RETRY_AFTER_MS_MAX,
   RETRY_MS_FIRST,
   retryAfterMs,
@@ -209,15 +211,23 @@ describe("outbox", () => {
       await new Promise((r) => setTimeout(r, 20));
       expect(calls, `after a pump ${msToNextProbe} ms before the next probe`).toHaveLength(expectCalls);
     };
-    // No report measured yet: the deadline alone decides, and it goes (taking 200 ms).
+    // No report measured yet: the first is assumed quick (predictedReportMs([]) = 50 ms), and it goes (taking 200 ms).
     await report(150, 1);
-    // Now 150 ms before the next probe is too little for a 200 ms report: it waits…
+    // Now 150 ms, and even 400 ms, before the next probe is too little after a 200 ms report: it waits…
     await report(150, 1);
-    // …but goes in a gap of 250 ms.
-    await report(250, 2);
+    await report(400, 1);
+    // …but goes in a gap of 450 ms (twice the slowest, and 10 ms more).
+    await report(450, 2);
     // Too short POSTPONE_MAX times in a row: the next goes regardless, so the outbox still drains.
     for (let i = 0; i < POSTPONE_MAX; i++) await report(100, 2);
     await report(100, 3);
+  });
+
+  it("predicts a report at twice the slowest recent round trip and 10 ms more", () => {
+    expect(predictedReportMs([])).toBe(2 * REPORT_GUESS_MS + 10);
+    expect(predictedReportMs([3, 80, 12])).toBe(170);
+    // Quicker than the guess still counts as the guess: a fast loopback must not invite a collision.
+    expect(predictedReportMs([1, 2])).toBe(2 * REPORT_GUESS_MS + 10);
   });
 
   it("reads Retry-After as seconds or an HTTP date, bounded", () => {

@@ -49,7 +49,19 @@ export const POSTPONE_MAX = 3;
  * the next probe: the slowest of the last few, so one slow commit on a busy
  * server makes the next reports wait for a gap they fit in.
  */
-export const REQUEST_DURATIONS_KEPT = 4;
+export const REQUEST_DURATIONS_KEPT = 8;
+/** Assumed for a page's first report, before any round trip was timed (ms). */
+export const REPORT_GUESS_MS = 20;
+
+/**
+ * How long the next report may take (ms): twice the slowest recent round trip
+ * and 10 ms more, because a report's time is not a constant: a batch grows
+ * between reports and a busy machine stretches one round trip to several of
+ * its neighbours (a prediction of exactly the slowest let one report in five
+ * minutes run into a probe on a loaded two-core machine).
+ */
+export const predictedReportMs = (recentMs: readonly number[]): number =>
+  2 * Math.max(REPORT_GUESS_MS, ...recentMs) + 10;
 
 /** Answers that will never succeed however often the same batch is retried. */
 const HOPELESS_STATUS = new Set([400, 409, 413]);
@@ -343,7 +355,7 @@ export class Outbox {
         const body = this.body(first, samples);
         const now = this.options.clock.nowMs();
         const late = deadlineMs !== undefined && now > deadlineMs;
-        const wouldOverlap = nextProbeMs !== undefined && now + Math.max(0, ...this.requestDurationsMs) > nextProbeMs;
+        const wouldOverlap = nextProbeMs !== undefined && now + predictedReportMs(this.requestDurationsMs) > nextProbeMs;
         if (late || wouldOverlap) {
           this.postponed++;
           return;
