@@ -6,12 +6,12 @@ import {
   parseWith,
   REJECTED_ERROR_CHARS_MAX,
   sampleBatchEnvelopeSchema,
-  sampleSchema,
   type RejectedSample,
   type Sample,
   type SampleBatch,
   type SampleRefusal,
 } from "../../shared/contract/index.js";
+import { readSample } from "../../shared/contract/sample-reader.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { StorageHealth } from "../storage-faults.js";
 import { SessionOwnerError, type Store } from "../store/store.js";
@@ -42,7 +42,7 @@ export function parseSamples(raw: unknown[], check: (s: Sample) => string | unde
   raw.forEach((item, index) => {
     const seqOf = (item as { seq?: unknown } | null)?.seq;
     const seq = typeof item === "object" && item !== null && Number.isSafeInteger(seqOf) && (seqOf as number) >= 0 ? (seqOf as number) : null;
-    const parsed = parseWith(sampleSchema, item);
+    const parsed = readSample(item);
     const error = !parsed.ok
       ? parsed.error
       : (check(parsed.value) ?? (seen.has(parsed.value.seq) ? `seq ${parsed.value.seq} appears twice in one batch` : undefined));
