@@ -12,7 +12,7 @@ import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
 import { jsonErrorHandler, sendError } from "./api/http-error.js";
 import { ingestRouter } from "./api/ingest.js";
-import { sampleChecker } from "./api/sample-checks.js";
+import { sampleRules } from "./api/sample-checks.js";
 import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
 import { createBaselines } from "./baseline/baselines.js";
@@ -123,7 +123,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       budget: budgets.ingest,
       storage,
       clients,
-      checker: sampleChecker({
+      rules: sampleRules({
         nowMs,
         rawDays: options.rawDays,
         ownName: options.name,

@@ -1,7 +1,8 @@
 // What a sample must satisfy beyond its shape to be stored by this
-// deployment: a time near the server's clock and a target it knows.
+// deployment: a time near the server's clock and a target it knows, as the
+// rules server/ingest/read-batch.ts applies.
 import { best2Target } from "../../shared/names.js";
-import type { Sample } from "../../shared/contract/index.js";
+import type { SampleRules } from "../ingest/read-batch.js";
 
 const DAY_MS = 86_400_000;
 /** How far ahead of the server's clock a sample may be dated (ms): a client clock a day fast is still honest. */
@@ -28,24 +29,13 @@ export function knownTargets(ownName: string, peerNames: readonly string[]): Set
   return new Set([ownName, ...peerNames, best2Target(ownName, peerNames[0] ?? ownName)]);
 }
 
-/** A function that names what is wrong with a well-formed sample, or undefined if it may be stored. */
-export function sampleChecker(o: SampleCheckOptions): () => (s: Sample) => string | undefined {
+/** The rules a batch is read under, as of now (the clock, the peers' names and the deployment's targets change). */
+export function sampleRules(o: SampleCheckOptions): () => SampleRules {
   return () => {
     const now = o.nowMs();
-    const oldest = now - o.rawDays * DAY_MS;
-    const newest = now + SAMPLE_AHEAD_MS_MAX;
     const targets = knownTargets(o.ownName, o.peerNames());
     o.deployment?.announce([...targets]);
     for (const t of o.deployment?.targets() ?? []) targets.add(t);
-    const window = (field: string, t: number) =>
-      t < oldest
-        ? `${field}: older than the raw retention (${o.rawDays} days)`
-        : t > newest
-          ? `${field}: more than a day ahead of the server's clock`
-          : undefined;
-    return (s) =>
-      window("t", s.t) ??
-      (s.scheduledT === undefined ? undefined : window("scheduledT", s.scheduledT)) ??
-      (targets.has(s.target) ? undefined : `target: '${s.target}' is not a server of this deployment`);
+    return { oldestMs: now - o.rawDays * DAY_MS, newestMs: now + SAMPLE_AHEAD_MS_MAX, rawDays: o.rawDays, targets: [...targets] };
   };
 }

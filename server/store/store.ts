@@ -16,6 +16,7 @@ import { deleteClientData } from "./admin-ops.js";
 import { timerResolutionQuery } from "./timer-resolution.js";
 import type { StoredClient } from "./stored-client.js";
 import type { SampleFilter } from "./sample-filter.js";
+import { ingestHere, type BodyIngest, type SampleRules } from "../ingest/read-batch.js";
 
 export { SessionOwnerError, type IngestMeta } from "./writer.js";
 export { StorageError } from "./writer-client.js";
@@ -38,6 +39,12 @@ export interface Store extends Queries {
    * SQLite's code (SQLITE_FULL, SQLITE_READONLY, SQLITE_BUSY, …).
    */
   insertBatch(batch: SampleBatch, meta: IngestMeta): Promise<IngestResult>;
+  /**
+   * A POST /api/samples body, read under the rules (server/ingest/read-batch.ts)
+   * and stored as insertBatch does, or refused with nothing stored. The
+   * threaded SQLite store reads it in its writer thread, off the event loop.
+   */
+  ingestBody(body: Uint8Array, rules: SampleRules, meta: IngestMeta): Promise<BodyIngest>;
   clients(): Promise<StoredClient[]>;
   /** Coarsest timer resolution (ms) reported by the sessions in the filter's range; null if none did. */
   timerResolution(filter: SampleFilter): Promise<number | null>;
@@ -145,6 +152,7 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): SqliteStore 
   return {
     ...sqliteCommon(db, dbPath),
     insertBatch: async (batch, meta) => insertBatch(batch, meta),
+    ingestBody: (body, rules, meta) => ingestHere(body, rules, meta, async (batch, m) => insertBatch(batch, m)),
     ...queries,
     clients: () => clientsQuery(readers),
     timerResolution: (filter) => timerResolutionQuery(readers, filter),
@@ -191,6 +199,7 @@ export async function openStoreThreaded(dbPath: string, opts: StoreOptions = {})
   return {
     ...sqliteCommon(db, dbPath),
     insertBatch: (batch, meta) => writer.insertBatch(batch, meta),
+    ingestBody: (body, rules, meta) => writer.ingestBody(body, rules, meta),
     ...queries,
     clients: () => clientsQuery(readers),
     timerResolution: (filter) => timerResolutionQuery(readers, filter),

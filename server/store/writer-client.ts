@@ -5,6 +5,7 @@ import { Worker } from "node:worker_threads";
 import type { IngestResult, SampleBatch } from "../../shared/contract/index.js";
 import type { RetentionOptions } from "./retention.js";
 import type { DeletedClient } from "./admin-ops.js";
+import type { BodyIngest, SampleRules } from "../ingest/read-batch.js";
 import { SessionOwnerError, type IngestMeta } from "./writer.js";
 
 export interface WriterInit {
@@ -21,6 +22,7 @@ export interface WriterInit {
 
 export type WriterRequest =
   | { type: "insert"; id: number; batch: SampleBatch; meta: IngestMeta }
+  | { type: "ingest"; id: number; body: Uint8Array; rules: SampleRules; meta: IngestMeta }
   | { type: "prune"; id: number }
   | { type: "delete-client"; id: number; clientId: string }
   | { type: "close" };
@@ -28,6 +30,7 @@ export type WriterRequest =
 export type WriterReply =
   | { type: "ready" }
   | { type: "done"; id: number; result: IngestResult }
+  | { type: "ingested"; id: number; ingest: BodyIngest }
   | { type: "pruned-now"; id: number; deleted: number }
   | { type: "client-deleted"; id: number; deleted: DeletedClient }
   | { type: "pruned"; beforeMs: number }
@@ -46,6 +49,8 @@ export class StorageError extends Error {
 
 export interface WriterClient {
   insertBatch(batch: SampleBatch, meta: IngestMeta): Promise<IngestResult>;
+  /** Reads the body in the thread (server/ingest/read-batch.ts), then inserts it there. */
+  ingestBody(body: Uint8Array, rules: SampleRules, meta: IngestMeta): Promise<BodyIngest>;
   pruneNow(): Promise<number>;
   deleteClient(clientId: string): Promise<DeletedClient>;
   close(): Promise<void>;
@@ -81,20 +86,25 @@ export async function startWriterThread(init: WriterInit, onPruned: (beforeMs: n
       pending.delete(m.id);
       if (m.type === "failed")
         p.reject(m.error.code === "SESSION_CLIENT_MISMATCH" ? new SessionOwnerError(m.error.message) : new StorageError(m.error.message, m.error.code));
-      else p.resolve((m.type === "done" ? m.result : m.deleted) as never);
+      else p.resolve((m.type === "done" ? m.result : m.type === "ingested" ? m.ingest : m.deleted) as never);
     });
   });
   await ready;
-  const call = <T>(msg: (id: number) => WriterRequest): Promise<T> => {
+  const call = <T>(msg: (id: number) => WriterRequest, transfer: ArrayBuffer[] = []): Promise<T> => {
     if (exited) return Promise.reject(new StorageError("the writer thread has stopped", null));
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (v: never) => void, reject });
-      worker.postMessage(msg(id));
+      worker.postMessage(msg(id), transfer);
     });
   };
   return {
     insertBatch: (batch, meta) => call((id) => ({ type: "insert", id, batch, meta })),
+    ingestBody: (body, rules, meta) => {
+      // Moved, not copied, unless the bytes share a buffer with others (Node's pool for small bodies).
+      const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer ? body : new Uint8Array(body);
+      return call((id) => ({ type: "ingest", id, body: own, rules, meta }), [own.buffer as ArrayBuffer]);
+    },
     pruneNow: () => call((id) => ({ type: "prune", id })),
     deleteClient: (clientId) => call((id) => ({ type: "delete-client", id, clientId })),
     async close() {

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { deleteClientData } from "./admin-ops.js";
+import { readBatch } from "../ingest/read-batch.js";
 import { startRetention } from "./retention.js";
 import { batchWriter, Codes } from "./writer.js";
 import type { WriterInit, WriterReply, WriterRequest } from "./writer-client.js";
@@ -45,6 +46,19 @@ port.on("message", (m: WriterRequest) => {
     case "insert":
       try {
         post({ type: "done", id: m.id, result: insertBatch(m.batch, m.meta) });
+      } catch (err) {
+        post({ type: "failed", id: m.id, error: errorOf(err) });
+      }
+      return;
+    case "ingest":
+      try {
+        // Ingest's reader runs here too, so the event loop never parses or checks a batch.
+        const reading = readBatch(m.body, m.rules);
+        post({
+          type: "ingested",
+          id: m.id,
+          ingest: reading.ok ? { ok: true, clientId: reading.batch.clientId, result: insertBatch(reading.batch, m.meta) } : reading,
+        });
       } catch (err) {
         post({ type: "failed", id: m.id, error: errorOf(err) });
       }

@@ -41,9 +41,10 @@ export const SAMPLE_REASONS = [
 export type SampleReason = (typeof SAMPLE_REASONS)[number];
 
 /** A reason outside the vocabulary is refused with this message after its path ("samples.3.reason: …"). */
-export const sampleReasonSchema = z.enum(SAMPLE_REASONS, {
-  error: "not a reason tailprobe knows (see SAMPLE_REASONS in docs/api.md)",
-});
+/** What a refused sample's error says of a reason outside the vocabulary. */
+export const REASON_UNKNOWN_ERROR = "not a reason tailprobe knows (see SAMPLE_REASONS in docs/api.md)";
+
+export const sampleReasonSchema = z.enum(SAMPLE_REASONS, { error: REASON_UNKNOWN_ERROR });
 
 const KNOWN: ReadonlySet<string> = new Set(SAMPLE_REASONS);
 

@@ -7,7 +7,7 @@ import { BEST2_LEGS, METHODS, OUTCOMES } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
 import { fail, ok, type Result } from "../result.js";
 import { EPOCH_MS_MAX, EPOCH_MS_MIN, LATENCY_MS_MAX } from "./fields.js";
-import { SAMPLE_REASONS } from "./reasons.js";
+import { REASON_UNKNOWN_ERROR, SAMPLE_REASONS } from "./reasons.js";
 import type { Sample } from "./samples.js";
 
 type Check = (v: unknown) => string | undefined;
@@ -21,9 +21,9 @@ const range =
       ? undefined
       : `expected ${integer ? "an integer" : "a number"} from ${min} to ${max}`;
 
-const oneOf = (values: readonly string[], what = `one of ${values.join(", ")}`): Check => {
+const oneOf = (values: readonly string[], error = `expected one of ${values.join(", ")}`): Check => {
   const known = new Set<unknown>(values);
-  return (v) => (known.has(v) ? undefined : `expected ${what}`);
+  return (v) => (known.has(v) ? undefined : error);
 };
 
 const bool: Check = (v) => (typeof v === "boolean" ? undefined : "expected a boolean");
@@ -43,7 +43,7 @@ const FIELDS = new Map<string, { required: boolean; check: Check }>([
   ["ms", { required: true, check: nullableLatency }],
   ["outcome", { required: true, check: oneOf(OUTCOMES) }],
   ["scheduledT", { required: false, check: epoch }],
-  ["reason", { required: false, check: oneOf(SAMPLE_REASONS, "a reason tailprobe knows (see SAMPLE_REASONS in docs/api.md)") }],
+  ["reason", { required: false, check: oneOf(SAMPLE_REASONS, REASON_UNKNOWN_ERROR) }],
   ["winner", { required: false, check: oneOf(BEST2_LEGS) }],
   ["otherMs", { required: false, check: nullableLatency }],
   ["otherOutcome", { required: false, check: oneOf(OUTCOMES) }],

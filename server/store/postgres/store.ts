@@ -3,6 +3,7 @@
 // query layer (server/query/) over a PostgreSQL ReadPool; ingest, retention
 // and the admin delete have PostgreSQL versions of their own.
 import { randomBytes } from "node:crypto";
+import { ingestHere } from "../../ingest/read-batch.js";
 import { openQueries } from "../../query/queries.js";
 import { pageReaderOver, type RawSampleRow } from "../../query/sample-pages.js";
 import { clientsQuery } from "../chart-queries.js";
@@ -117,6 +118,8 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
         () => {},
       ),
     insertBatch: (batch, meta) => guarded(() => writer.insertBatch(batch, meta)),
+    // Read on the event loop: PostgreSQL writes leave it anyway, and every server of the deployment reads its own.
+    ingestBody: (body, rules, meta) => ingestHere(body, rules, meta, (batch, m) => guarded(() => writer.insertBatch(batch, m))),
     ...queries,
     clients: () => clientsQuery(pool),
     timerResolution: (filter) => timerResolutionQuery(pool, filter),
