@@ -223,6 +223,43 @@ describe("outbox", () => {
     await report(100, 3);
   });
 
+  it("tries a postponed report again in the next gap, and forgets a round trip that spanned a stopped page", async () => {
+    const clock = stillClock();
+    const tookMs: number[] = [8000, 5, 5];
+    const calls: number[] = [];
+    const transport: OutboxTransport = {
+      fetch: (_url, init) => {
+        const body = JSON.parse(String(init.body)) as { samples: Sample[] };
+        calls.push(body.samples.length);
+        // The first round trip spans an 8 s SIGSTOP of the renderer.
+        clock.advance(tookMs[calls.length - 1] ?? 5);
+        return Promise.resolve(new Response(JSON.stringify({ accepted: body.samples.length, duplicates: 0 }), { status: 200 }));
+      },
+    };
+    const outbox = new Outbox(new MemoryStore(), options(transport, clock));
+    await outbox.start();
+    let seq = 0;
+    const pumpAfter = async (ms: number, msToNextProbe: number) => {
+      clock.advance(ms);
+      outbox.add(sample(seq++));
+      await settle(outbox, (c) => c.pending > 0);
+      const now = clock.nowMs();
+      outbox.pump(now + msToNextProbe - 60, now + msToNextProbe);
+      await new Promise((r) => setTimeout(r, 20));
+    };
+    await pumpAfter(FLUSH_INTERVAL_MS, 200);
+    expect(calls).toHaveLength(1);
+    // 8 s is not remembered: a 5 ms report fits 200 ms before the next probe.
+    await pumpAfter(FLUSH_INTERVAL_MS, 200);
+    expect(calls).toHaveLength(2);
+    // Too close to the next probe: postponed…
+    await pumpAfter(FLUSH_INTERVAL_MS, 30);
+    expect(calls).toHaveLength(2);
+    // …and tried again a second later, not a flush interval later.
+    await pumpAfter(1000, 200);
+    expect(calls).toHaveLength(3);
+  });
+
   it("predicts a report at twice the slowest recent round trip and 10 ms more", () => {
     expect(predictedReportMs([])).toBe(2 * REPORT_GUESS_MS + 10);
     expect(predictedReportMs([3, 80, 12])).toBe(170);

@@ -50,6 +50,15 @@ export const POSTPONE_MAX = 3;
  * server makes the next reports wait for a gap they fit in.
  */
 export const REQUEST_DURATIONS_KEPT = 8;
+/**
+ * Report round trips longer than this (ms) are not remembered. One measured
+ * across a freeze or a stopped machine says nothing of the next report, and
+ * kept it would hold the next REQUEST_DURATIONS_KEPT reports back until each
+ * went regardless, over a probe (seen: an 8 s SIGSTOP delayed every report
+ * of a hidden tab by 20 s). A server that really takes this long leaves no
+ * gap at 1 Hz in any case.
+ */
+export const REPORT_RECORDED_MS_MAX = 1000;
 /** Assumed for a page's first report, before any round trip was timed (ms). */
 export const REPORT_GUESS_MS = 20;
 
@@ -332,6 +341,7 @@ export class Outbox {
   /** drain: send batch after batch while a backlog remains (no gap bounds the report). */
   private async deliver(keepalive: boolean, deadlineMs?: number, drain = false, nextProbeMs?: number): Promise<void> {
     this.inFlight = true;
+    const lastSendMs = this.lastSendMs;
     this.lastSendMs = this.options.clock.monoMs();
     try {
       await this.save();
@@ -358,6 +368,8 @@ export class Outbox {
         const wouldOverlap = nextProbeMs !== undefined && now + predictedReportMs(this.requestDurationsMs) > nextProbeMs;
         if (late || wouldOverlap) {
           this.postponed++;
+          // Nothing went: the next gap may try again, a second later rather than a flush interval.
+          this.lastSendMs = lastSendMs;
           return;
         }
         this.postponed = 0;
@@ -375,7 +387,8 @@ export class Outbox {
           answer = await res.text();
         } finally {
           this.requesting = false;
-          this.requestDurationsMs.push(this.options.clock.monoMs() - sentAtMs);
+          const tookMs = this.options.clock.monoMs() - sentAtMs;
+          if (tookMs <= REPORT_RECORDED_MS_MAX) this.requestDurationsMs.push(tookMs);
           if (this.requestDurationsMs.length > REQUEST_DURATIONS_KEPT) this.requestDurationsMs.shift();
         }
         if (LATER_STATUS.has(res.status)) {
