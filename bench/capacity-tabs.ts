@@ -54,7 +54,8 @@ class Tab {
   private stopped = false;
 
   constructor(private readonly address: string) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: 4, localAddress: address });
+    // One keep-alive HTTP connection a tab (issue 13's model of a tab): its probes and reports queue on it.
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: address });
   }
 
   start(): void {

@@ -38,8 +38,13 @@ export const WS_PER_ADDRESS_MAX = 100_000;
 export const CONNECTIONS_PER_ADDRESS_DEFAULT = 128;
 export const CONNECTIONS_PER_ADDRESS_MIN = 1;
 export const CONNECTIONS_PER_ADDRESS_MAX = 100_000;
-/** Open TCP connections in all (Node's server.maxConnections). */
-export const CONNECTIONS_MAX_DEFAULT = 4096;
+/**
+ * Open TCP connections in all (Node's server.maxConnections). Sized for the
+ * 2,000 tabs one process holds: each a WebSocket and one or two keep-alive
+ * HTTP connections (a page's probes are spread over the second), with room
+ * for the histogram pages. Each is a file descriptor: `ulimit -n` must be above it.
+ */
+export const CONNECTIONS_MAX_DEFAULT = 16_384;
 export const CONNECTIONS_MAX_MIN = 1;
 export const CONNECTIONS_MAX_MAX = 1_000_000;
 /** A request's headers must arrive within this (ms): a browser sends them in one packet. */
