@@ -1,9 +1,11 @@
 import { defineConfig } from "vitest/config";
 
 // Two cores: unit and integration files run two at a time; the Chromium end to
-// end files run one at a time (`npm run test:e2e`), because they assert on
-// real-time rates (about one sample a second) that a second browser on the
-// same two cores would disturb. Real-time scenarios get the time they need.
+// end files run one at a time (`npm run test:e2e`, scripts/test-e2e.js),
+// because they assert on real-time rates (about one sample a second) that a
+// second busy browser on the same two cores would disturb; only the hidden-tab file,
+// which spends minutes waiting on the clock, runs in a lane beside them. Real-time
+// scenarios get the time they need.
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
