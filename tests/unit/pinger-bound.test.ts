@@ -1,5 +1,5 @@
-// The ping pool's bound: at most processesMax pings at once (loopback not
-// counted), the rest wait and rotate in, and an address whose ping stopped
+// The ping pool's bound: at most processesMax pings at once (this host's
+// own address not counted), the rest wait and rotate in, and an address whose ping stopped
 // waits its cooldown. Real processes: a stand-in ping that sends nothing.
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -45,6 +45,14 @@ describe("PingerPool bound", () => {
     pool.release("10.0.0.1");
     await vi.waitFor(() => expect(sorted(pool.activeAddresses())).toEqual(["10.0.0.2", "10.0.0.3", "127.0.0.1"]), { timeout: 5000 });
     expect(pool.waitingAddresses()).toEqual(["10.0.0.4"]);
+  });
+
+  it("only this host's own address (127.0.0.1, ::1) is exempt: other 127.0.0.0/8 addresses count against the bound", async () => {
+    const { pool } = makePool({ processesMax: 1, cooldownMs: 60_000 });
+    await ready(pool);
+    for (const a of ["127.0.1.5", "127.0.1.6", "::1", "127.0.0.1"]) pool.acquire(a);
+    expect(sorted(pool.activeAddresses())).toEqual(["127.0.0.1", "127.0.1.5", "::1"]);
+    expect(pool.waitingAddresses()).toEqual(["127.0.1.6"]);
   });
 
   it("an address whose ping just stopped waits its cooldown; loopback never does", async () => {
