@@ -1,7 +1,7 @@
 // Rollups gathered from the rows of one write (an ingest batch, a migration
 // chunk, the edges of a query), keyed by (level, bucket start, series,
 // client, class), then merged into the rollups table in the same transaction.
-import { emptyRollup, encodeRollup, mergeEncoded, record, type Rollup } from "../../shared/rollup.js";
+import { emptyRollup, encodeRollup, mergeEncoded, mergeInto, record, type Rollup } from "../../shared/rollup.js";
 import { LEVEL_MS } from "./rollup-class.js";
 
 export interface RollupCell {
@@ -69,6 +69,24 @@ export class RollupBatch {
     let c = this.cells.get(key);
     if (c === undefined) this.cells.set(key, (c = emptyCell(level, startMs, series, client, cls)));
     return c;
+  }
+
+  /** Adds every cell of `other` (another write's rollups) into this one. */
+  mergeFrom(other: RollupBatch): void {
+    for (const [key, o] of other.cells) {
+      const c = this.cells.get(key);
+      if (c === undefined) {
+        this.cells.set(key, o);
+        continue;
+      }
+      c.failures += o.failures;
+      c.skipped += o.skipped;
+      c.winsWs += o.winsWs;
+      c.winsJsonp += o.winsJsonp;
+      mergeInto(c.lat, o.lat);
+      mergeInto(c.tmo, o.tmo);
+      mergeInto(c.margin, o.margin);
+    }
   }
 
   add(r: RollupRow): void {

@@ -144,7 +144,13 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): SqliteStore 
   const checkpoint = setInterval(() => db.pragma("wal_checkpoint(TRUNCATE)"), CHECKPOINT_INTERVAL_MS);
   checkpoint.unref();
   const codes = new Codes(db);
-  const insertBatch = batchWriter(db, codes);
+  const writeGroup = batchWriter(db, codes);
+  // On the calling thread each batch is its own group: its caller awaits it alone.
+  const insertBatch = (batch: SampleBatch, meta: IngestMeta): IngestResult => {
+    const [r] = writeGroup([{ batch, meta }]);
+    if (r instanceof Error) throw r;
+    return r!;
+  };
 
   const readers = openReadPool(dbPath, db);
   const queries = openQueries(readers, () => retention.rawKeptFromMs(), opts.answerFrom);

@@ -5,9 +5,9 @@
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { deleteClientData } from "./admin-ops.js";
-import { readBatch } from "../ingest/read-batch.js";
+import { readBatch, type BodyIngest } from "../ingest/read-batch.js";
 import { startRetention } from "./retention.js";
-import { batchWriter, Codes } from "./writer.js";
+import { batchWriter, Codes, type GroupItem } from "./writer.js";
 import type { WriterInit, WriterReply, WriterRequest } from "./writer-client.js";
 
 const init = workerData as WriterInit;
@@ -22,7 +22,7 @@ db.pragma(`busy_timeout = ${init.busyTimeoutMs}`);
 db.pragma(`journal_size_limit = ${init.journalSizeLimitBytes}`);
 db.pragma(`cache_size = -${init.cacheKib}`);
 const codes = new Codes(db);
-const insertBatch = batchWriter(db, codes);
+const writeGroup = batchWriter(db, codes);
 const offsetMs = init.nowAtStartMs - Date.now();
 const retention = startRetention(db, init.retention, () => Date.now() + offsetMs, (beforeMs) => post({ type: "pruned", beforeMs }));
 const checkpoint = setInterval(() => db.pragma("wal_checkpoint(TRUNCATE)"), init.checkpointIntervalMs);
@@ -41,28 +41,57 @@ function errorOf(err: unknown): { name: string; code: string | null; message: st
   };
 }
 
+type Write = Extract<WriterRequest, { type: "insert" | "ingest" }>;
+
+/**
+ * Writes queued while the last group ran: they are written together in one
+ * transaction (writer.ts batchWriter) at the next turn of this thread's loop,
+ * so a lone batch waits for nothing and a burst costs one commit.
+ */
+let queued: Write[] = [];
+/** Writes in one group at most: a backlog drains in transactions of bounded size and memory. */
+const GROUP_WRITES_MAX = 64;
+
+function writeQueued(): void {
+  const writes = queued.splice(0, GROUP_WRITES_MAX);
+  if (queued.length > 0) setImmediate(writeQueued);
+  if (writes.length === 0) return;
+  const items: GroupItem[] = [];
+  /** Per write: its index in items, or its answer already (a refused body, an error). */
+  const slot: (number | BodyIngest | Error)[] = [];
+  for (const m of writes) {
+    if (m.type === "insert") {
+      slot.push(items.push({ batch: m.batch, meta: m.meta }) - 1);
+      continue;
+    }
+    // Ingest's reader runs here too, so the event loop never parses or checks a batch.
+    try {
+      const reading = readBatch(m.body, m.rules);
+      slot.push(reading.ok ? items.push({ batch: reading.batch, meta: m.meta }) - 1 : reading);
+    } catch (err) {
+      slot.push(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+  const results = items.length > 0 ? writeGroup(items) : [];
+  writes.forEach((m, k) => {
+    const s = slot[k]!;
+    if (s instanceof Error) return post({ type: "failed", id: m.id, error: errorOf(s) });
+    if (typeof s !== "number") return post({ type: "ingested", id: m.id, ingest: s });
+    const r = results[s]!;
+    if (r instanceof Error) return post({ type: "failed", id: m.id, error: errorOf(r) });
+    if (m.type === "insert") return post({ type: "done", id: m.id, result: r });
+    post({ type: "ingested", id: m.id, ingest: { ok: true, clientId: items[s]!.batch.clientId, result: r } });
+  });
+}
+
 port.on("message", (m: WriterRequest) => {
+  if (m.type === "insert" || m.type === "ingest") {
+    if (queued.push(m) === 1) setImmediate(writeQueued);
+    return;
+  }
+  // Whatever else was asked runs after the writes asked before it.
+  while (queued.length > 0) writeQueued();
   switch (m.type) {
-    case "insert":
-      try {
-        post({ type: "done", id: m.id, result: insertBatch(m.batch, m.meta) });
-      } catch (err) {
-        post({ type: "failed", id: m.id, error: errorOf(err) });
-      }
-      return;
-    case "ingest":
-      try {
-        // Ingest's reader runs here too, so the event loop never parses or checks a batch.
-        const reading = readBatch(m.body, m.rules);
-        post({
-          type: "ingested",
-          id: m.id,
-          ingest: reading.ok ? { ok: true, clientId: reading.batch.clientId, result: insertBatch(reading.batch, m.meta) } : reading,
-        });
-      } catch (err) {
-        post({ type: "failed", id: m.id, error: errorOf(err) });
-      }
-      return;
     case "prune":
       retention.pruneNow().then(
         (deleted) => post({ type: "pruned-now", id: m.id, deleted }),

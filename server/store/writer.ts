@@ -1,5 +1,5 @@
-// Writing samples: one batch in one transaction, the raw rows and the rollups
-// they add to together, so a query never sees one without the other.
+// Writing samples: the raw rows and the rollups they add to in one
+// transaction (a group of batches, see batchWriter), so a query never sees one without the other.
 // Redelivery is idempotent on (session, seq): only rows actually inserted
 // count in the rollups.
 import type Database from "better-sqlite3";
@@ -136,7 +136,20 @@ export function addRawToBatch(batch: RollupBatch, v: readonly (number | null)[],
   });
 }
 
-export function batchWriter(db: Database.Database, codes: Codes): (batch: SampleBatch, meta: IngestMeta) => IngestResult {
+export interface GroupItem {
+  batch: SampleBatch;
+  meta: IngestMeta;
+}
+
+/**
+ * Writes the batches that queued while the last write ran in one transaction
+ * (group commit): each batch in a savepoint of its own, so one refused batch
+ * leaves the others stored, and their rollups merged in memory and written
+ * once, so a rollup row many clients add to (the all-clients rows) is read,
+ * merged and rewritten once per group instead of once per batch. Each result
+ * is final only after the group commits, and answers are sent after that.
+ */
+export function batchWriter(db: Database.Database, codes: Codes): (items: readonly GroupItem[]) => (IngestResult | Error)[] {
   const findSession = db.prepare<[string], { id: number; client_id: string; client: number }>(
     "SELECT id, client_id, client FROM sessions WHERE session_key = ?",
   );
@@ -149,7 +162,8 @@ export function batchWriter(db: Database.Database, codes: Codes): (batch: Sample
   const addRaw = db.prepare(INSERT_RAW);
   const writeRollups = rollupWriter(db);
 
-  const tx = db.transaction((batch: SampleBatch, meta: IngestMeta): IngestResult => {
+  /** One batch's rows, its rollups gathered into `rollups`; run as a savepoint inside the group's transaction. */
+  const one = db.transaction((batch: SampleBatch, meta: IngestMeta, rollups: RollupBatch): IngestResult => {
     let session = findSession.get(batch.sessionId);
     if (session === undefined) {
       const client = codes.clientOf(batch.clientId);
@@ -160,7 +174,6 @@ export function batchWriter(db: Database.Database, codes: Codes): (batch: Sample
     }
     if (batch.label !== undefined) updateLabel.run(batch.label, session.id, batch.label);
     if (batch.timerResolutionMs !== undefined) setTimerResolution.run(toUs(batch.timerResolutionMs), session.id);
-    const rollups = new RollupBatch();
     let accepted = 0;
     for (const s of batch.samples) {
       const v = rawValues(session.id, s, codes);
@@ -168,16 +181,35 @@ export function batchWriter(db: Database.Database, codes: Codes): (batch: Sample
       accepted++;
       addRawToBatch(rollups, v, session.client, codes, s.method, s.target);
     }
-    writeRollups(rollups);
     return { accepted, duplicates: batch.samples.length - accepted };
   });
 
-  return (batch, meta) => {
+  const group = db.transaction((items: readonly GroupItem[]): (IngestResult | Error)[] => {
+    const shared = new RollupBatch();
+    const results = items.map(({ batch, meta }): IngestResult | Error => {
+      const mine = new RollupBatch();
+      try {
+        const r = one(batch, meta, mine);
+        shared.mergeFrom(mine);
+        return r;
+      } catch (err) {
+        // Its savepoint is rolled back, codes it added with it; the other batches go on.
+        codes.reload();
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    });
+    writeRollups(shared);
+    return results;
+  });
+
+  return (items) => {
     try {
-      return tx.immediate(batch, meta);
+      return group.immediate(items);
     } catch (err) {
+      // The group's commit failed (a full disk, a lock held too long): no batch of it is stored.
       codes.reload();
-      throw err;
+      const e = err instanceof Error ? err : new Error(String(err));
+      return items.map(() => e);
     }
   };
 }
