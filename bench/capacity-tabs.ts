@@ -30,8 +30,15 @@ const REPORT_MS = 5000;
 /** A probe unanswered after this long is a timeout, as on the page. */
 const TIMEOUT_MS = 5000;
 const RAMP_MS = 2000;
+/** Reports a stopping tab tries before it gives up on what is left (counted in unsentAtStop). */
+const STOP_REPORTS_MAX = 40;
+/** A report unanswered this long (ms) is an error and its samples are kept; a stuck one must not hang the stop. */
+const REPORT_TIMEOUT_MS = 30_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const totals = { tabs: 0, probes: 0, probeErrors: 0, timeouts: 0, acked: 0, duplicates: 0, retried: 0, refused: 0, reportErrors: 0, wsDrops: 0 };
+const totals = { tabs: 0, probes: 0, probeErrors: 0, timeouts: 0, acked: 0, duplicates: 0, retried: 0, refused: 0, reportErrors: 0, wsDrops: 0, unsentAtStop: 0, errorKinds: {} as Record<string, number> };
+/** Why probes and reports failed (HTTP status or error code), so a failed run says what the server answered. */
+const countError = (kind: string) => (totals.errorKinds[kind] = (totals.errorKinds[kind] ?? 0) + 1);
 
 /** 127.0.x.y for the i-th address, skipping .0 and .255 in the last octet. */
 function addressOf(i: number): string {
@@ -100,19 +107,29 @@ class Tab {
     return new Promise((resolve) => {
       const req = http.get(`${baseUrl}${path}`, { agent: this.agent, timeout: TIMEOUT_MS }, (res) => {
         res.resume();
-        res.on("end", () => resolve(res.statusCode === 200 ? [performance.now() - start, "ok"] : [null, "error"]));
+        res.on("end", () => {
+          if (res.statusCode === 200) return resolve([performance.now() - start, "ok"]);
+          countError(`probe HTTP ${res.statusCode}`);
+          resolve([null, "error"]);
+        });
       });
       req.on("timeout", () => {
         req.destroy();
         resolve([TIMEOUT_MS, "timeout"]);
       });
-      req.on("error", () => resolve([null, "error"]));
+      req.on("error", (err: NodeJS.ErrnoException) => {
+        countError(`probe ${err.code ?? err.message}`);
+        resolve([null, "error"]);
+      });
     });
   }
 
   private wsProbe(): Promise<[number | null, Outcome]> {
     const ws = this.ws;
-    if (ws === null || ws.readyState !== WebSocket.OPEN) return Promise.resolve([null, "error"]);
+    if (ws === null || ws.readyState !== WebSocket.OPEN) {
+      countError("probe ws not open");
+      return Promise.resolve([null, "error"]);
+    }
     const id = this.wsId++;
     const start = performance.now();
     return new Promise((resolve) => {
@@ -159,6 +176,7 @@ class Tab {
           res.on("data", (d: Buffer) => (s += d.toString()));
           res.on("end", () => resolve([res.statusCode ?? 0, s]));
         });
+        req.setTimeout(REPORT_TIMEOUT_MS, () => req.destroy(new Error("report timeout")));
         req.on("error", reject);
         req.end(body);
       });
@@ -173,7 +191,8 @@ class Tab {
         totals.refused += batch.length;
         process.stderr.write(`capacity-tabs: report refused ${status}: ${text.slice(0, 200)}\n`);
       }
-    } catch {
+    } catch (err) {
+      countError(`report ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       totals.reportErrors++;
       this.outbox.unshift(...batch);
     } finally {
@@ -187,13 +206,17 @@ class Tab {
       clearTimeout(t);
       clearInterval(t);
     }
-    // Let probes in flight settle, then report until the outbox is empty (bounded).
-    await new Promise((r) => setTimeout(r, 500));
-    for (let i = 0; i < 10 && this.outbox.length > 0; i++) {
-      await this.report();
-      if (this.outbox.length > 0) await new Promise((r) => setTimeout(r, 500));
-    }
+    // Let probes in flight settle, then leave (the server stops pushing this
+    // tab's baselines, which would otherwise keep refilling the outbox), and
+    // report until the outbox is empty, within STOP_REPORTS_MAX tries.
+    await sleep(500);
     this.ws?.close();
+    for (let i = 0; i < STOP_REPORTS_MAX && (this.outbox.length > 0 || this.reporting); i++) {
+      if (this.reporting) await sleep(250);
+      else await this.report();
+      if (this.outbox.length > 0) await sleep(500);
+    }
+    totals.unsentAtStop += this.outbox.length;
     this.agent.destroy();
   }
 }

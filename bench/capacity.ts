@@ -43,6 +43,8 @@ interface Totals {
   refused: number;
   reportErrors: number;
   wsDrops: number;
+  unsentAtStop?: number;
+  errorKinds?: Record<string, number>;
   done?: boolean;
 }
 
@@ -125,8 +127,9 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       clearInterval(pingWatch);
     }
     gen.stdin!.write("stop\n");
-    for (let i = 0; i < 300 && totals.done !== true; i++) await sleep(100);
-    if (totals.done !== true) throw new Error("the tab generator did not finish its last reports within 30 s");
+    // Bounded: each tab tries its last reports for at most ~40 s (capacity-tabs.ts).
+    for (let i = 0; i < 900 && totals.done !== true; i++) await sleep(100);
+    if (totals.done !== true) throw new Error(`the tab generator did not finish its last reports within 90 s; its totals then: ${JSON.stringify(totals)}`);
     const db = new Database(dbPath, { readonly: true });
     try {
       stored = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
@@ -151,8 +154,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   console.log(
     `hold at ${top} tabs for ${S.holdSeconds} s: echo p99 ${f(hold!.echo.p99)} ms; memory ${hold!.memFirstMinMb.toFixed(0)} MB (first minute) → ${hold!.memLastMb.toFixed(0)} MB; ` +
       `${totals.acked} samples acknowledged, ${stored} stored, ${totals.refused} refused, ${totals.retried} retried after 429/503, ` +
+      `${totals.unsentAtStop ?? 0} not yet sent when the tabs stopped, ` +
       `${totals.probes} probes (${totals.probeErrors} errors, ${totals.timeouts} timeouts), ${totals.wsDrops} WebSocket drops`,
   );
+  if (totals.errorKinds !== undefined && Object.keys(totals.errorKinds).length > 0) console.log(`failures by kind: ${JSON.stringify(totals.errorKinds)}`);
   const judged = size === "full";
   const growth = hold!.memLastMb / hold!.memFirstMinMb - 1;
   const topStep = steps.at(-1)!;
