@@ -3,7 +3,7 @@
 import { logBin } from "../../shared/contract/index.js";
 import { methodOrder } from "../../shared/methods.js";
 import { bucketValue, emptyRollup, mergeInto, quantile, quantiles, type Rollup } from "../../shared/rollup.js";
-import type { RollupCell } from "../store/rollup-batch.js";
+import { mergeCell, type RollupCell } from "../store/rollup-batch.js";
 import type { Merged, SeriesInfo } from "./reader.js";
 
 export const US_PER_MS = 1000;
@@ -39,15 +39,7 @@ export function mergedCell(buckets: Map<number, RollupCell>): RollupCell {
   const cells = [...buckets.values()];
   if (cells.length === 1) return cells[0]!;
   const out = cells[0]!;
-  for (const c of cells.slice(1)) {
-    out.failures += c.failures;
-    out.skipped += c.skipped;
-    out.winsWs += c.winsWs;
-    out.winsJsonp += c.winsJsonp;
-    mergeInto(out.lat, c.lat);
-    mergeInto(out.tmo, c.tmo);
-    mergeInto(out.margin, c.margin);
-  }
+  for (const c of cells.slice(1)) mergeCell(out, c);
   return out;
 }
 

@@ -23,6 +23,17 @@ export function emptyCell(level: number, startMs: number, series: number, client
   return { level, startMs, series, client, cls, failures: 0, skipped: 0, lat: emptyRollup(), tmo: emptyRollup(), winsWs: 0, winsJsonp: 0, margin: emptyRollup() };
 }
 
+/** Adds cell `b` into `a` (same series; exact, as rollups merge). */
+export function mergeCell(a: RollupCell, b: RollupCell): void {
+  a.failures += b.failures;
+  a.skipped += b.skipped;
+  a.winsWs += b.winsWs;
+  a.winsJsonp += b.winsJsonp;
+  mergeInto(a.lat, b.lat);
+  mergeInto(a.tmo, b.tmo);
+  mergeInto(a.margin, b.margin);
+}
+
 /** What one stored row adds to its rollups. Latencies in integer µs. */
 export interface RollupRow {
   t: number;
@@ -79,13 +90,7 @@ export class RollupBatch {
         this.cells.set(key, o);
         continue;
       }
-      c.failures += o.failures;
-      c.skipped += o.skipped;
-      c.winsWs += o.winsWs;
-      c.winsJsonp += o.winsJsonp;
-      mergeInto(c.lat, o.lat);
-      mergeInto(c.tmo, o.tmo);
-      mergeInto(c.margin, o.margin);
+      mergeCell(c, o);
     }
   }
 
