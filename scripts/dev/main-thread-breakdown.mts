@@ -2,11 +2,13 @@
 // a core at 1 Hz) that a JavaScript profile alone cannot explain: style,
 // layout, paint and the network's own tasks count too. Records a Chrome trace
 // of the probe page (or the bare page, with --bare) and prints the renderer
-// main thread's self time per trace event, per second of wall time.
-// Run: npm run build && npx tsx scripts/dev/main-thread-breakdown.mts [seconds, default 30] [--bare] [--metrics-only]
+// main thread's self time per trace event, and whole tasks by the script
+// function or event they ran, per second of wall time.
+// Run: npm run build && npx tsx scripts/dev/main-thread-breakdown.mts [seconds, default 30] [--bare] [--metrics-only] [--left-alone]
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { ATTENDED_MS } from "../../client/src/probe/render-cadence.js";
 import { launchBrowser } from "../../tests/helpers/browser.js";
 import { startServerProcess, waitFor } from "../../tests/helpers/server-process.js";
 
@@ -14,6 +16,8 @@ const SECONDS = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 30);
 const BARE = process.argv.includes("--bare");
 /** Only Performance.getMetrics, no trace: the trace's own overhead inflates task time. */
 const METRICS_ONLY = process.argv.includes("--metrics-only");
+/** Start measuring once the page counts as left alone (its live view slows down), not 5 s after load. */
+const LEFT_ALONE = process.argv.includes("--left-alone");
 
 interface TraceEvent {
   name: string;
@@ -22,7 +26,7 @@ interface TraceEvent {
   dur?: number;
   pid: number;
   tid: number;
-  args?: { name?: string };
+  args?: { name?: string; data?: { functionName?: string; url?: string; type?: string; frame?: string } };
 }
 
 const b = await startServerProcess(["--name", "B", "--no-ping"]);
@@ -48,7 +52,7 @@ try {
   await page.goto(url);
   const cdp = await browser.context.newCDPSession(page);
   await cdp.send("Performance.enable");
-  await page.waitForTimeout(5000);
+  await page.waitForTimeout(LEFT_ALONE ? ATTENDED_MS + 5000 : 5000);
   const events: TraceEvent[] = [];
   cdp.on("Tracing.dataCollected", (e) => events.push(...(e.value as unknown as TraceEvent[])));
   const done = new Promise<void>((r) => cdp.once("Tracing.tracingComplete", () => r()));
@@ -92,9 +96,38 @@ function printBreakdown(events: TraceEvent[]): void {
     stack.push(e);
   }
   for (const e of complete) self.set(e.name, (self.get(e.name) ?? 0) + e.dur! - (childTime.get(e) ?? 0));
-  const tasks = complete.filter((e) => e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask");
+  // Outermost tasks only: Chromium nests ThreadControllerImpl::RunTask and RunTask for one task.
+  const tasks: TraceEvent[] = [];
+  for (const e of complete) {
+    if (e.name !== "RunTask" && e.name !== "ThreadControllerImpl::RunTask") continue;
+    const last = tasks[tasks.length - 1];
+    if (last === undefined || e.ts >= last.ts + last.dur!) tasks.push(e);
+  }
   const taskMs = tasks.reduce((s, e) => s + e.dur!, 0) / 1000;
   console.log(`trace: ${tasks.length} tasks, ${taskMs.toFixed(0)} ms, ${((100 * taskMs) / 1000 / SECONDS).toFixed(2)} % of a core`);
   for (const [k, v] of [...self.entries()].sort((x, y) => y[1] - x[1]).slice(0, 25))
     console.log(`  ${(v / 1000 / SECONDS).toFixed(3).padStart(8)} ms/s  ${k}`);
+  // Whole tasks by what they ran: the first script function, event or named child inside each.
+  const byKind = new Map<string, { ms: number; n: number }>();
+  let i = 0;
+  for (const t of tasks) {
+    const end = t.ts + t.dur!;
+    while (i < complete.length && complete[i]!.ts < t.ts) i++;
+    let label = "(no child)";
+    for (let j = i; j < complete.length && complete[j]!.ts < end; j++) {
+      const e = complete[j]!;
+      if (e === t || e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask") continue;
+      const d = e.args?.data;
+      if (e.name === "FunctionCall" && d !== undefined) { label = `FunctionCall ${d.functionName || "(anon)"} ${(d.url ?? "").split("/").pop()}`; break; }
+      if (e.name === "EventDispatch" && d?.type !== undefined) { label = `EventDispatch ${d.type}`; break; }
+      if (label === "(no child)") label = e.name;
+    }
+    const k = byKind.get(label) ?? { ms: 0, n: 0 };
+    k.ms += t.dur! / 1000;
+    k.n++;
+    byKind.set(label, k);
+  }
+  console.log("whole tasks by what they ran (ms/s, tasks/s):");
+  for (const [k, v] of [...byKind.entries()].sort((x, y) => y[1].ms - x[1].ms).slice(0, 30))
+    console.log(`  ${(v.ms / SECONDS).toFixed(3).padStart(8)} ms/s ${(v.n / SECONDS).toFixed(1).padStart(6)}/s  ${k}`);
 }
