@@ -226,15 +226,7 @@ export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: Sa
   const addRaw = db.prepare(INSERT_RAW);
   const writeRollups = rollupWriter(db);
   let open = new RollupBatch();
-  const flushBefore = (watermarkMs: number) => {
-    const closed = new RollupBatch();
-    for (const [key, c] of open.cells) {
-      if (c.startMs + LEVEL_MS[c.level]! > watermarkMs) continue;
-      closed.cells.set(key, c);
-      open.cells.delete(key);
-    }
-    writeRollups(closed);
-  };
+  const flushBefore = (watermarkMs: number) => writeRollups(open.takeClosed(watermarkMs));
   const add = db.transaction((batch: SampleBatch) => {
     addSession.run(batch.sessionId, batch.clientId, codes.clientOf(batch.clientId), batch.label ?? null);
     const session = findSession.get(batch.sessionId)!;

@@ -97,6 +97,19 @@ describe("buckets", () => {
       expect(bucketUpper(i) / bucketUpper(i - 1) - 1).toBeLessThan(0.01);
     }
   });
+  it("values at and beside every bucket edge up to 2^40 µs land in their bucket (the fast path trusts no edge)", () => {
+    for (let i = 0; i < 40 * 2 ** 7; i++) {
+      const u = bucketUpper(i);
+      for (const v of [Math.floor(u), Math.floor(u) + 1, Math.ceil(u), Math.floor(u) - 1]) {
+        if (v < 1) continue;
+        const k = bucketIndex(v);
+        expect(bucketUpper(k - 1), `${v} µs`).toBeLessThan(v);
+        expect(bucketUpper(k), `${v} µs`).toBeGreaterThanOrEqual(v);
+      }
+    }
+    // Powers of two are edges exactly: 2^k is the top of bucket 128k − 1.
+    for (let k = 0; k < 40; k++) expect(bucketIndex(2 ** k)).toBe(128 * k - 1);
+  });
   it("a bucket's value lies in the bucket, the same when asked again (cached) and past the cache", () => {
     for (let i = -1; i < 4200; i++) {
       const v = bucketValue(i);
