@@ -11,21 +11,19 @@ import {
   type StatsRow,
   type RacesResponse,
 } from "../../shared/contract/index.js";
-import { cdfQuery, heatmapQuery, histogramQuery, statsQuery, timeseriesQuery } from "../store/chart-queries.js";
-import { racesQuery } from "../store/race-queries.js";
 import { Pace, SLICE_MS, type ReadPool } from "../store/read-pool.js";
 import { classesFor } from "../store/rollup-class.js";
 import { LEVEL_MS } from "../store/rollup-class.js";
 import type { SampleFilter } from "../store/sample-filter.js";
-import { rollupCdf } from "./cdf.js";
-import { rollupHeatmap } from "./heatmap.js";
-import { rollupHistogram } from "./histogram.js";
-import { rollupRaces } from "./races.js";
+import { rawCdf, rollupCdf } from "./cdf.js";
+import { rawHeatmap, rollupHeatmap } from "./heatmap.js";
+import { rawHistogram, rollupHistogram } from "./histogram.js";
+import { rawRaces, rollupRaces } from "./races.js";
 import { rollupsAnswer, type ReadContext } from "./reader.js";
 import { seriesTotals, type SeriesTotals } from "./series-totals.js";
-import { rollupStats } from "./stats.js";
+import { rawStats, rollupStats } from "./stats.js";
 import { rollupTimeAxis } from "./time-axis.js";
-import { rollupTimeseries } from "./timeseries.js";
+import { rawTimeseries, rollupTimeseries } from "./timeseries.js";
 
 /** "auto" chooses per query (above); "rollups" and "raw" force one path (tests compare them, the benchmark times both). */
 export type AnswerFrom = "auto" | "rollups" | "raw";
@@ -61,22 +59,22 @@ export function openQueries(pool: ReadPool, rawKeptFromMs: () => number, answerF
     return axis.bucketMs % LEVEL_MS[0] === 0 ? axis.bucketMs : null;
   };
   return {
-    stats: async (f, o) => ((await useRollups(f)) ? rollupStats(ctx, f, pace(o)) : statsQuery(pool, f, pace(o))),
+    stats: async (f, o) => ((await useRollups(f)) ? rollupStats(ctx, f, pace(o)) : rawStats(pool, f, pace(o))),
     histogram: async (f, o) => {
       const bins = o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE;
-      return (await useRollups(f)) ? rollupHistogram(ctx, f, bins, pace(o)) : histogramQuery(pool, f, bins, pace(o));
+      return (await useRollups(f)) ? rollupHistogram(ctx, f, bins, pace(o)) : rawHistogram(pool, f, bins, pace(o));
     },
-    cdf: async (f, o) => ((await useRollups(f)) ? rollupCdf(ctx, f, pace(o)) : cdfQuery(pool, f, pace(o))),
+    cdf: async (f, o) => ((await useRollups(f)) ? rollupCdf(ctx, f, pace(o)) : rawCdf(pool, f, pace(o))),
     timeseries: async (f, o) => {
       const bucketMs = await rollupBucketMs(f, o.bucketMs);
-      return bucketMs !== null ? rollupTimeseries(ctx, f, bucketMs, pace(o)) : timeseriesQuery(pool, f, o.bucketMs, pace(o));
+      return bucketMs !== null ? rollupTimeseries(ctx, f, bucketMs, pace(o)) : rawTimeseries(pool, f, o.bucketMs, pace(o));
     },
     heatmap: async (f, o) => {
       const bins = o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE;
       const bucketMs = await rollupBucketMs(f, o.bucketMs);
-      return bucketMs !== null ? rollupHeatmap(ctx, f, bucketMs, bins, pace(o)) : heatmapQuery(pool, f, o.bucketMs, bins, pace(o));
+      return bucketMs !== null ? rollupHeatmap(ctx, f, bucketMs, bins, pace(o)) : rawHeatmap(pool, f, o.bucketMs, bins, pace(o));
     },
-    races: async (f, o) => ((await useRollups(f)) ? rollupRaces(ctx, f, pace(o)) : racesQuery(pool, f, pace(o))),
+    races: async (f, o) => ((await useRollups(f)) ? rollupRaces(ctx, f, pace(o)) : rawRaces(pool, f, pace(o))),
     seriesTotals: (f, o) => seriesTotals(ctx, f, pace(o)),
   };
 }

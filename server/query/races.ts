@@ -1,11 +1,13 @@
-// GET /api/races from rollups: availability counts exact; best-of-two's
-// percentiles, its legs' and the margins' within ±1 %.
+// GET /api/races. From rollups: availability counts exact; best-of-two's
+// percentiles, its legs' and the margins' within ±1 %. On the exact path
+// from every probe of the range (race-tally.ts).
 import type { AvailabilityRow, Best2Row, RacesResponse, SingleMethod } from "../../shared/contract/index.js";
-import { AVAILABILITY_METHODS } from "../store/race-queries.js";
-import type { Pace } from "../store/read-pool.js";
-import type { SampleFilter } from "../store/sample-filter.js";
+import type { Pace, ReadPool } from "../store/read-pool.js";
+import { sampleWhere, type SampleFilter } from "../store/sample-filter.js";
 import { mergedCell, percentileMs } from "./cells.js";
+import { AVAILABILITY_METHODS, RaceTally } from "./race-tally.js";
 import { readMerged, type ReadContext } from "./reader.js";
+import { slicedSort } from "./sliced-sort.js";
 import type { Rollup } from "../../shared/rollup.js";
 
 const pairOf = (r: Rollup | undefined) => ({ p50: r === undefined ? null : percentileMs(r, 50), p99: r === undefined ? null : percentileMs(r, 99) });
@@ -60,4 +62,21 @@ export async function rollupRaces(ctx: ReadContext, filter: SampleFilter, pace: 
     })
     .sort((x, y) => x.target.localeCompare(y.target));
   return { from: filter.fromMs, to: filter.toMs, availability, best2 };
+}
+
+/** The exact path: GET /api/races over the stored samples, read in slices on a read-only connection. */
+export async function rawRaces(pool: ReadPool, filter: SampleFilter, pace: Pace): Promise<RacesResponse> {
+  const where = sampleWhere(filter);
+  const tally = new RaceTally();
+  await pool.scan(
+    `SELECT method, target, outcome, ms, winner, other_ms FROM samples WHERE ${where.sql} AND method IN ('xhr', 'jsonp', 'ws', 'best2')`,
+    where.params,
+    (row) => {
+      const [method, target, outcome, ms, winner, otherMs] = row as [string, string, string, number | null, string | null, number | null];
+      tally.add({ method, target, outcome, ms, winner, otherMs });
+    },
+    pace,
+  );
+  const figures = await tally.finish((values) => slicedSort(values, pace));
+  return { from: filter.fromMs, to: filter.toMs, ...figures };
 }

@@ -1,10 +1,14 @@
-// GET /api/timeseries from rollups: per aligned bucket, count, failures and max exact, p50/p90/p99 within ±1 %.
+// GET /api/timeseries, from rollups (per aligned bucket, count, failures and
+// max exact, p50/p90/p99 within ±1 %) or on the exact path from every sample.
 import type { TimeseriesResponse } from "../../shared/contract/index.js";
-import type { Pace } from "../store/read-pool.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import { msOf, percentilesMs, sortedSeries, tailOf } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
 import { bucketStarts, rollupTimeAxis } from "./time-axis.js";
+import { percentileSorted } from "../../shared/stats.js";
+import { Pace, type ReadPool } from "../store/read-pool.js";
+import { isFailure, scanSamples, SeriesMap } from "./raw-scan.js";
+import { rawTimeAxis } from "./time-axis.js";
 
 const TIMESERIES_PERCENTILES = [50, 90, 99] as const;
 
@@ -37,4 +41,54 @@ export async function rollupTimeseries(ctx: ReadContext, filter: SampleFilter, b
     return row;
   });
   return { from: axis.fromMs, to: filter.toMs, bucketMs: axis.bucketMs, t: bucketStarts(axis), series };
+}
+
+/** The exact path: each bucket's ok latencies sorted. */
+export async function rawTimeseries(
+  pool: ReadPool,
+  filter: SampleFilter,
+  bucketMs: number | undefined,
+  pace = new Pace(),
+): Promise<TimeseriesResponse> {
+  const axis = await rawTimeAxis(pool, filter, bucketMs);
+  const n = axis.buckets;
+  const series = new SeriesMap(() => ({
+    values: new Array<number[] | undefined>(n),
+    failures: new Array<number>(n).fill(0),
+  }));
+  if (n > 0) {
+    await scanSamples(pool, { ...filter, fromMs: axis.fromMs }, pace, (t, method, target, outcome, ms, inTail) => {
+      const i = Math.floor((t - axis.t0) / axis.bucketMs);
+      if (i < 0 || i >= n) return;
+      const s = series.get(method, target);
+      if (inTail) (s.values[i] ??= []).push(ms!);
+      if (isFailure(outcome)) s.failures[i]!++;
+    });
+  }
+  const out: TimeseriesResponse["series"] = [];
+  for (const { method, target, state } of series.sorted()) {
+    const row: TimeseriesResponse["series"][number] = {
+      method,
+      target,
+      count: new Array<number>(n).fill(0),
+      failures: state.failures,
+      p50: new Array<number | null>(n).fill(null),
+      p90: new Array<number | null>(n).fill(null),
+      p99: new Array<number | null>(n).fill(null),
+      max: new Array<number | null>(n).fill(null),
+    };
+    for (let i = 0; i < n; i++) {
+      const vs = state.values[i];
+      if (vs === undefined) continue;
+      const sorted = Float64Array.from(vs).sort();
+      row.count[i] = sorted.length;
+      row.p50[i] = percentileSorted(sorted, 50);
+      row.p90[i] = percentileSorted(sorted, 90);
+      row.p99[i] = percentileSorted(sorted, 99);
+      row.max[i] = sorted[sorted.length - 1]!;
+      await pace.maybeYield();
+    }
+    out.push(row);
+  }
+  return { from: axis.fromMs, to: filter.toMs, bucketMs: axis.bucketMs, t: bucketStarts(axis), series: out };
 }

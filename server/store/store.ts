@@ -3,8 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { IngestResult, SampleBatch } from "../../shared/contract/index.js";
+import { clientsQuery } from "../query/clients.js";
 import { openQueries, type AnswerFrom, type Queries } from "../query/queries.js";
-import { clientsQuery } from "./chart-queries.js";
 import { migrate } from "./migrate.js";
 import { openReadPool } from "./read-pool.js";
 import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, startRetention } from "./retention.js";
@@ -21,7 +21,7 @@ import { ingestHere, type BodyIngest, type SampleRules } from "../ingest/read-ba
 export { SessionOwnerError, type IngestMeta } from "./writer.js";
 export { StorageError } from "./writer-client.js";
 export type { SampleFilter } from "./sample-filter.js";
-export { QueryTooLargeError } from "./chart-queries.js";
+export { QueryTooLargeError } from "../query/too-large.js";
 export { QueryAbortedError } from "./read-pool.js";
 export type { QueryOptions } from "../query/queries.js";
 

@@ -4,7 +4,7 @@
 // count in the rollups.
 import type Database from "better-sqlite3";
 import { TCP_MIN_RTT_SERIES, type IngestResult, type Sample, type SampleBatch } from "../../shared/contract/index.js";
-import { classOf, LEVEL_MS } from "./rollup-class.js";
+import { classOf } from "./rollup-class.js";
 import { blobOf, mergeStored, RollupBatch, type StoredCell } from "./rollup-batch.js";
 import { FLAG, FLAG_KNOWN_SHIFT, outcomeCode, toUs, toUsOrNull, winnerCode } from "./schema.js";
 

@@ -1,7 +1,7 @@
 // The sliced sort gives exactly the native sort's order, at every size around its run boundaries.
 import { describe, expect, it } from "vitest";
 import { Pace } from "../../server/store/read-pool.js";
-import { RUN, slicedSort } from "../../server/store/sliced-sort.js";
+import { RUN, slicedSort } from "../../server/query/sliced-sort.js";
 import { prng } from "../helpers/prng.js";
 
 describe("slicedSort", () => {

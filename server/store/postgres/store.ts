@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { ingestHere } from "../../ingest/read-batch.js";
 import { openQueries } from "../../query/queries.js";
 import { pageReaderOver, type RawSampleRow } from "../../query/sample-pages.js";
-import { clientsQuery } from "../chart-queries.js";
+import { clientsQuery } from "../../query/clients.js";
 import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, DAY_MS } from "../retention.js";
 import type { Store, StoreOptions } from "../store.js";
 import { timerResolutionQuery } from "../timer-resolution.js";

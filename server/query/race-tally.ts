@@ -1,10 +1,8 @@
-// The figures behind GET /api/races, computed from sample rows: availability
-// per server and what best-of-two saved against its own legs run alone.
+// The figures behind GET /api/races on the exact path, folded from sample
+// rows: availability per server and what best-of-two saved against its own
+// legs run alone.
 import type { AvailabilityRow, Best2Row, RacesResponse, SingleMethod } from "../../shared/contract/index.js";
 import { percentileSorted } from "../../shared/stats.js";
-import type { Pace, ReadPool } from "./read-pool.js";
-import { sampleWhere, type SampleFilter } from "./sample-filter.js";
-import { slicedSort } from "./sliced-sort.js";
 
 export interface RaceRow {
   method: string;
@@ -107,21 +105,4 @@ export class RaceTally {
 
     return { availability, best2 };
   }
-}
-
-/** GET /api/races over the stored samples, read in slices on a read-only connection. */
-export async function racesQuery(pool: ReadPool, filter: SampleFilter, pace: Pace): Promise<RacesResponse> {
-  const where = sampleWhere(filter);
-  const tally = new RaceTally();
-  await pool.scan(
-    `SELECT method, target, outcome, ms, winner, other_ms FROM samples WHERE ${where.sql} AND method IN ('xhr', 'jsonp', 'ws', 'best2')`,
-    where.params,
-    (row) => {
-      const [method, target, outcome, ms, winner, otherMs] = row as [string, string, string, number | null, string | null, number | null];
-      tally.add({ method, target, outcome, ms, winner, otherMs });
-    },
-    pace,
-  );
-  const figures = await tally.finish((values) => slicedSort(values, pace));
-  return { from: filter.fromMs, to: filter.toMs, ...figures };
 }
