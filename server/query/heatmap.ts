@@ -1,15 +1,13 @@
 // GET /api/heatmap: counts per time bucket × log bin, from rollups (see
 // cells.ts logBinCounts) or on the exact path from every sample.
-import { binEdge, MAX_HEATMAP_CELLS, type HeatmapResponse } from "../../shared/contract/index.js";
+import { binEdge, logBin, MAX_HEATMAP_CELLS, type HeatmapResponse } from "../../shared/contract/index.js";
 import { QueryTooLargeError } from "./too-large.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import { logBinCounts, sortedSeries, tailOf } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
-import { bucketStarts, rollupTimeAxis } from "./time-axis.js";
-import { logBin } from "../../shared/contract/index.js";
+import { bucketStarts, rawTimeAxis, rollupTimeAxis } from "./time-axis.js";
 import { Pace, type ReadPool } from "../store/read-pool.js";
 import { binEdges, scanSamples, SeriesMap } from "./raw-scan.js";
-import { rawTimeAxis } from "./time-axis.js";
 
 export async function rollupHeatmap(
   ctx: ReadContext,

@@ -1,10 +1,9 @@
 // GET /api/histogram, from rollups (counts per log bin, each series' count and
 // failures exact) or on the exact path from every sample (queries.ts chooses).
-import { binEdge, type HistogramResponse } from "../../shared/contract/index.js";
+import { binEdge, logBin, type HistogramResponse } from "../../shared/contract/index.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import { logBinCounts, mergedCell, sortedSeries, tailOf } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
-import { logBin } from "../../shared/contract/index.js";
 import { Pace, type ReadPool } from "../store/read-pool.js";
 import { binEdges, isFailure, scanSamples, SeriesMap } from "./raw-scan.js";
 

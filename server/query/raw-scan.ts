@@ -1,5 +1,5 @@
 // The exact path under every endpoint (queries.ts chooses it for ranges with
-// few samples, or filters rollups do not class): one filtered SELECT over the
+// few samples, or filters that are not rollup classes): one filtered SELECT over the
 // stored samples, read in slices on a read-only connection (read-pool.ts),
 // each row handed to the endpoint's visitor, grouped per (method, target).
 import { binEdge, TCP_MIN_RTT_SERIES, type SeriesKey } from "../../shared/contract/index.js";

@@ -4,11 +4,10 @@ import type { TimeseriesResponse } from "../../shared/contract/index.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import { msOf, percentilesMs, sortedSeries, tailOf } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
-import { bucketStarts, rollupTimeAxis } from "./time-axis.js";
+import { bucketStarts, rawTimeAxis, rollupTimeAxis } from "./time-axis.js";
 import { percentileSorted } from "../../shared/stats.js";
 import { Pace, type ReadPool } from "../store/read-pool.js";
 import { isFailure, scanSamples, SeriesMap } from "./raw-scan.js";
-import { rawTimeAxis } from "./time-axis.js";
 
 const TIMESERIES_PERCENTILES = [50, 90, 99] as const;
 
