@@ -22,6 +22,18 @@ export function percentileSorted(sorted: ArrayLike<number>, p: number): number |
   return sorted[nearestRank(p, sorted.length) - 1] ?? null;
 }
 
+/** F(x): share of values (sorted ascending) ≤ x; the exact CDF at x. */
+export function shareAtOrBelow(sorted: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo / sorted.length;
+}
+
 export function summarize(values: ArrayLike<number>): Summary {
   return summarizeSorted(Float64Array.from(values).sort());
 }

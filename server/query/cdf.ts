@@ -8,7 +8,7 @@ import { bucketUpper, sortedBuckets } from "../../shared/rollup.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import { mergedCell, percentileMs, sortedSeries, tailOf, US_PER_MS } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
-import { percentileSorted } from "../../shared/stats.js";
+import { percentileSorted, shareAtOrBelow } from "../../shared/stats.js";
 import { Pace, type ReadPool } from "../store/read-pool.js";
 import { scanSamples, SeriesMap } from "./raw-scan.js";
 import { slicedSort } from "./sliced-sort.js";
@@ -59,18 +59,6 @@ export async function rawCdf(pool: ReadPool, filter: SampleFilter, pace = new Pa
   return { from: filter.fromMs, to: filter.toMs, series: out };
 }
 
-/** Index one past the last occurrence of v in sorted (v must occur). */
-function upperBound(sorted: Float64Array, v: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! <= v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** Points [ms, F] with F = share of values ≤ ms, exact; ascending in ms, one per distinct value. */
 export function cdfPoints(sorted: Float64Array): [number, number][] {
   const n = sorted.length;
@@ -90,7 +78,7 @@ export function cdfPoints(sorted: Float64Array): [number, number][] {
   for (const r of [...ranks].sort((a, b) => a - b)) {
     const v = sorted[r - 1]!;
     if (v === last) continue;
-    points.push([v, upperBound(sorted, v) / n]);
+    points.push([v, shareAtOrBelow(sorted, v)]);
     last = v;
   }
   for (let i = tailStart; i < n; i++) {

@@ -2,7 +2,7 @@
 // out to ten, so a 1 % tail hits 9.6 % of page views"). Latencies are the
 // measured ones, timeouts at their timeout value; nothing here assumes a
 // distribution.
-import { percentileSorted } from "../stats.js";
+import { percentileSorted, shareAtOrBelow } from "../stats.js";
 
 /** Share of page views that see at least one request slower than x, when each makes n independent requests: 1 − F(x)^n. */
 export function viewsSlowerThan(sorted: ArrayLike<number>, xMs: number, n: number): number {
@@ -28,18 +28,6 @@ export function shareBelow(sorted: ArrayLike<number>, x: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (sorted[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo / sorted.length;
-}
-
-/** F(x): share of sorted values ≤ x. */
-export function shareAtOrBelow(sorted: ArrayLike<number>, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! <= x) lo = mid + 1;
     else hi = mid;
   }
   return lo / sorted.length;

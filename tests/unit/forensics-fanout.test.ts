@@ -1,7 +1,8 @@
 // Fan-out and hedging from measured pairs, checked against a simulation that
 // plays out page views and hedged requests event by event.
 import { describe, expect, it } from "vitest";
-import { fanoutReport, shareAtOrBelow, viewsAtOrBeyond, viewsSlowerThan } from "../../shared/forensics/fanout.js";
+import { fanoutReport, viewsAtOrBeyond, viewsSlowerThan } from "../../shared/forensics/fanout.js";
+import { shareAtOrBelow } from "../../shared/stats.js";
 import { percentileSorted } from "../../shared/stats.js";
 import { prng } from "../helpers/prng.js";
 
