@@ -110,6 +110,11 @@ export class RollupBatch {
     return `${c.level}|${c.startMs}|${c.series}|${c.client}|${c.cls}`;
   }
 
+  /** byBucket's outer key: exact, as bucket starts are whole ms far below 2^51. */
+  private static slot(level: number, startMs: number): number {
+    return startMs * LEVEL_MS.length + level;
+  }
+
   private static packed(series: number, client: number, cls: number): number | null {
     if (series >= SERIES_PACK || cls >= CLASS_PACK || client >= CLIENT_PACK || series < 0 || cls < 0 || client < 0) return null;
     return (client * SERIES_PACK + series) * CLASS_PACK + cls;
@@ -119,7 +124,7 @@ export class RollupBatch {
     this.cells.set(key, c);
     const p = RollupBatch.packed(c.series, c.client, c.cls);
     if (p === null) return;
-    const b = c.startMs * LEVEL_MS.length + c.level;
+    const b = RollupBatch.slot(c.level, c.startMs);
     let inner = this.byBucket.get(b);
     if (inner === undefined) this.byBucket.set(b, (inner = new Map()));
     inner.set(p, c);
@@ -128,7 +133,7 @@ export class RollupBatch {
   private cell(level: number, startMs: number, series: number, client: number, cls: number): RollupCell {
     const p = RollupBatch.packed(series, client, cls);
     if (p !== null) {
-      const found = this.byBucket.get(startMs * LEVEL_MS.length + level)?.get(p);
+      const found = this.byBucket.get(RollupBatch.slot(level, startMs))?.get(p);
       if (found !== undefined) return found;
     }
     const key = RollupBatch.key({ level, startMs, series, client, cls });
@@ -156,7 +161,7 @@ export class RollupBatch {
       if (c.startMs + LEVEL_MS[c.level]! > watermarkMs) continue;
       closed.put(key, c);
       this.cells.delete(key);
-      const b = c.startMs * LEVEL_MS.length + c.level;
+      const b = RollupBatch.slot(c.level, c.startMs);
       const inner = this.byBucket.get(b);
       const p = RollupBatch.packed(c.series, c.client, c.cls);
       if (inner !== undefined && p !== null) {
