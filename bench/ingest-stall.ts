@@ -29,6 +29,9 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const busy = { ms: [] as number[], lag: [] as number[], ws: [] as number[] };
   let ingested = 0;
   try {
+    // Warm the server's echo paths (JIT) and the prober's sockets first, so
+    // the first quiet phase does not carry the server's start in its tail.
+    await Promise.all([pacedEcho(server.url, 1), pacedWsEcho(server.url, 1)]);
     for (let round = 0; round < ROUNDS; round++) {
       const [q, qws] = await Promise.all([pacedEcho(server.url, PHASE_SECONDS), pacedWsEcho(server.url, PHASE_SECONDS)]);
       quiet.ws.push(...qws);

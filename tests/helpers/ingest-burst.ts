@@ -5,7 +5,13 @@
 // bounded number of batches.
 //   node --import tsx tests/helpers/ingest-burst.ts URL [batches] [concurrency] [batches-per-second]
 // Without a rate it sends as fast as the server answers.
+// It is also the load of bench/ingest-stall.ts, which measures the echo beside
+// it on the same two cores, so it costs as little CPU as it can: node:http on
+// keep-alive sockets rather than fetch (whose streams and abort plumbing cost
+// more than the request), and each body written from a template rather than
+// 200 objects serialised.
 import { randomBytes } from "node:crypto";
+import http from "node:http";
 
 const [url, batchesArg, concurrencyArg, rateArg] = process.argv.slice(2);
 if (url === undefined) {
@@ -29,22 +35,27 @@ function batch(n: number): { sessionId: string; body: string; first: number; las
   const sessionId = `burst${n % CONCURRENCY}-${clientId}`;
   const first = Math.floor(n / CONCURRENCY) * SAMPLES_PER_BATCH;
   const now = Date.now();
-  const samples = Array.from({ length: SAMPLES_PER_BATCH }, (_, i) => ({
-    seq: first + i,
-    t: now,
-    scheduledT: now - 1,
-    method: "xhr",
-    target: "A",
-    ms: 1 + ((first + i) % 97) / 10,
-    outcome: "ok",
-    lateMs: 1,
-    visibleAtSend: true,
-    visibleAtReply: true,
-    hiddenMs: 0,
-    froze: false,
-    fresh: false,
-  }));
-  return { sessionId, body: JSON.stringify({ clientId, sessionId, samples }), first, last: first + SAMPLES_PER_BATCH - 1 };
+  const rest = `,"t":${now},"scheduledT":${now - 1},"method":"xhr","target":"A","outcome":"ok","lateMs":1,"visibleAtSend":true,"visibleAtReply":true,"hiddenMs":0,"froze":false,"fresh":false}`;
+  const samples: string[] = [];
+  for (let i = 0; i < SAMPLES_PER_BATCH; i++) samples.push(`{"seq":${first + i},"ms":${1 + ((first + i) % 97) / 10}${rest}`);
+  return { sessionId, body: `{"clientId":"${clientId}","sessionId":"${sessionId}","samples":[${samples.join(",")}]}`, first, last: first + SAMPLES_PER_BATCH - 1 };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+/** Posts one body; resolves with the answer's status and text. */
+function post(body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/api/samples`, { method: "POST", agent, headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 async function worker(): Promise<void> {
@@ -56,9 +67,9 @@ async function worker(): Promise<void> {
     }
     const b = batch(next++);
     try {
-      const res = await fetch(`${url}/api/samples`, { method: "POST", headers: { "Content-Type": "application/json" }, body: b.body });
-      if (res.status !== 200) throw new Error(`http-${res.status}: ${await res.text()}`);
-      await res.json();
+      const res = await post(b.body);
+      if (res.status !== 200) throw new Error(`http-${res.status}: ${res.text}`);
+      JSON.parse(res.text);
       failuresInARow = 0;
       process.stdout.write(`ACK ${b.sessionId} ${b.first} ${b.last}\n`);
     } catch (err) {
@@ -70,3 +81,4 @@ async function worker(): Promise<void> {
 }
 
 await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
+agent.destroy();
