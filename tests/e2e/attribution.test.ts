@@ -103,13 +103,17 @@ async function histogramPage(): Promise<Page> {
 
 /** Clicks the middle of the time bucket holding `atMs` on a series' panel, and reads the verdict. */
 async function askWhy(page: Page, series: string, atMs: number, shot: string): Promise<{ cause: string; text: string }> {
-  const range = await page.evaluate(() => (window as unknown as { tailprobeHistogram: { range: { fromMs: number; toMs: number } } }).tailprobeHistogram.range);
+  type Window = { fromMs: number; toMs: number };
+  const { range, axis } = await page.evaluate(() => {
+    const t = (window as unknown as { tailprobeHistogram: { range: Window; axis: Window } }).tailprobeHistogram;
+    return { range: t.range, axis: t.axis };
+  });
   const bucketMs = chooseBucketMs(range.toMs - range.fromMs, TIMESERIES_BUCKETS_TARGET);
   const middle = Math.floor(atMs / bucketMs) * bucketMs + bucketMs / 2;
   const over = page.locator(`figure.panel[data-series="${series}"] .u-over`);
   await over.scrollIntoViewIfNeeded();
   const box = (await over.boundingBox())!;
-  const x = ((middle - range.fromMs) / (range.toMs - range.fromMs)) * box.width;
+  const x = ((middle - axis.fromMs) / (axis.toMs - axis.fromMs)) * box.width;
   await over.click({ position: { x, y: box.height / 2 } });
   const verdict = page.locator("#attribution-verdict");
   await verdict.waitFor({ timeout: 15_000 });

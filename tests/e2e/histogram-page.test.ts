@@ -24,6 +24,10 @@ const range = { fromMs: startMs - 30_000, toMs: startMs + (SECONDS + 30) * 1000 
 
 type Probe = { generation: number; completed: number; idle: boolean; range: { fromMs: number; toMs: number } | null };
 
+/** The time charts' x range as the page drew it (they start at the range's first sample). */
+const axisOf = (page: Page) =>
+  page.evaluate(() => (window as unknown as { tailprobeHistogram: { axis: { fromMs: number; toMs: number } } }).tailprobeHistogram.axis);
+
 async function generation(page: Page): Promise<number> {
   return page.evaluate(() => (window as unknown as { tailprobeHistogram: Probe }).tailprobeHistogram.generation);
 }
@@ -138,10 +142,15 @@ describe("histogram page", () => {
     expect(fullP99, "the spike owns xhr A's tail").toBeGreaterThanOrEqual(400);
 
     // Drag across the spike on the xhr A panel: pixel = left + share of the x range × width.
+    // The charts start at the range's first sample, 30 s after the range.
+    const axis = await axisOf(page);
+    expect(axis.fromMs).toBeGreaterThan(range.fromMs);
+    expect(axis.fromMs).toBeLessThanOrEqual(startMs);
+    expect(axis.toMs).toBe(range.toMs);
     const over = page.locator('#timeseries-panels figure[data-series="xhr@A"] .u-over');
     await over.scrollIntoViewIfNeeded();
     const box = (await over.boundingBox())!;
-    const xOf = (t: number) => box.x + ((t - range.fromMs) / (range.toMs - range.fromMs)) * box.width;
+    const xOf = (t: number) => box.x + ((t - axis.fromMs) / (axis.toMs - axis.fromMs)) * box.width;
     const y = box.y + box.height / 2;
     const before = await generation(page);
     await page.mouse.move(xOf(spike.fromMs - 3000), y);
@@ -180,7 +189,8 @@ describe("histogram page", () => {
     const heat = page.locator("#heatmap-chart .u-over");
     await heat.scrollIntoViewIfNeeded();
     const hm = (await heat.boundingBox())!;
-    await page.mouse.move(hm.x + ((spike.fromMs + 15_000 - range.fromMs) / (range.toMs - range.fromMs)) * hm.width, hm.y + hm.height * 0.08);
+    const now = await axisOf(page);
+    await page.mouse.move(hm.x + ((spike.fromMs + 15_000 - now.fromMs) / (now.toMs - now.fromMs)) * hm.width, hm.y + hm.height * 0.08);
     await expect.poll(() => page.locator("#heatmap-scale .heat-readout").innerText()).toMatch(/\d+:\d+:\d+.* · .*: \d+ samples?$/);
 
     // Zoom the histogram into its body, then let a live refresh (every 5 s) pass:

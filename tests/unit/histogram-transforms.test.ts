@@ -18,6 +18,7 @@ import {
   histogramColumns,
   tailOfPercentile,
   tailPoints,
+  timelineStart,
   timeseriesColumns,
 } from "../../client/src/histogram/transforms.js";
 import { heatColour } from "../../client/src/histogram/palette.js";
@@ -120,6 +121,29 @@ describe("latency over time and heatmap", () => {
       [null, 2, null],
     ]);
     expect(timeseriesColumns(ts, 5)).toEqual([[]]);
+  });
+
+  it("the time charts start at the range, or at its first bucket with a sample or a failure", () => {
+    expect(timelineStart(ts)).toBe(0);
+    const empty = (n: number) => Array.from({ length: n }, () => 0);
+    const nulls = (n: number) => Array.from({ length: n }, () => null);
+    const late: TimeseriesResponse = {
+      from: 5_000,
+      to: 60_000,
+      bucketMs: 10_000,
+      t: [0, 10_000, 20_000, 30_000, 40_000, 50_000],
+      series: [
+        { method: "ws", target: "A", count: [0, 0, 0, 0, 4, 0], failures: empty(6), p50: nulls(6), p90: nulls(6), p99: nulls(6), max: nulls(6) },
+        { method: "xhr", target: "B", count: empty(6), failures: [0, 0, 1, 0, 0, 0], p50: nulls(6), p90: nulls(6), p99: nulls(6), max: nulls(6) },
+      ],
+    };
+    // A failure counts as data: an outage at the start must show.
+    expect(timelineStart(late)).toBe(20_000);
+    // The first bucket may begin before the range: the range's start wins.
+    late.series[1]!.failures = [1, 0, 0, 0, 0, 0];
+    expect(timelineStart(late)).toBe(5_000);
+    // Nothing at all: the range as asked.
+    expect(timelineStart({ ...late, series: [] })).toBe(5_000);
   });
 
   it("heatmap cells are the non-empty (bucket, bin) pairs with their bounds", () => {

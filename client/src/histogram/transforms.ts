@@ -86,6 +86,20 @@ export function timeseriesColumns(ts: TimeseriesResponse, index: number): Column
   return [xs, s.p50, s.p90, s.p99, s.max, s.failures.map((f) => (f > 0 ? f : null))];
 }
 
+/**
+ * Where the time charts start: the range's start, or the first bucket that
+ * holds a sample or a failure when the range begins with none. A page opened
+ * a minute after `npm start` on "the last hour" otherwise draws an hour of
+ * nothing with its minute as a sliver at the right edge; a gap after the
+ * first sample still shows.
+ */
+export function timelineStart(ts: TimeseriesResponse): number {
+  for (let i = 0; i < ts.t.length; i++) {
+    if (ts.series.some((s) => (s.count[i] ?? 0) > 0 || (s.failures[i] ?? 0) > 0)) return Math.max(ts.from, ts.t[i]!);
+  }
+  return ts.from;
+}
+
 export interface HeatCell {
   t0: number;
   t1: number;

@@ -25,6 +25,7 @@ import { Progress } from "./progress.js";
 import { heatmapQuery, populations, timeseriesQuery, type Populations } from "./queries.js";
 import { describeBucket, describeRange, RangeControls } from "./range-controls.js";
 import { orderRows, renderStatsTable, timerNote } from "./stats-table.js";
+import { timelineStart } from "./transforms.js";
 import { seriesLabel } from "./series-label.js";
 import { readView, seriesId, writeView, type TimeWindow, type ViewState } from "./url-state.js";
 
@@ -41,6 +42,8 @@ export class Workbench {
   private generation = 0;
   private completed = 0;
   private lastRange: TimeWindow | null = null;
+  /** What the time charts drew: lastRange, or from its first sample on. */
+  private lastAxis: TimeWindow | null = null;
   private readonly knownTargets = new Set<string>();
   private readonly viewListeners: (() => void)[] = [];
   private readonly pickListeners: OnPick[] = [];
@@ -204,9 +207,12 @@ export class Workbench {
       ),
       getChecked("/api/cdf", p.summary, cdfResponseSchema, signal).then((c) => this.cdf.update(c, this.targetList())),
       getChecked("/api/timeseries", timeseriesQuery(p), timeseriesResponseSchema, signal).then(async (ts) => {
-        // The server's from is the resolved one ("all" starts at the first sample).
-        const axis = { fromMs: ts.from, toMs: ts.to };
-        $("bucket-width").textContent = `${describeBucket(ts.bucketMs)} bucket`;
+        // The server's from is the resolved one ("all" starts at the first
+        // sample); a range that begins before any sample starts at its first.
+        const axis = { fromMs: timelineStart(ts), toMs: ts.to };
+        this.lastAxis = axis;
+        const trimmed = axis.fromMs > ts.from ? ` (from ${new Date(axis.fromMs).toLocaleTimeString()}, the first sample in the range)` : "";
+        $("bucket-width").textContent = `${describeBucket(ts.bucketMs)} bucket${trimmed}`;
         this.panels.update(ts, axis);
         await this.refreshHeatmap(view, p, axis, ts.series, signal);
       }),
@@ -279,9 +285,13 @@ export class Workbench {
       get completed() {
         return self.completed;
       },
-      /** The time charts' x range (epoch ms) of the latest refresh. */
+      /** The range (epoch ms) the latest refresh asked for; the time charts' buckets are chosen for it. */
       get range() {
         return self.lastRange;
+      },
+      /** The time charts' x range (epoch ms) as drawn: `range`, or from its first sample on. */
+      get axis() {
+        return self.lastAxis;
       },
       get idle() {
         return self.inFlight === null && self.completed === self.generation;
