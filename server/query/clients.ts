@@ -1,5 +1,5 @@
-// GET /api/clients: everyone who has reported, from the sessions table and
-// each session's newest sample.
+// GET /api/clients: everyone who has reported, from the sessions table alone
+// (each session keeps the t of its newest sample).
 import type { ReadPool } from "../store/read-pool.js";
 import type { StoredClient } from "../store/stored-client.js";
 import { parseUserAgent } from "../store/user-agent.js";
@@ -14,10 +14,8 @@ interface SessionRow {
 
 /** Everyone who has reported, most recently seen first. */
 export async function clientsQuery(pool: ReadPool): Promise<StoredClient[]> {
-  // The newest sample of a session is its highest seq: one index probe per session.
   const rows = await pool.all<SessionRow>(
-    `SELECT s.client_id, s.label, s.user_agent, s.first_seen_ms,
-            (SELECT t FROM samples WHERE session = s.id ORDER BY seq DESC LIMIT 1) AS last_t
+    `SELECT s.client_id, s.label, s.user_agent, s.first_seen_ms, s.last_t
      FROM sessions s ORDER BY s.first_seen_ms, s.id`,
     [],
   );

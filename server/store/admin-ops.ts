@@ -18,7 +18,16 @@ export interface DeletedClient {
 export function deleteClientData(db: Database.Database, clientId: string): DeletedClient {
   const run = db.transaction((): DeletedClient => {
     const codes = (db.prepare("SELECT DISTINCT client FROM sessions WHERE client_id = ?").all(clientId) as { client: number }[]).map((r) => r.client);
-    const samples = db.prepare("DELETE FROM raw_samples WHERE session IN (SELECT id FROM sessions WHERE client_id = ?)").run(clientId).changes;
+    // Raw samples are in time order: walk the client's time span (its sessions' first_t..last_t).
+    // With other clients in the same weeks that is a scan of those weeks, on the writer's
+    // thread: seconds for a month of many clients, once per deleted client.
+    const tSpan = db.prepare("SELECT min(first_t) AS lo, max(last_t) AS hi FROM sessions WHERE client_id = ?").get(clientId) as { lo: number | null; hi: number | null };
+    const samples =
+      tSpan.lo === null || tSpan.hi === null
+        ? 0
+        : db
+            .prepare("DELETE FROM raw_samples WHERE t BETWEEN ? AND ? AND +session IN (SELECT id FROM sessions WHERE client_id = ?)")
+            .run(tSpan.lo, tSpan.hi, clientId).changes;
     const aggregates = new Map<string, RollupCell>();
     const span = LEVEL_MS.map(() => ({ fromMs: Infinity, toMs: -Infinity }));
     const touched = db.prepare("SELECT DISTINCT start_ms, series FROM rollups WHERE level = ? AND client = ?");

@@ -1,11 +1,12 @@
 // Creating a new database, and upgrading one written by an older tailprobe in
-// place: version 1 (text columns, REAL ms) becomes version 2 (codes, µs,
-// rollups) in one transaction, with a progress line, nothing lost. A crash
-// midway leaves version 1 as it was (SQLite rolls the transaction back).
+// place, each step in one transaction with progress lines and nothing lost; a
+// crash midway leaves the old version as it was (SQLite rolls back):
+// version 1 (text columns, REAL ms) → 3 (codes, µs, rollups, time-ordered raw
+// samples); version 2 (raw samples keyed by session, with a t index) → 3.
 import type Database from "better-sqlite3";
 import type { Sample } from "../../shared/contract/index.js";
 import { RollupBatch } from "./rollup-batch.js";
-import { DDL_V2, SCHEMA_VERSION } from "./schema.js";
+import { DDL_V3, SCHEMA_VERSION } from "./schema.js";
 import { addRawToBatch, Codes, INSERT_RAW, rawValues, rollupWriter } from "./writer.js";
 
 /** Rows converted between two progress lines and rollup flushes. */
@@ -26,7 +27,8 @@ export function migrate(db: Database.Database, log: (line: string) => void = () 
   if (version !== null && version > SCHEMA_VERSION)
     throw new Error(`database schema version ${version} is newer than this tailprobe understands (${SCHEMA_VERSION}); upgrade tailprobe`);
   if (version === 1) migrateV1(db, log);
-  db.exec(DDL_V2);
+  if (version === 2) migrateV2(db, log);
+  db.exec(DDL_V3);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
 }
 
@@ -53,12 +55,13 @@ interface V1Row {
 
 function migrateV1(db: Database.Database, log: (line: string) => void): void {
   const total = (db.prepare("SELECT count(*) AS n FROM samples").get() as { n: number }).n;
-  log(`upgrading database schema 1 → 2: ${total} samples`);
+  const step = `1 → ${SCHEMA_VERSION}`;
+  log(`upgrading database schema ${step}: ${total} samples`);
   const hasServerMs = columnsOf(db, "samples").has("server_ms");
   const hasTimerRes = columnsOf(db, "sessions").has("timer_resolution_us");
   db.transaction(() => {
     db.exec("ALTER TABLE samples RENAME TO samples_v1; ALTER TABLE sessions RENAME TO sessions_v1; DROP INDEX IF EXISTS samples_t; DROP INDEX IF EXISTS sessions_client;");
-    db.exec(DDL_V2);
+    db.exec(DDL_V3);
     const codes = new Codes(db);
     const addSession = db.prepare(
       "INSERT INTO sessions (id, session_key, client_id, client, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -81,6 +84,7 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
     const addRaw = db.prepare(INSERT_RAW);
     const writeRollups = rollupWriter(db);
     let rollups = new RollupBatch();
+    const spans = new Map<number, { lo: number; hi: number }>();
     let done = 0;
     // The writer connection may not run other statements while iterating, so read in keyset pages.
     const page = db.prepare(`SELECT * FROM samples_v1 WHERE (session, seq) > (?, ?) ORDER BY session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`);
@@ -94,20 +98,81 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
         v[9] = r.flags; // as stored: bits a newer version 1 writer added stay
         addRaw.run(...v);
         addRawToBatch(rollups, v, sessionClient.get(r.session)!, codes, r.method, r.target);
+        const span = spans.get(r.session);
+        if (span === undefined) spans.set(r.session, { lo: r.t, hi: r.t });
+        else if (r.t < span.lo) span.lo = r.t;
+        else if (r.t > span.hi) span.hi = r.t;
       }
       writeRollups(rollups);
       rollups = new RollupBatch();
       done += rows.length;
       const last = rows[rows.length - 1]!;
       after = [last.session, last.seq];
-      log(`upgrading database schema 1 → 2: ${done} / ${total} samples (${total === 0 ? 100 : Math.floor((100 * done) / total)} %)`);
+      log(`upgrading database schema ${step}: ${done} / ${total} samples (${percent(done, total)} %)`);
     }
     const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
     if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version 1`);
+    const setSpan = db.prepare("UPDATE sessions SET first_t = ?, last_t = ? WHERE id = ?");
+    for (const [id, { lo, hi }] of spans) setSpan.run(lo, hi, id);
     db.exec("DROP TABLE samples_v1; DROP TABLE sessions_v1;");
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   })();
-  log("upgraded database schema 1 → 2");
+  log(`upgraded database schema ${step}`);
+}
+
+const percent = (done: number, total: number) => (total === 0 ? 100 : Math.floor((100 * done) / total));
+
+const RAW_COLUMNS = "session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us";
+
+/**
+ * Version 2 → 3: the raw rows are copied into the time-keyed table in time
+ * order (read through version 2's t index, so every page of the new table is
+ * appended to and left full), and each session's first and last t are
+ * gathered in the same pass. Rollups are unchanged.
+ */
+function migrateV2(db: Database.Database, log: (line: string) => void): void {
+  const total = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
+  log(`upgrading database schema 2 → 3: ${total} samples`);
+  db.transaction(() => {
+    const sessionCols = columnsOf(db, "sessions");
+    // The view names raw_samples: dropped here, DDL_V3 makes it again over the new table.
+    db.exec("DROP VIEW IF EXISTS samples; ALTER TABLE raw_samples RENAME TO raw_samples_v2;");
+    if (!sessionCols.has("first_t")) db.exec("ALTER TABLE sessions ADD COLUMN first_t INTEGER");
+    if (!sessionCols.has("last_t")) db.exec("ALTER TABLE sessions ADD COLUMN last_t INTEGER");
+    db.exec(DDL_V3);
+    const page = db.prepare(
+      `SELECT ${RAW_COLUMNS} FROM raw_samples_v2 INDEXED BY raw_samples_t
+       WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
+    );
+    const add = db.prepare(`INSERT INTO raw_samples (${RAW_COLUMNS}) VALUES (${RAW_COLUMNS.split(",").map(() => "?").join(", ")})`);
+    const spans = new Map<number, { lo: number; hi: number }>();
+    let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
+    let done = 0;
+    for (;;) {
+      const rows = page.raw(true).all(after[0], ...after) as (number | null)[][];
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        add.run(...r);
+        const session = r[0]!;
+        const t = r[2]!;
+        const span = spans.get(session);
+        // Rows come in time order: the first seen is the oldest.
+        if (span === undefined) spans.set(session, { lo: t, hi: t });
+        else span.hi = t;
+      }
+      done += rows.length;
+      const last = rows[rows.length - 1]!;
+      after = [last[2]!, last[0]!, last[1]!];
+      log(`upgrading database schema 2 → 3: ${done} / ${total} samples (${percent(done, total)} %)`);
+    }
+    const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
+    if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version 2`);
+    const setSpan = db.prepare("UPDATE sessions SET first_t = ?, last_t = ? WHERE id = ?");
+    for (const [id, { lo, hi }] of spans) setSpan.run(lo, hi, id);
+    db.exec("DROP TABLE raw_samples_v2;");
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+  })();
+  log("upgraded database schema 2 → 3");
 }
 
 /** A v1 row as the wire sample it was stored from (flags are copied as stored, apart). */

@@ -40,7 +40,7 @@ export function startRetention(
   const rawCutoff = () => nowMs() - options.rawDays * DAY_MS;
   const rollupCutoff = () => nowMs() - options.rollupDays * DAY_MS;
   const deleteRaw = db.prepare(
-    `DELETE FROM raw_samples WHERE (session, seq) IN (SELECT session, seq FROM raw_samples WHERE t < ? LIMIT ${PRUNE_BATCH_ROWS})`,
+    `DELETE FROM raw_samples WHERE (t, session, seq) IN (SELECT t, session, seq FROM raw_samples WHERE t < ? ORDER BY t LIMIT ${PRUNE_BATCH_ROWS})`,
   );
   // One key range per (level, client, class): the rollups' key order (schema.ts).
   const deleteRollupsOf = db.prepare(

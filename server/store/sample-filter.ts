@@ -49,7 +49,7 @@ export function sampleWhere(f: SampleFilter): SqlWhere {
   // the same rows rounded inward, and PostgreSQL refuses a fraction for a bigint.
   const params: (string | number)[] = [Math.ceil(f.fromMs), Math.floor(f.toMs)];
   if (f.clientId !== undefined) {
-    // "+session": walk the t index, not every row of the client's sessions by primary key.
+    // "+session": walk the time range (SQLite's raw key, PostgreSQL's t index), not the client's sessions one by one.
     conds.push("+session IN (SELECT id FROM sessions WHERE client_id = ?)");
     params.push(f.clientId);
   }

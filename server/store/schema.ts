@@ -1,11 +1,11 @@
-// The database layout, version 2: compact raw samples (small-integer codes,
-// integer µs) and rollup histograms per (level, time bucket, series, client,
-// flag class). `samples` is a view with version 1's columns, so a person
+// The database layout, version 3: compact raw samples (small-integer codes,
+// integer µs) stored in time order, and rollup histograms per (level, time
+// bucket, series, client, flag class). `samples` is a view with version 1's columns, so a person
 // with the sqlite3 shell (and the tests) reads samples as before.
 import type Database from "better-sqlite3";
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Bits of raw_samples.flags: booleans of the wire sample packed into one integer. */
 export const FLAG = {
@@ -27,7 +27,7 @@ export const winnerCode = (w: string): number => (BEST2_LEGS as readonly string[
 const caseOf = (column: string, names: readonly string[]) =>
   `CASE ${column} ${names.map((n, i) => `WHEN ${i} THEN '${n}'`).join(" ")} END`;
 
-export const DDL_V2 = `
+export const DDL_V3 = `
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -44,7 +44,11 @@ CREATE TABLE IF NOT EXISTS sessions (
   label               TEXT,
   user_agent          TEXT,
   first_seen_ms       INTEGER NOT NULL,
-  timer_resolution_us INTEGER
+  timer_resolution_us INTEGER,
+  -- The t of the session's oldest and newest stored sample: raw_samples is in
+  -- time order, so "when was this session last heard" is read here, not there.
+  first_t             INTEGER,
+  last_t              INTEGER
 );
 CREATE INDEX IF NOT EXISTS sessions_client ON sessions (client_id);
 -- (method, target) pairs, a derived series (tcpminrtt) included.
@@ -59,7 +63,11 @@ CREATE TABLE IF NOT EXISTS reasons (
   text TEXT NOT NULL UNIQUE
 );
 -- One row per probe, baseline or skipped tick. WITHOUT ROWID keyed on
--- (session, seq): the key that makes redelivery idempotent is the storage order.
+-- (t, session, seq): every reader asks for a time range (edge buckets, export,
+-- outliers, retention), so the storage order is time and no second index is
+-- needed (version 2's t index was a quarter of the disk). A redelivered sample
+-- carries the t it was first sent with, so the key makes redelivery idempotent
+-- as (session, seq) did (the PostgreSQL store's key holds t for its own reason).
 -- Latencies are integer µs (the wire's ms to 3 decimals); t is epoch ms as on the wire.
 CREATE TABLE IF NOT EXISTS raw_samples (
   session       INTEGER NOT NULL,
@@ -79,9 +87,8 @@ CREATE TABLE IF NOT EXISTS raw_samples (
   minrtt_us     INTEGER,
   lag_us        INTEGER,           -- the echo server's event-loop delay
   server_us     INTEGER,           -- the server's handler time (wire serverMs)
-  PRIMARY KEY (session, seq)
+  PRIMARY KEY (t, session, seq)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS raw_samples_t ON raw_samples (t);
 -- Mergeable histograms (shared/rollup.ts encoding) per time bucket of a
 -- level (0: 5 minutes, 1: hour, 2: 6 hours, 3: day; rollup-class.ts), series, client and flag class
 -- (rollup-class.ts). lat: ok latencies; tmo: timeout values; margin: best2's

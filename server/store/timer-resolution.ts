@@ -3,10 +3,10 @@
 // cross-origin isolation Chromium gives 100 µs, and every latency of such a
 // session is a multiple of 0.1 ms; the histogram page says so beside its table.
 //
-// Read from the sessions, not the samples: a session overlaps the range when
-// its first sample (lowest seq) is not after the range's end and its newest
-// (highest seq) not before its start: two primary-key probes per session. So the answer costs one probe per session, however
-// many samples a month holds.
+// Read from the sessions alone: a session overlaps the range when its oldest
+// stored sample is not after the range's end and its newest not before its
+// start (sessions.first_t / last_t). So the answer costs one row per session,
+// however many samples a month holds.
 import type { ReadPool } from "./read-pool.js";
 import type { SampleFilter } from "./sample-filter.js";
 
@@ -21,8 +21,7 @@ export async function timerResolutionQuery(pool: ReadPool, filter: SampleFilter)
   const [row] = await pool.all<{ us: number | null }>(
     `SELECT MAX(s.timer_resolution_us) AS us FROM sessions s
      WHERE s.timer_resolution_us IS NOT NULL
-       AND (SELECT t FROM raw_samples WHERE session = s.id ORDER BY seq ASC LIMIT 1) <= ?
-       AND (SELECT t FROM raw_samples WHERE session = s.id ORDER BY seq DESC LIMIT 1) >= ? ${clientCond}`,
+       AND s.first_t <= ? AND s.last_t >= ? ${clientCond}`,
     params,
   );
   return row?.us == null ? null : row.us / 1000;

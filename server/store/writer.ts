@@ -1,7 +1,7 @@
 // Writing samples: the raw rows and the rollups they add to in one
 // transaction (a group of batches, see batchWriter), so a query never sees one without the other.
-// Redelivery is idempotent on (session, seq): only rows actually inserted
-// count in the rollups.
+// Redelivery is idempotent on the raw key (t, session, seq; a re-sent sample
+// keeps its t): only rows actually inserted count in the rollups.
 import type Database from "better-sqlite3";
 import { TCP_MIN_RTT_SERIES, type IngestResult, type Sample, type SampleBatch } from "../../shared/contract/index.js";
 import { classOf } from "./rollup-class.js";
@@ -115,6 +115,21 @@ export function rawValues(session: number, s: Sample & { serverMs?: number }, co
   ];
 }
 
+/** Widens a session's [first_t, last_t] to a batch's samples (duplicates included: they were stored with the same t). */
+export const WIDEN_SESSION_SPAN = `UPDATE sessions SET first_t = min(coalesce(first_t, @lo), @lo), last_t = max(coalesce(last_t, @hi), @hi) WHERE id = @id`;
+
+/** The [lo, hi] of the samples' t, or null for none. */
+export function spanOf(samples: readonly { t: number }[]): { lo: number; hi: number } | null {
+  if (samples.length === 0) return null;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const s of samples) {
+    if (s.t < lo) lo = s.t;
+    if (s.t > hi) hi = s.t;
+  }
+  return { lo, hi };
+}
+
 export const INSERT_RAW = `INSERT OR IGNORE INTO raw_samples
   (session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -160,6 +175,7 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
   // The first resolution a session reports is kept: it cannot change within a page's life.
   const setTimerResolution = db.prepare("UPDATE sessions SET timer_resolution_us = ? WHERE id = ? AND timer_resolution_us IS NULL");
   const addRaw = db.prepare(INSERT_RAW);
+  const widenSpan = db.prepare(WIDEN_SESSION_SPAN);
   const writeRollups = rollupWriter(db);
 
   /** One batch's rows, its rollups gathered into `rollups`; run as a savepoint inside the group's transaction. */
@@ -181,6 +197,8 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
       accepted++;
       addRawToBatch(rollups, v, session.client, codes, s.method, s.target);
     }
+    const span = spanOf(batch.samples);
+    if (span !== null) widenSpan.run({ ...span, id: session.id });
     return { accepted, duplicates: batch.samples.length - accepted };
   });
 
@@ -224,6 +242,7 @@ export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: Sa
   const addSession = db.prepare("INSERT OR IGNORE INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, NULL, 0)");
   const findSession = db.prepare<[string], { id: number; client: number }>("SELECT id, client FROM sessions WHERE session_key = ?");
   const addRaw = db.prepare(INSERT_RAW);
+  const widenSpan = db.prepare(WIDEN_SESSION_SPAN);
   const writeRollups = rollupWriter(db);
   let open = new RollupBatch();
   const flushBefore = (watermarkMs: number) => writeRollups(open.takeClosed(watermarkMs));
@@ -237,6 +256,8 @@ export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: Sa
       addRawToBatch(open, v, session.client, codes, s.method, s.target);
       if (s.t < minT) minT = s.t;
     }
+    const span = spanOf(batch.samples);
+    if (span !== null) widenSpan.run({ ...span, id: session.id });
     flushBefore(minT);
   });
   return {

@@ -1,6 +1,6 @@
 // A database written by version 1 of the schema (tests/fixtures/schema-v1.sql,
 // the DDL tailprobe shipped before rollups, with the columns two later
-// version 1 writers add by ALTER TABLE) opens in version 2: every sample is
+// version 1 writers add by ALTER TABLE) opens in version 3: every sample is
 // still there with every field, the rollups agree with the raw samples, and
 // the upgrade printed its progress.
 import fs from "node:fs";
@@ -93,11 +93,11 @@ describe("a version 1 database", () => {
   const store = openStore(dbPath, { log: (l) => lines.push(l) });
   afterAll(() => store.close());
 
-  it("is upgraded to version 2 with a progress line", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "2" });
-    expect(lines[0]).toBe(`upgrading database schema 1 → 2: ${N} samples`);
-    expect(lines).toContain(`upgrading database schema 1 → 2: ${N} / ${N} samples (100 %)`);
-    expect(lines.at(-1)).toBe("upgraded database schema 1 → 2");
+  it("is upgraded to version 3 with a progress line", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "3" });
+    expect(lines[0]).toBe(`upgrading database schema 1 → 3: ${N} samples`);
+    expect(lines).toContain(`upgrading database schema 1 → 3: ${N} / ${N} samples (100 %)`);
+    expect(lines.at(-1)).toBe("upgraded database schema 1 → 3");
   });
 
   it("keeps every sample with every field", () => {
@@ -112,6 +112,14 @@ describe("a version 1 database", () => {
       { session_key: "sess_a", client_id: "client_a", label: "laptop", user_agent: "UA", timer_resolution_us: 100 },
       { session_key: "sess_b", client_id: "client_b", label: null, user_agent: null, timer_resolution_us: null },
     ]);
+  });
+
+  it("gives each session the t of its oldest and newest sample", () => {
+    const span = (session: number) => {
+      const ts = written.filter((r) => r.session === session).map((r) => r.t);
+      return { first_t: Math.min(...ts), last_t: Math.max(...ts) };
+    };
+    expect(store.db.prepare("SELECT first_t, last_t FROM sessions ORDER BY id").all()).toEqual([span(1), span(2)]);
   });
 
   it("builds rollups that count every sample once", () => {

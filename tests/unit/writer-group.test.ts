@@ -56,11 +56,23 @@ function someBatches(): SampleBatch[] {
 const dump = (db: Database.Database) => ({
   raw: db.prepare("SELECT * FROM raw_samples ORDER BY session, seq").all(),
   rollups: db.prepare("SELECT * FROM rollups ORDER BY level, client, class, start_ms, series").all(),
-  sessions: db.prepare("SELECT id, session_key, client FROM sessions ORDER BY id").all(),
+  sessions: db.prepare("SELECT id, session_key, client, first_t, last_t FROM sessions ORDER BY id").all(),
 });
 const items = (batches: SampleBatch[]): GroupItem[] => batches.map((batch) => ({ batch, meta }));
 
 describe("group commit", () => {
+  it("keeps each session's oldest and newest t, whatever order samples arrive in and however often", () => {
+    const batches = someBatches();
+    const { db, write } = database();
+    write(items(batches.slice(0, 7)));
+    write(items(batches.slice(7)));
+    const want = ["alpha", "beta", "gamma"].map((c) => {
+      const ts = batches.filter((b) => b.sessionId === `session_${c}`).flatMap((b) => b.samples.map((x) => x.t));
+      return { session_key: `session_${c}`, first_t: Math.min(...ts), last_t: Math.max(...ts) };
+    });
+    expect(db.prepare("SELECT session_key, first_t, last_t FROM sessions ORDER BY session_key").all()).toEqual(want);
+  });
+
   it("stores what the same batches store one at a time: raw rows, every rollup row and every answer alike", () => {
     const batches = someBatches();
     const one = database();

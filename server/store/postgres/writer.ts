@@ -16,7 +16,7 @@ import { TCP_MIN_RTT_SERIES, type IngestResult, type SampleBatch } from "../../.
 import { blobOf, mergeStored, RollupBatch, type RollupCell, type StoredCell } from "../rollup-batch.js";
 import { classOf } from "../rollup-class.js";
 import { toUs } from "../schema.js";
-import { rawValues, SessionOwnerError, type IngestMeta } from "../writer.js";
+import { rawValues, SessionOwnerError, spanOf, type IngestMeta } from "../writer.js";
 import { dayOf, ensurePartitions } from "./schema.js";
 import { PgCodes } from "./codes.js";
 
@@ -100,6 +100,9 @@ export function postgresWriter(sql: postgres.Sql, codes: PgCodes, partitions: Se
         if (batch.timerResolutionMs !== undefined)
           await tx`UPDATE sessions SET timer_resolution_us = ${toUs(batch.timerResolutionMs)} WHERE id = ${session.id} AND timer_resolution_us IS NULL`;
         for (const r of rows) r.v[0] = session.id;
+        const span = spanOf(batch.samples);
+        if (span !== null)
+          await tx`UPDATE sessions SET first_t = LEAST(first_t, ${span.lo}), last_t = GREATEST(last_t, ${span.hi}) WHERE id = ${session.id}`;
         // One array per column (unnest): a fixed statement, prepared once,
         // where a VALUES list of 17 × 1000 parameters is parsed and planned
         // anew for every batch (3× slower, measured with 1000-row batches).

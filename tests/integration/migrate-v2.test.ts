@@ -1,0 +1,144 @@
+// A database written by version 2 of the schema (tests/fixtures/schema-v2.sql:
+// raw samples keyed by (session, seq) with a t index) opens in version 3, raw
+// samples keyed by time: every row is still there with every column, each
+// session knows its first and last sample's t, the rollups are untouched, the
+// old table and index are gone, and the upgrade printed its progress.
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { openStore } from "../../server/store/store.js";
+import { prng } from "../helpers/prng.js";
+import { tempDir } from "../helpers/server-process.js";
+
+const V2_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v2.sql"), "utf8");
+const T0 = 1_760_000_000_000;
+/** More than one of the migration's pages (50,000 rows). */
+const N = 60_500;
+const dir = tempDir();
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const RAW_COLUMNS = [
+  "session", "seq", "t", "series", "outcome", "us", "sched_ms", "late_us", "hidden_us", "flags",
+  "reason", "winner", "other_us", "other_outcome", "minrtt_us", "lag_us", "server_us",
+] as const;
+type RawRow = Record<(typeof RAW_COLUMNS)[number], number | null>;
+
+function writeV2(dbPath: string): { raw: RawRow[]; rollups: unknown[] } {
+  const db = new Database(dbPath);
+  db.pragma("journal_mode = WAL");
+  db.exec(V2_DDL);
+  db.exec(`INSERT INTO meta (key, value) VALUES ('schema_version', '2');
+    INSERT INTO clients (id, client_key) VALUES (1, 'client_a'), (2, 'client_b');
+    INSERT INTO sessions (id, session_key, client_id, client, label, user_agent, first_seen_ms, timer_resolution_us) VALUES
+      (1, 'sess_a', 'client_a', 1, 'laptop', 'UA', ${T0}, 5),
+      (2, 'sess_b', 'client_b', 2, NULL, NULL, ${T0}, NULL),
+      (3, 'sess_quiet', 'client_b', 2, NULL, NULL, ${T0}, NULL);
+    INSERT INTO series (id, method, target) VALUES (1, 'xhr', 'A'), (2, 'ws', 'B'), (3, 'best2', 'A+B');
+    INSERT INTO reasons (id, text) VALUES (1, 'http-503');
+    INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin)
+      VALUES (0, ${T0}, 1, 1, 0, 2, 1, x'0102', NULL, 0, 0, NULL), (3, ${T0 - (T0 % 86_400_000)}, 3, 0, 255, 0, 0, x'03', x'04', 7, 9, x'05');`);
+  const rand = prng(2024);
+  const raw: RawRow[] = [];
+  const seqs = [0, 0];
+  for (let i = 0; i < N; i++) {
+    const session = 1 + (i % 2);
+    const outcome = rand() < 0.05 ? 2 : 0;
+    // t is not in seq order within a session (a probe's t is when it was sent, its seq when it was recorded).
+    raw.push({
+      session,
+      seq: seqs[session - 1]!++,
+      t: T0 + i * 50 + Math.floor(rand() * 400),
+      series: 1 + (i % 3),
+      outcome,
+      us: outcome === 0 ? 300 + Math.floor(rand() * 40_000) : null,
+      sched_ms: i % 3 === 2 ? null : Math.floor(rand() * 4),
+      late_us: Math.floor(rand() * 9000),
+      hidden_us: 0,
+      flags: 0x0f03,
+      reason: outcome === 2 ? 1 : null,
+      winner: i % 3 === 2 ? i % 2 : null,
+      other_us: i % 3 === 2 ? 900 : null,
+      other_outcome: i % 3 === 2 ? 0 : null,
+      minrtt_us: null,
+      lag_us: 120,
+      server_us: 250,
+    });
+  }
+  const insert = db.prepare(`INSERT INTO raw_samples (${RAW_COLUMNS.join(", ")}) VALUES (${RAW_COLUMNS.map((c) => `@${c}`).join(", ")})`);
+  db.transaction(() => raw.forEach((r) => insert.run(r)))();
+  const rollups = db.prepare("SELECT * FROM rollups ORDER BY level, client, class, start_ms, series").all();
+  db.close();
+  return { raw, rollups };
+}
+
+describe("a version 2 database", () => {
+  const dbPath = path.join(dir, "v2.db");
+  const written = writeV2(dbPath);
+  const lines: string[] = [];
+  const store = openStore(dbPath, { log: (l) => lines.push(l) });
+  afterAll(() => store.close());
+
+  it("is upgraded to version 3 with progress lines", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "3" });
+    expect(lines).toEqual([
+      `upgrading database schema 2 → 3: ${N} samples`,
+      `upgrading database schema 2 → 3: 50000 / ${N} samples (82 %)`,
+      `upgrading database schema 2 → 3: ${N} / ${N} samples (100 %)`,
+      "upgraded database schema 2 → 3",
+    ]);
+  });
+
+  it("keeps every raw row with every column", () => {
+    const back = store.db.prepare(`SELECT ${RAW_COLUMNS.join(", ")} FROM raw_samples ORDER BY session, seq`).all();
+    const want = [...written.raw].sort((a, b) => a.session! - b.session! || a.seq! - b.seq!);
+    expect(back).toEqual(want);
+  });
+
+  it("keys raw samples by time, with no second index and no old table left", () => {
+    const objects = store.db.prepare("SELECT type, name FROM sqlite_master WHERE tbl_name LIKE 'raw_samples%' ORDER BY name").all();
+    expect(objects).toEqual([{ type: "table", name: "raw_samples" }]);
+    const pk = (store.db.prepare("PRAGMA table_info(raw_samples)").all() as { name: string; pk: number }[])
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name);
+    expect(pk).toEqual(["t", "session", "seq"]);
+  });
+
+  it("gives each session the t of its oldest and newest sample", () => {
+    const spans = store.db.prepare("SELECT id, first_t, last_t FROM sessions ORDER BY id").all();
+    const span = (session: number) => {
+      const ts = written.raw.filter((r) => r.session === session).map((r) => r.t!);
+      return { first_t: Math.min(...ts), last_t: Math.max(...ts) };
+    };
+    expect(spans).toEqual([
+      { id: 1, ...span(1) },
+      { id: 2, ...span(2) },
+      { id: 3, first_t: null, last_t: null },
+    ]);
+  });
+
+  it("leaves the rollups as they were", () => {
+    expect(store.db.prepare("SELECT * FROM rollups ORDER BY level, client, class, start_ms, series").all()).toEqual(written.rollups);
+  });
+
+  it("reads samples through the view and answers clients as before", async () => {
+    const n = (store.db.prepare("SELECT count(*) AS n FROM samples WHERE method = 'xhr' AND target = 'A'").get() as { n: number }).n;
+    expect(n).toBe(written.raw.filter((r) => r.series === 1).length);
+    const clients = await store.clients();
+    const lastOf = (session: number) => Math.max(...written.raw.filter((r) => r.session === session).map((r) => r.t!));
+    expect(clients.map((c) => [c.clientId, c.lastSeen, c.sessions]).sort()).toEqual([
+      ["client_a", lastOf(1), 1],
+      ["client_b", lastOf(2), 2],
+    ]);
+  });
+
+  it("opens again without upgrading twice", async () => {
+    await store.close();
+    const again: string[] = [];
+    const s2 = openStore(dbPath, { log: (l) => again.push(l) });
+    expect(again).toEqual([]);
+    expect((s2.db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n).toBe(N);
+    await s2.close();
+  });
+});
