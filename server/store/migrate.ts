@@ -30,6 +30,24 @@ export function migrate(db: Database.Database, log: (line: string) => void = () 
   if (version === 2) migrateV2(db, log);
   db.exec(DDL_V3);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+  if (version === 1 || version === 2) compact(db, log);
+}
+
+/**
+ * An upgrade writes the new tables beside the old ones and then drops the
+ * old: their pages stay in the file as free pages (a 10 M-sample month: 1,153
+ * MB, of which 593 free; 5 s of VACUUM leave 499 MB). VACUUM rewrites the file without them, once.
+ */
+function compact(db: Database.Database, log: (line: string) => void): void {
+  const pageSize = db.pragma("page_size", { simple: true }) as number;
+  const free = (db.pragma("freelist_count", { simple: true }) as number) * pageSize;
+  const total = (db.pragma("page_count", { simple: true }) as number) * pageSize;
+  if (free < total / 10) return;
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
+  log(`compacting the database file after the upgrade: ${mb(total)} MB, of which ${mb(free)} MB free`);
+  db.exec("VACUUM");
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  log(`compacted the database file: ${mb((db.pragma("page_count", { simple: true }) as number) * pageSize)} MB`);
 }
 
 interface V1Row {

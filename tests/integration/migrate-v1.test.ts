@@ -97,7 +97,8 @@ describe("a version 1 database", () => {
     expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "3" });
     expect(lines[0]).toBe(`upgrading database schema 1 → 3: ${N} samples`);
     expect(lines).toContain(`upgrading database schema 1 → 3: ${N} / ${N} samples (100 %)`);
-    expect(lines.at(-1)).toBe("upgraded database schema 1 → 3");
+    expect(lines).toContain("upgraded database schema 1 → 3");
+    expect(lines.at(-1)).toMatch(/^compacted the database file: \d+ MB$/);
   });
 
   it("keeps every sample with every field", () => {
