@@ -15,6 +15,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "query-stall": () => import("./query-stall.js"),
   "ingest-rate": () => import("./ingest-rate.js"),
   "ingest-stall": () => import("./ingest-stall.js"),
+  "raw-layout": () => import("./raw-layout.js"),
   "postgres-store": () => import("./postgres-store.js"),
   capacity: () => import("./capacity.js"),
   "histogram-page": () => import("./histogram-page.js"),

@@ -1,0 +1,117 @@
+// What the raw table's key costs and saves: the same rows inserted into
+// today's layout (schema.ts, keyed by (t, session, seq), no other index) and
+// into version 2's (tests/fixtures/schema-v2.sql: keyed by (session, seq),
+// plus an index on t), alternating, in three arrival patterns: tabs as they
+// report (each its last 5 s, 65 samples, every 5 s; a commit per group of
+// batches, as the writer thread's group commit does) at 200 and 2,000 tabs,
+// and the dense bursts ingest-rate sends (4 sessions, 500 samples 1 ms apart,
+// each batch starting 20 ms after the last, so every batch overlaps the
+// others' time range). Prints rows/s and bytes per row on disk.
+// Run: npm run bench -- raw-layout  (or: npx tsx bench/raw-layout.ts [smoke|full])
+import fs from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import Database from "better-sqlite3";
+import { DDL_V3 } from "../server/store/schema.js";
+import { INSERT_RAW } from "../server/store/writer.js";
+import { tempDir } from "../tests/helpers/server-process.js";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
+
+const V2_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v2.sql"), "utf8");
+const SIZES = { smoke: { rows: 20_000, rounds: 1 }, full: { rows: 1_000_000, rounds: 2 } } as const;
+
+type Row = (number | null)[];
+/** One commit's rows. */
+type Commit = Row[];
+
+const row = (session: number, seq: number, t: number, i: number): Row => [
+  session, seq, t, 1 + (i % 13), 0, 1000 + (seq % 97) * 100, 1, 1000 + (i % 7) * 900, 0, 0x0f03, null, null, null, null, null, 120, 250,
+];
+
+/** `tabs` tabs, each reporting its last 5 s every 5 s at its own phase; `group` batches a commit. */
+function* tabs(total: number, tabCount: number, group: number): Generator<Commit> {
+  const seqs = new Array<number>(tabCount).fill(0);
+  const T0 = 1_790_000_000_000;
+  let n = 0;
+  for (let cycle = 0; n < total; cycle++)
+    for (let g = 0; g < tabCount && n < total; g += group) {
+      const end = T0 + 5000 * cycle + (g / tabCount) * 5000;
+      const commit: Commit = [];
+      for (let c = g; c < Math.min(tabCount, g + group); c++)
+        for (let i = 0; i < 65; i++) commit.push(row(c + 1, seqs[c]!++, end - 5000 + i * 77 + ((c * 13) % 77), i));
+      n += commit.length;
+      yield commit;
+    }
+}
+
+/** ingest-rate's load: 4 sessions, batches of 500 samples 1 ms apart, each round's batches starting 20 ms after the last's. */
+function* bursts(total: number): Generator<Commit> {
+  let t = 1_790_000_000_000;
+  for (let k = 0, n = 0; n < total; k++, t += 20)
+    for (let c = 0; c < 4 && n < total; c++) {
+      const commit = Array.from({ length: 500 }, (_, i) => row(c + 1, k * 500 + i, t + i, i));
+      n += commit.length;
+      yield commit;
+    }
+}
+
+/** Inserts every commit into a fresh file of the layout; rows/s and bytes per row after a checkpoint. */
+function insertAll(layout: "v3" | "v2", commits: () => Generator<Commit>): { rowsPerS: number; bytesPerRow: number } {
+  const dir = tempDir("tailprobe-bench-");
+  const file = path.join(dir, `${layout}.db`);
+  const db = new Database(file);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.exec(layout === "v3" ? DDL_V3 : V2_DDL);
+    const insert = db.prepare(INSERT_RAW);
+    const write = db.transaction((commit: Commit) => {
+      for (const r of commit) insert.run(...r);
+    });
+    let n = 0;
+    const t0 = performance.now();
+    for (const commit of commits()) {
+      write(commit);
+      n += commit.length;
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    const bytes = (db.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name LIKE 'raw_samples%'").get() as { b: number }).b;
+    return { rowsPerS: n / seconds, bytesPerRow: bytes / n };
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function run(size: BenchSize): Promise<BenchRow[]> {
+  const { rows, rounds } = SIZES[size];
+  const patterns: [string, () => Generator<Commit>][] = [
+    ["200 tabs reporting every 5 s, 10 batches a commit", () => tabs(rows, 200, 10)],
+    ["2,000 tabs reporting every 5 s, 50 batches a commit", () => tabs(rows, 2000, 50)],
+    ["ingest-rate's bursts: 4 sessions, 500 samples 1 ms apart, overlapping", () => bursts(rows)],
+  ];
+  const out: BenchRow[] = [];
+  for (const [label, commits] of patterns) {
+    const got = { v3: [] as number[], v2: [] as number[] };
+    let bytes = { v3: 0, v2: 0 };
+    for (let r = 0; r < rounds; r++)
+      for (const layout of ["v2", "v3"] as const) {
+        const m = insertAll(layout, commits);
+        got[layout].push(m.rowsPerS);
+        bytes = { ...bytes, [layout]: m.bytesPerRow };
+      }
+    console.log(`${label}: ${median(got.v3).toFixed(0)} rows/s (version 2's layout ${median(got.v2).toFixed(0)}), ${bytes.v3.toFixed(1)} bytes a row (${bytes.v2.toFixed(1)})`);
+    out.push(
+      { figure: `raw rows inserted, ${label} (rows/s; baseline: version 2's layout)`, value: median(got.v3), baseline: median(got.v2), goal: "(reported)", pass: null },
+      { figure: `raw table and its indexes on disk, ${label} (bytes a row; baseline: version 2's layout)`, value: bytes.v3, baseline: bytes.v2, goal: "(reported)", pass: null },
+    );
+  }
+  return out;
+}
+
+export const bench: Benchmark = { name: "raw-layout", run };
+if (isMain(import.meta.url)) await runAlone(bench);
