@@ -128,14 +128,23 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
       after = [last.session, last.seq];
       log(`upgrading database schema ${step}: ${done} / ${total} samples (${percent(done, total)} %)`);
     }
-    const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
-    if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version 1`);
-    const setSpan = db.prepare("UPDATE sessions SET first_t = ?, last_t = ? WHERE id = ?");
-    for (const [id, { lo, hi }] of spans) setSpan.run(lo, hi, id);
-    db.exec("DROP TABLE samples_v1; DROP TABLE sessions_v1;");
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+    finishUpgrade(db, 1, total, spans, "DROP TABLE samples_v1; DROP TABLE sessions_v1;");
   })();
   log(`upgraded database schema ${step}`);
+}
+
+/**
+ * The end of an upgrade's transaction: every sample copied (or the whole
+ * transaction rolls back), each session's span of t written, the old tables
+ * dropped, the version set.
+ */
+function finishUpgrade(db: Database.Database, from: number, total: number, spans: Map<number, { lo: number; hi: number }>, dropOld: string): void {
+  const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
+  if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version ${from}`);
+  const setSpan = db.prepare("UPDATE sessions SET first_t = ?, last_t = ? WHERE id = ?");
+  for (const [id, { lo, hi }] of spans) setSpan.run(lo, hi, id);
+  db.exec(dropOld);
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
 }
 
 const percent = (done: number, total: number) => (total === 0 ? 100 : Math.floor((100 * done) / total));
@@ -183,12 +192,7 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
       after = [last[2]!, last[0]!, last[1]!];
       log(`upgrading database schema 2 → 3: ${done} / ${total} samples (${percent(done, total)} %)`);
     }
-    const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
-    if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version 2`);
-    const setSpan = db.prepare("UPDATE sessions SET first_t = ?, last_t = ? WHERE id = ?");
-    for (const [id, { lo, hi }] of spans) setSpan.run(lo, hi, id);
-    db.exec("DROP TABLE raw_samples_v2;");
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+    finishUpgrade(db, 2, total, spans, "DROP TABLE raw_samples_v2;");
   })();
   log("upgraded database schema 2 → 3");
 }
