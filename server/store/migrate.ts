@@ -35,8 +35,9 @@ export function migrate(db: Database.Database, log: (line: string) => void = () 
 
 /**
  * An upgrade writes the new tables beside the old ones and then drops the
- * old: their pages stay in the file as free pages (a 10 M-sample month: 1,153
- * MB, of which 593 free; 5 s of VACUUM leave 499 MB). VACUUM rewrites the file without them, once.
+ * old: their pages stay in the file as free pages (a 10 M-sample month:
+ * 1,153 MB, of which 593 free). VACUUM rewrites the file without them, once
+ * (5 s there, leaving 499 MB).
  */
 function compact(db: Database.Database, log: (line: string) => void): void {
   const pageSize = db.pragma("page_size", { simple: true }) as number;
