@@ -7,7 +7,7 @@ import type Database from "better-sqlite3";
 import type { Sample } from "../../shared/contract/index.js";
 import { RollupBatch } from "./rollup-batch.js";
 import { DDL_V3, SCHEMA_VERSION } from "./schema.js";
-import { addRawToBatch, Codes, INSERT_RAW, rawValues, rollupWriter } from "./writer.js";
+import { addRawToBatch, Codes, INSERT_RAW, RAW_COLUMNS, rawValues, rollupWriter } from "./writer.js";
 
 /** Rows converted between two progress lines and rollup flushes. */
 const MIGRATE_CHUNK_ROWS = 50_000;
@@ -103,7 +103,7 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
     const addRaw = db.prepare(INSERT_RAW);
     const writeRollups = rollupWriter(db);
     let rollups = new RollupBatch();
-    const spans = new Map<number, { lo: number; hi: number }>();
+    const spans: Spans = new Map();
     let done = 0;
     // The writer connection may not run other statements while iterating, so read in keyset pages.
     const page = db.prepare(`SELECT * FROM samples_v1 WHERE (session, seq) > (?, ?) ORDER BY session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`);
@@ -117,10 +117,7 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
         v[9] = r.flags; // as stored: bits a newer version 1 writer added stay
         addRaw.run(...v);
         addRawToBatch(rollups, v, sessionClient.get(r.session)!, codes, r.method, r.target);
-        const span = spans.get(r.session);
-        if (span === undefined) spans.set(r.session, { lo: r.t, hi: r.t });
-        else if (r.t < span.lo) span.lo = r.t;
-        else if (r.t > span.hi) span.hi = r.t;
+        widen(spans, r.session, r.t);
       }
       writeRollups(rollups);
       rollups = new RollupBatch();
@@ -134,12 +131,22 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
   log(`upgraded database schema ${step}`);
 }
 
+/** Each session's oldest and newest t, gathered while its rows are copied. */
+type Spans = Map<number, { lo: number; hi: number }>;
+
+function widen(spans: Spans, session: number, t: number): void {
+  const span = spans.get(session);
+  if (span === undefined) spans.set(session, { lo: t, hi: t });
+  else if (t < span.lo) span.lo = t;
+  else if (t > span.hi) span.hi = t;
+}
+
 /**
  * The end of an upgrade's transaction: every sample copied (or the whole
  * transaction rolls back), each session's span of t written, the old tables
  * dropped, the version set.
  */
-function finishUpgrade(db: Database.Database, from: number, total: number, spans: Map<number, { lo: number; hi: number }>, dropOld: string): void {
+function finishUpgrade(db: Database.Database, from: number, total: number, spans: Spans, dropOld: string): void {
   const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
   if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version ${from}`);
   const setSpan = db.prepare("UPDATE sessions SET first_t = ?, last_t = ? WHERE id = ?");
@@ -149,8 +156,6 @@ function finishUpgrade(db: Database.Database, from: number, total: number, spans
 }
 
 const percent = (done: number, total: number) => (total === 0 ? 100 : Math.floor((100 * done) / total));
-
-const RAW_COLUMNS = "session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us";
 
 /**
  * Version 2 → 3: the raw rows are copied into the time-keyed table in time
@@ -172,8 +177,8 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
       `SELECT ${RAW_COLUMNS} FROM raw_samples_v2 INDEXED BY raw_samples_t
        WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
     );
-    const add = db.prepare(`INSERT INTO raw_samples (${RAW_COLUMNS}) VALUES (${RAW_COLUMNS.split(",").map(() => "?").join(", ")})`);
-    const spans = new Map<number, { lo: number; hi: number }>();
+    const add = db.prepare(INSERT_RAW);
+    const spans: Spans = new Map();
     let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
     let done = 0;
     for (;;) {
@@ -181,12 +186,7 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
       if (rows.length === 0) break;
       for (const r of rows) {
         add.run(...r);
-        const session = r[0]!;
-        const t = r[2]!;
-        const span = spans.get(session);
-        // Rows come in time order: the first seen is the oldest.
-        if (span === undefined) spans.set(session, { lo: t, hi: t });
-        else span.hi = t;
+        widen(spans, r[0]!, r[2]!);
       }
       done += rows.length;
       const last = rows[rows.length - 1]!;

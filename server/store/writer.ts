@@ -130,9 +130,11 @@ export function spanOf(samples: readonly { t: number }[]): { lo: number; hi: num
   return { lo, hi };
 }
 
-export const INSERT_RAW = `INSERT OR IGNORE INTO raw_samples
-  (session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/** raw_samples' columns in rawValues' order: every writer of raw rows (both stores, the upgrades) names them so. */
+export const RAW_COLUMNS = "session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us";
+
+export const INSERT_RAW = `INSERT OR IGNORE INTO raw_samples (${RAW_COLUMNS})
+  VALUES (${RAW_COLUMNS.split(",").map(() => "?").join(", ")})`;
 
 /** Adds one raw row (values as rawValues returns them) to a rollup batch. */
 export function addRawToBatch(batch: RollupBatch, v: readonly (number | null)[], client: number, codes: Codes, method: string, target: string): void {

@@ -16,12 +16,11 @@ import { TCP_MIN_RTT_SERIES, type IngestResult, type SampleBatch } from "../../.
 import { blobOf, mergeStored, RollupBatch, type RollupCell, type StoredCell } from "../rollup-batch.js";
 import { classOf } from "../rollup-class.js";
 import { toUs } from "../schema.js";
-import { rawValues, SessionOwnerError, spanOf, type IngestMeta } from "../writer.js";
+import { RAW_COLUMNS, rawValues, SessionOwnerError, spanOf, type IngestMeta } from "../writer.js";
 import { dayOf, ensurePartitions } from "./schema.js";
 import { PgCodes } from "./codes.js";
 
-const RAW_COLUMNS = "session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us";
-const RAW_WIDTH = 17;
+const RAW_WIDTH = RAW_COLUMNS.split(",").length;
 /** Column types of raw_samples, in RAW_COLUMNS order. */
 const RAW_TYPES = ["integer", "bigint", "bigint", "integer", "smallint", "bigint", "bigint", "bigint", "bigint", "integer", "integer", "smallint", "bigint", "smallint", "bigint", "bigint", "bigint"];
 const INSERT_RAW_UNNEST = `INSERT INTO raw_samples (${RAW_COLUMNS})
