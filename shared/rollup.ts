@@ -202,18 +202,42 @@ export function quantiles(r: Rollup, ps: readonly number[]): (number | null)[] {
  * the bucket counts only (not min or max), so it never decreases as values
  * are added: a Prometheus counter stays monotone from scrape to scrape.
  */
-export function countAtOrBelow(r: Rollup, us: number, sorted = sortedBuckets(r)): number {
-  if (us < 0) return 0;
-  let n = r.zero;
-  for (const [i, c] of sorted) {
-    // Integers in bucket i: (floor(lower), floor(upper)].
-    const lo = Math.floor(2 ** (i / STEPS)) + 1;
-    const hi = Math.floor(bucketUpper(i));
-    if (hi <= us) n += c;
-    else if (lo <= us) n += Math.round((c * (Math.floor(us) - lo + 1)) / (hi - lo + 1));
-    else break;
+export function countAtOrBelow(r: Rollup, us: number): number {
+  return countsAtOrBelow(r, [us])[0]!;
+}
+
+/**
+ * countAtOrBelow for many bounds at once, in one walk over the buckets (a
+ * /metrics scrape asks 15 bounds of every series; bound by bound, a month's
+ * wide histograms cost most of the scrape). Bounds in any order; the answer
+ * is in theirs.
+ */
+export function countsAtOrBelow(r: Rollup, bounds: readonly number[]): number[] {
+  const out = new Array<number>(bounds.length).fill(0);
+  const order = bounds.map((_, k) => k).sort((a, b) => bounds[a]! - bounds[b]!);
+  const { idx, cnt } = sortedArrays(r);
+  let below = r.zero; // values in buckets wholly at or below the current bound
+  let k = 0;
+  for (const b of order) {
+    const us = bounds[b]!;
+    if (us < 0) continue;
+    let n = below;
+    for (; k < idx.length; k++) {
+      // Integers in bucket i: (floor(lower), floor(upper)].
+      const i = idx[k]!;
+      const hi = Math.floor(bucketUpper(i));
+      if (hi <= us) {
+        below += cnt[k]!;
+        n = below;
+        continue;
+      }
+      const lo = Math.floor(bucketUpper(i - 1)) + 1;
+      if (lo <= us) n += Math.round((cnt[k]! * (Math.floor(us) - lo + 1)) / (hi - lo + 1));
+      break; // the next bound starts again at this bucket
+    }
+    out[b] = n;
   }
-  return n;
+  return out;
 }
 
 // ---- compact encoding ---------------------------------------------------------
@@ -244,40 +268,15 @@ export function encodeRollup(r: Rollup): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** Reads the stored form: header fields, then calls onBucket(index, count) in ascending index order. */
-function decodeInto(blob: Uint8Array, onHeader: (count: number, min: number, max: number, sum: number, zero: number) => boolean, onBucket: (i: number, c: number) => void): void {
-  let pos = 0;
-  const next = (): number => {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      const b = blob[pos++];
-      if (b === undefined) throw new Error("truncated rollup");
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
-      mul *= 0x80;
-    }
-  };
-  const count = next();
-  const min = next();
-  const max = next();
-  const sum = next();
-  const zero = next();
-  const n = next();
-  if (!onHeader(count, min, max, sum, zero)) return;
-  let i = -1;
-  for (let k = 0; k < n; k++) {
-    i += next();
-    onBucket(i, next());
-  }
-}
-
 /**
  * A rollup being merged from many stored ones (a whole range's stats, CDF or
  * histogram: thousands of rows into one cell per series): counts in an array
  * indexed by bucket, where a Map would hash every bucket of every row.
  * toRollup() gives the ordinary form, its buckets inserted in ascending order.
  */
+/** addEncoded's header fields, reused (count, min, max, sum, zero, buckets). */
+const DECODE_HEAD = new Float64Array(6);
+
 export class DenseRollup {
   count = 0;
   min: number | null = null;
@@ -288,20 +287,63 @@ export class DenseRollup {
   private counts = new Float64Array(1024);
   private top = -1;
 
+  /**
+   * Decodes in one loop with no callbacks: a month's stats merge hundreds of
+   * kilobytes of these per query (the format is encodeRollup's).
+   */
   addEncoded(blob: Uint8Array): void {
-    decodeInto(
-      blob,
-      (count, min, max, sum, zero) => {
-        if (count === 0) return false;
-        this.count += count;
-        this.sum += sum;
-        this.zero += zero;
-        if (this.min === null || min < this.min) this.min = min;
-        if (this.max === null || max > this.max) this.max = max;
-        return true;
-      },
-      (i, c) => this.add(i, c),
-    );
+    const len = blob.length;
+    let pos = 0;
+    const head = DECODE_HEAD;
+    for (let f = 0; f < 6; f++) {
+      let v = 0;
+      let mul = 1;
+      for (;;) {
+        if (pos >= len) throw new Error("truncated rollup");
+        const b = blob[pos++]!;
+        v += (b & 0x7f) * mul;
+        if (b < 0x80) break;
+        mul *= 0x80;
+      }
+      head[f] = v;
+    }
+    const count = head[0]!, min = head[1]!, max = head[2]!, sum = head[3]!, zero = head[4]!, n = head[5]!;
+    if (count === 0) return;
+    this.count += count;
+    this.sum += sum;
+    this.zero += zero;
+    if (this.min === null || min < this.min) this.min = min;
+    if (this.max === null || max > this.max) this.max = max;
+    let counts = this.counts;
+    let k = 0; // bucket index + 1: indices start at -1
+    for (let j = 0; j < n; j++) {
+      let delta = 0;
+      let mul = 1;
+      for (;;) {
+        if (pos >= len) throw new Error("truncated rollup");
+        const b = blob[pos++]!;
+        delta += (b & 0x7f) * mul;
+        if (b < 0x80) break;
+        mul *= 0x80;
+      }
+      let c = 0;
+      mul = 1;
+      for (;;) {
+        if (pos >= len) throw new Error("truncated rollup");
+        const b = blob[pos++]!;
+        c += (b & 0x7f) * mul;
+        if (b < 0x80) break;
+        mul *= 0x80;
+      }
+      k += delta;
+      if (k >= counts.length) {
+        const grown = new Float64Array(Math.max(k + 1, counts.length * 2));
+        grown.set(counts);
+        this.counts = counts = grown;
+      }
+      counts[k]! += c;
+    }
+    if (n > 0 && k > this.top) this.top = k;
   }
 
   addRollup(r: Rollup): void {

@@ -3,7 +3,7 @@
 // samples of the last partial 5 minutes, so a scrape reads about as much on a
 // month of samples as on an hour (bench/metrics-scrape.ts).
 import { OUTCOMES } from "../../shared/methods.js";
-import { countAtOrBelow, sortedBuckets } from "../../shared/rollup.js";
+import { countsAtOrBelow } from "../../shared/rollup.js";
 import type { Store } from "../store/store.js";
 
 /** Upper bounds of the latency buckets (seconds), Prometheus' `le`: 0.5 ms to 30 s, roughly 1-2.5-5 per decade. */
@@ -12,13 +12,14 @@ export const LATENCY_BUCKETS_S = [
 ] as const;
 
 const US_PER_S = 1_000_000;
+const LE_US = LATENCY_BUCKETS_S.map((le) => Math.round(le * US_PER_S));
 
 export interface LatencySeries {
   method: string;
   target: string;
   /**
    * Cumulative counts: bucketCounts[i] ≈ ok samples with latency ≤ LATENCY_BUCKETS_S[i],
-   * derived from the rollup buckets (shared/rollup.ts countAtOrBelow: the exact count at
+   * derived from the rollup buckets (shared/rollup.ts countsAtOrBelow: the exact count at
    * a bound within 0.54 % of it).
    */
   bucketCounts: number[];
@@ -51,11 +52,10 @@ export async function metricsSnapshot(store: Store, nowMs: number): Promise<Metr
   for (const s of totals) {
     const { method, target } = s;
     if (s.ok.count > 0) {
-      const sorted = sortedBuckets(s.ok);
       latency.push({
         method,
         target,
-        bucketCounts: LATENCY_BUCKETS_S.map((le) => countAtOrBelow(s.ok, Math.round(le * US_PER_S), sorted)),
+        bucketCounts: countsAtOrBelow(s.ok, LE_US),
         count: s.ok.count,
         sumS: s.ok.sum / US_PER_S,
       });

@@ -8,6 +8,7 @@ import {
   bucketUpper,
   bucketValue,
   countAtOrBelow,
+  countsAtOrBelow,
   DenseRollup,
   emptyRollup,
   encodeRollup,
@@ -188,6 +189,10 @@ describe("merging", () => {
       { numRuns: 300 },
     );
   });
+  it("a cut-off stored rollup fails the merge (a query then errors) instead of reading past its end", () => {
+    const blob = encodeRollup(rollupOf([5, 800, 12_000, 3_000_000]));
+    for (let cut = 1; cut < blob.length; cut++) expect(() => new DenseRollup().addEncoded(blob.subarray(0, cut))).toThrow("truncated rollup");
+  });
 });
 
 /** Exact count of values ≤ bound. */
@@ -209,6 +214,28 @@ describe("counts at or below a bound (Prometheus' le, /metrics)", () => {
         // Off by at most the samples of that one bucket; exact when it holds none.
         expect(Math.abs(got - atOrBelow(values, le))).toBeLessThanOrEqual(upper - lower);
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers many bounds in one walk, in any order, as it answers each alone", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 6_000_000 }), { maxLength: 400 }),
+        fc.array(fc.integer({ min: -5, max: 7_000_000 }), { maxLength: 20 }),
+        (values, bounds) => {
+          const r = rollupOf(values);
+          const all = countsAtOrBelow(r, bounds);
+          expect(all).toEqual(bounds.map((le) => countAtOrBelow(r, le)));
+          bounds.forEach((le, k) => {
+            // Against the samples themselves: between the exact counts at the edges of le's bucket.
+            if (le < 1) return expect(all[k]).toBe(le < 0 ? 0 : atOrBelow(values, le));
+            const i = bucketIndex(le);
+            expect(all[k]).toBeGreaterThanOrEqual(atOrBelow(values, Math.floor(bucketUpper(i - 1))));
+            expect(all[k]).toBeLessThanOrEqual(atOrBelow(values, Math.floor(bucketUpper(i))));
+          });
+        },
+      ),
       { numRuns: 300 },
     );
   });
