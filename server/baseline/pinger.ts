@@ -9,7 +9,8 @@
 // from many loopback addresses (bench/capacity.ts) meets the bound as real clients do.
 // bench/ping-fanout.ts measured the alternative, one fping over every address:
 // 10× less CPU and 200× less memory than 1,000 pings, but it fell behind at
-// 1,000 addresses a second and must restart whenever the set changes.
+// 1,000 addresses a second (without root fping waits at least 1 ms between
+// targets) and must restart whenever the set changes.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { createInterface } from "node:readline";
