@@ -105,7 +105,7 @@ export function mountRacesPanel(
     el("h2", "Best of two"),
     el(
       "p",
-      "How often each leg won the race, and what racing saved against the faster of its legs run alone (that leg's percentile minus the race's). Latency cells read p50 / p99. On loopback racing costs a few ms, so the saving is negative; it pays off when one server or path has a tail of its own, or is down.",
+      "How often each leg won the race, and what racing saved against the faster of its legs run alone (that leg's percentile minus the race's). Latency cells read p50 / p99. A negative saving means the race cost more than it won (as on loopback, where both legs are fast and starting two probes at once costs the browser more than the race wins); it pays off when one server or path has a tail of its own, or is down.",
       "hint",
     ),
     wrap(best2.table),
