@@ -32,7 +32,7 @@ const SERIES: [Sample["method"], string, number][] = [
 ];
 const BATCH = 6500;
 /** Bump when the generated data or the schema changes, so a cached file of the old shape is not reused. */
-const DATA_VERSION = 5;
+const DATA_VERSION = 6;
 
 export interface Month {
   dbPath: string;

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
-import { DDL_V3 } from "../server/store/schema.js";
+import { DDL } from "../server/store/schema.js";
 import { INSERT_RAW } from "../server/store/writer.js";
 import { tempDir } from "../tests/helpers/server-process.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
@@ -64,7 +64,7 @@ function insertAll(layout: "v3" | "v2", commits: () => Generator<Commit>): { row
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
-    db.exec(layout === "v3" ? DDL_V3 : V2_DDL);
+    db.exec(layout === "v3" ? DDL : V2_DDL);
     const insert = db.prepare(INSERT_RAW);
     const write = db.transaction((commit: Commit) => {
       for (const r of commit) insert.run(...r);

@@ -147,7 +147,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(chartsRouter(store, nowMs, clients));
   app.use(racesRouter(store, nowMs, clients));
   app.use(exportRouter(store, nowMs, clients));
-  app.use(metricsRouter(store, nowMs));
+  app.use(metricsRouter(store));
   app.use(forensicsRouter(store, nowMs, clients));
   app.use(pageSecurityHeaders(options.peers, options.tlsCertPath !== undefined));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));

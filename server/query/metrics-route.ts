@@ -2,8 +2,9 @@
 // Grafana users chart tailprobe beside their other systems:
 //   tailprobe_latency_seconds{method, server}  histogram of ok probe and baseline latencies
 //   tailprobe_samples_total{method, server, outcome}  counter of samples by outcome
-// Both cover every sample the rollups hold (read from them, metrics-source.ts), so they
-// only grow (a counter, as Prometheus expects) until day rollups pass --rollup-days.
+// Both cover every sample ever stored (running totals kept with the rollups,
+// metrics-source.ts): retention does not lower them, so they only grow, as
+// Prometheus expects of a counter; deleting a client resets them lower.
 import express, { type Router } from "express";
 import type { Store } from "../store/store.js";
 import { LATENCY_BUCKETS_S, metricsSnapshot, type MetricsSnapshot } from "./metrics-source.js";
@@ -33,10 +34,10 @@ export function formatMetrics(m: MetricsSnapshot): string {
   return `${out.join("\n")}\n`;
 }
 
-export function metricsRouter(store: Store, nowMs: () => number): Router {
+export function metricsRouter(store: Store): Router {
   const router = express.Router();
   router.get("/metrics", (_req, res, next) => {
-    metricsSnapshot(store, nowMs()).then(
+    metricsSnapshot(store).then(
       (m) => res.status(200).set({ "Content-Type": METRICS_CONTENT_TYPE, "Cache-Control": "no-store" }).send(formatMetrics(m)),
       next,
     );

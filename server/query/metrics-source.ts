@@ -1,7 +1,6 @@
-// What /metrics reports, from the rollups (server/query/series-totals.ts): the
-// aggregate rows of whole days, 6 hours, hours and 5 minutes plus the raw
-// samples of the last partial 5 minutes, so a scrape reads about as much on a
-// month of samples as on an hour (bench/metrics-scrape.ts).
+// What /metrics reports: the rollups' running totals of every sample ever
+// stored, one row per series (server/query/series-totals.ts), so a scrape
+// reads as much on a month of samples as on an hour (bench/metrics-scrape.ts).
 import { OUTCOMES } from "../../shared/methods.js";
 import { countsAtOrBelow } from "../../shared/rollup.js";
 import type { Store } from "../store/store.js";
@@ -42,8 +41,8 @@ export interface MetricsSnapshot {
   outcomes: OutcomeCount[];
 }
 
-export async function metricsSnapshot(store: Store, nowMs: number): Promise<MetricsSnapshot> {
-  const totals = await store.seriesTotals({ fromMs: 0, toMs: nowMs });
+export async function metricsSnapshot(store: Store): Promise<MetricsSnapshot> {
+  const totals = await store.seriesTotals();
   const byKey = <T extends { method: string; target: string }>(a: T, b: T) =>
     a.method.localeCompare(b.method) || a.target.localeCompare(b.target);
   totals.sort(byKey);

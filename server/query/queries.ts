@@ -41,8 +41,8 @@ export interface Queries {
   timeseries(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined }): Promise<TimeseriesResponse>;
   heatmap(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined }): Promise<HeatmapResponse>;
   races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
-  /** Per-series counts and merged latency rollup, always from rollups (/metrics: cost independent of the samples stored). */
-  seriesTotals(filter: SampleFilter, options?: QueryOptions): Promise<SeriesTotals[]>;
+  /** Per-series counts and latency rollup of every sample ever stored, from the rollups' total level (/metrics: one row per series). */
+  seriesTotals(options?: QueryOptions): Promise<SeriesTotals[]>;
 }
 
 export function openQueries(pool: ReadPool, rawKeptFromMs: () => number, answerFrom: AnswerFrom = "auto"): Queries {
@@ -75,6 +75,6 @@ export function openQueries(pool: ReadPool, rawKeptFromMs: () => number, answerF
       return bucketMs !== null ? rollupHeatmap(ctx, f, bucketMs, bins, pace(o)) : rawHeatmap(pool, f, o.bucketMs, bins, pace(o));
     },
     races: async (f, o) => ((await useRollups(f)) ? rollupRaces(ctx, f, pace(o)) : rawRaces(pool, f, pace(o))),
-    seriesTotals: (f, o) => seriesTotals(ctx, f, pace(o)),
+    seriesTotals: (o) => seriesTotals(ctx, pace(o)),
   };
 }

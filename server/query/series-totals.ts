@@ -1,13 +1,14 @@
-// Per-series totals over a range, always from rollups (aggregate rows for the
-// whole days, 6 hours, hours and 5 minutes, raw samples only at the edges),
-// so the cost follows the number of rollup rows, not of samples: what /metrics
-// reads on every scrape. Counts, sum, min and max are exact; the latency
-// histogram is the merged rollup (scale-7 buckets, shared/rollup.ts).
+// Per-series totals of every sample ever stored: the aggregate rows of the
+// rollups' total level (rollup-class.ts TOTAL_LEVEL), one per series, kept in
+// the ingest transaction. What /metrics reads on every scrape: its cost
+// follows the number of series, not of samples or days. Counts, sum, min and
+// max are exact; the latency histogram is the rollup's (scale-7 buckets,
+// shared/rollup.ts).
 import type { Rollup } from "../../shared/rollup.js";
 import type { Pace } from "../store/read-pool.js";
-import type { SampleFilter } from "../store/sample-filter.js";
-import { mergedCell, sortedSeries } from "./cells.js";
-import { readMerged, type ReadContext } from "./reader.js";
+import { ANY_CLASS, ANY_CLIENT, emptyCell, mergeStored, type StoredCell } from "../store/rollup-batch.js";
+import { TOTAL_LEVEL } from "../store/rollup-class.js";
+import type { ReadContext, SeriesInfo } from "./reader.js";
 
 export interface SeriesTotals {
   method: string;
@@ -21,10 +22,23 @@ export interface SeriesTotals {
   skipped: number;
 }
 
-export async function seriesTotals(ctx: ReadContext, filter: SampleFilter, pace: Pace): Promise<SeriesTotals[]> {
-  const merged = await readMerged(ctx, filter, null, pace);
-  return sortedSeries(merged).map(({ series, buckets }) => {
-    const c = mergedCell(buckets);
-    return { method: series.method, target: series.target, ok: c.lat, timeouts: c.tmo.count, failures: c.failures, skipped: c.skipped };
-  });
+export async function seriesTotals(ctx: ReadContext, pace: Pace): Promise<SeriesTotals[]> {
+  const series = new Map((await ctx.pool.all<SeriesInfo>("SELECT id, method, target FROM series", [])).map((s) => [s.id, s]));
+  const out: SeriesTotals[] = [];
+  await ctx.pool.scan(
+    `SELECT series, failures, skipped, lat, tmo FROM rollups
+     WHERE level = ${TOTAL_LEVEL} AND client = ${ANY_CLIENT} AND class = ${ANY_CLASS} AND start_ms = 0`,
+    [],
+    (row) => {
+      const [id, failures, skipped, lat, tmo] = row as [number, number, number, Uint8Array | null, Uint8Array | null];
+      const s = series.get(id);
+      if (s === undefined) return;
+      const c = emptyCell(TOTAL_LEVEL, 0, id, ANY_CLIENT, ANY_CLASS);
+      mergeStored(c, { failures, skipped, lat, tmo, wins_ws: 0, wins_jsonp: 0, margin: null } satisfies StoredCell);
+      out.push({ method: s.method, target: s.target, ok: c.lat, timeouts: c.tmo.count, failures: c.failures, skipped: c.skipped });
+    },
+    pace,
+  );
+  return out;
 }
+

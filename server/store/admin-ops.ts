@@ -8,7 +8,7 @@
 // per-client rows that remain.
 import type Database from "better-sqlite3";
 import { ANY_CLASS, ANY_CLIENT, blobOf, emptyCell, mergeStored, type RollupCell, type StoredCell } from "./rollup-batch.js";
-import { CLASS_COUNT, LEVEL_MS } from "./rollup-class.js";
+import { CLASS_COUNT, LEVEL_COUNT } from "./rollup-class.js";
 
 export interface DeletedClient {
   samples: number;
@@ -29,10 +29,10 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
             .prepare("DELETE FROM raw_samples WHERE t BETWEEN ? AND ? AND +session IN (SELECT id FROM sessions WHERE client_id = ?)")
             .run(tSpan.lo, tSpan.hi, clientId).changes;
     const aggregates = new Map<string, RollupCell>();
-    const span = LEVEL_MS.map(() => ({ fromMs: Infinity, toMs: -Infinity }));
+    const span = Array.from({ length: LEVEL_COUNT }, () => ({ fromMs: Infinity, toMs: -Infinity }));
     const touched = db.prepare("SELECT DISTINCT start_ms, series FROM rollups WHERE level = ? AND client = ?");
     for (const code of codes) {
-      for (let level = 0; level < LEVEL_MS.length; level++) {
+      for (let level = 0; level < LEVEL_COUNT; level++) {
         for (const r of touched.all(level, code) as { start_ms: number; series: number }[]) {
           aggregates.set(`${level}|${r.start_ms}|${r.series}`, emptyCell(level, r.start_ms, r.series, ANY_CLIENT, ANY_CLASS));
           span[level]!.fromMs = Math.min(span[level]!.fromMs, r.start_ms);
@@ -48,7 +48,7 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
     const rows = db.prepare(
       "SELECT start_ms, series, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms BETWEEN ? AND ?",
     );
-    for (let level = 0; level < LEVEL_MS.length; level++) {
+    for (let level = 0; level < LEVEL_COUNT; level++) {
       const { fromMs, toMs } = span[level]!;
       if (fromMs > toMs) continue;
       for (const client of remaining)

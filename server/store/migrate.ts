@@ -1,12 +1,14 @@
 // Creating a new database, and upgrading one written by an older tailprobe in
 // place, each step in one transaction with progress lines and nothing lost; a
 // crash midway leaves the old version as it was (SQLite rolls back):
-// version 1 (text columns, REAL ms) → 3 (codes, µs, rollups, time-ordered raw
-// samples); version 2 (raw samples keyed by session, with a t index) → 3.
+// version 1 (text columns, REAL ms) → 4 (codes, µs, rollups, time-ordered raw
+// samples); version 2 (raw samples keyed by session, with a t index) → 3;
+// version 3 → 4 (running totals in the rollups).
 import type Database from "better-sqlite3";
 import type { Sample } from "../../shared/contract/index.js";
 import { RollupBatch } from "./rollup-batch.js";
-import { DDL_V3, SCHEMA_VERSION } from "./schema.js";
+import { DAY_ROLLUPS_SQL, totalsFromDays, type DayRollupRow } from "./running-totals.js";
+import { DDL, SCHEMA_VERSION } from "./schema.js";
 import { addRawToBatch, Codes, INSERT_RAW, RAW_COLUMNS, rawValues, rollupWriter } from "./writer.js";
 
 /** Rows converted between two progress lines and rollup flushes. */
@@ -28,7 +30,8 @@ export function migrate(db: Database.Database, log: (line: string) => void = () 
     throw new Error(`database schema version ${version} is newer than this tailprobe understands (${SCHEMA_VERSION}); upgrade tailprobe`);
   if (version === 1) migrateV1(db, log);
   if (version === 2) migrateV2(db, log);
-  db.exec(DDL_V3);
+  if (version === 2 || version === 3) addTotals(db, log);
+  db.exec(DDL);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   if (version === 1 || version === 2) compact(db, log);
 }
@@ -80,7 +83,7 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
   const hasTimerRes = columnsOf(db, "sessions").has("timer_resolution_us");
   db.transaction(() => {
     db.exec("ALTER TABLE samples RENAME TO samples_v1; ALTER TABLE sessions RENAME TO sessions_v1; DROP INDEX IF EXISTS samples_t; DROP INDEX IF EXISTS sessions_client;");
-    db.exec(DDL_V3);
+    db.exec(DDL);
     const codes = new Codes(db);
     const addSession = db.prepare(
       "INSERT INTO sessions (id, session_key, client_id, client, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -126,7 +129,7 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
       after = [last.session, last.seq];
       log(`upgrading database schema ${step}: ${done} / ${total} samples (${percent(done, total)} %)`);
     }
-    finishUpgrade(db, 1, total, spans, "DROP TABLE samples_v1; DROP TABLE sessions_v1;");
+    finishUpgrade(db, 1, SCHEMA_VERSION, total, spans, "DROP TABLE samples_v1; DROP TABLE sessions_v1;");
   })();
   log(`upgraded database schema ${step}`);
 }
@@ -144,15 +147,15 @@ function widen(spans: Spans, session: number, t: number): void {
 /**
  * The end of an upgrade's transaction: every sample copied (or the whole
  * transaction rolls back), each session's span of t written, the old tables
- * dropped, the version set.
+ * dropped, the version it reached set.
  */
-function finishUpgrade(db: Database.Database, from: number, total: number, spans: Spans, dropOld: string): void {
+function finishUpgrade(db: Database.Database, from: number, to: number, total: number, spans: Spans, dropOld: string): void {
   const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
   if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version ${from}`);
   const setSpan = db.prepare("UPDATE sessions SET first_t = ?, last_t = ? WHERE id = ?");
   for (const [id, { lo, hi }] of spans) setSpan.run(lo, hi, id);
   db.exec(dropOld);
-  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(to));
 }
 
 const percent = (done: number, total: number) => (total === 0 ? 100 : Math.floor((100 * done) / total));
@@ -168,11 +171,11 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
   log(`upgrading database schema 2 → 3: ${total} samples`);
   db.transaction(() => {
     const sessionCols = columnsOf(db, "sessions");
-    // The view names raw_samples: dropped here, DDL_V3 makes it again over the new table.
+    // The view names raw_samples: dropped here, DDL makes it again over the new table.
     db.exec("DROP VIEW IF EXISTS samples; ALTER TABLE raw_samples RENAME TO raw_samples_v2;");
     if (!sessionCols.has("first_t")) db.exec("ALTER TABLE sessions ADD COLUMN first_t INTEGER");
     if (!sessionCols.has("last_t")) db.exec("ALTER TABLE sessions ADD COLUMN last_t INTEGER");
-    db.exec(DDL_V3);
+    db.exec(DDL);
     const page = db.prepare(
       `SELECT ${RAW_COLUMNS} FROM raw_samples_v2 INDEXED BY raw_samples_t
        WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
@@ -193,9 +196,23 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
       after = [last[2]!, last[0]!, last[1]!];
       log(`upgrading database schema 2 → 3: ${done} / ${total} samples (${percent(done, total)} %)`);
     }
-    finishUpgrade(db, 2, total, spans, "DROP TABLE raw_samples_v2;");
+    finishUpgrade(db, 2, 3, total, spans, "DROP TABLE raw_samples_v2;");
   })();
   log("upgraded database schema 2 → 3");
+}
+
+/**
+ * Version 3 → 4: the total level's rows, from the day rollups (a few rows
+ * per day, series, client and class: quick even for a year).
+ */
+function addTotals(db: Database.Database, log: (line: string) => void): void {
+  const days = db.prepare(DAY_ROLLUPS_SQL).all() as DayRollupRow[];
+  log(`upgrading database schema 3 → ${SCHEMA_VERSION}: running totals from ${days.length} day rollups`);
+  db.transaction(() => {
+    rollupWriter(db)(totalsFromDays(days));
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+  })();
+  log(`upgraded database schema 3 → ${SCHEMA_VERSION}`);
 }
 
 /** A v1 row as the wire sample it was stored from (flags are copied as stored, apart). */

@@ -2,7 +2,7 @@
 // chunk, the edges of a query), keyed by (level, bucket start, series,
 // client, class), then merged into the rollups table in the same transaction.
 import { bucketIndex, emptyRollup, encodeRollup, mergeEncoded, mergeInto, recordInBucket, type Rollup } from "../../shared/rollup.js";
-import { LEVEL_MS } from "./rollup-class.js";
+import { bucketEndMs, LEVEL_COUNT, LEVEL_MS, TOTAL_LEVEL } from "./rollup-class.js";
 
 export interface RollupCell {
   level: number;
@@ -99,7 +99,7 @@ export class RollupBatch {
   /** Every cell by its key (level|start|series|client|class); read it, change it only through this class. */
   readonly cells = new Map<string, RollupCell>();
   /**
-   * The same cells by (start·4 + level) and a packed (client, series, class):
+   * The same cells by (start·LEVEL_COUNT + level) and a packed (client, series, class):
    * the ingest looks up eight or more cells per sample, and number keys spare
    * it building and hashing a string each time (~40 % of the writer thread's
    * time at full ingest before).
@@ -110,9 +110,9 @@ export class RollupBatch {
     return `${c.level}|${c.startMs}|${c.series}|${c.client}|${c.cls}`;
   }
 
-  /** byBucket's outer key: exact, as bucket starts are whole ms far below 2^51. */
+  /** byBucket's outer key: exact, as bucket starts are whole ms far below 2^50. */
   private static slot(level: number, startMs: number): number {
-    return startMs * LEVEL_MS.length + level;
+    return startMs * LEVEL_COUNT + level;
   }
 
   private static packed(series: number, client: number, cls: number): number | null {
@@ -142,6 +142,11 @@ export class RollupBatch {
     return c;
   }
 
+  /** Adds a stored rollups row into the cell at (level, startMs, series, client, cls). */
+  addStored(level: number, startMs: number, series: number, client: number, cls: number, s: StoredCell): void {
+    mergeStored(this.cell(level, startMs, series, client, cls), s);
+  }
+
   /** Adds every cell of `other` (another write's rollups) into this one. */
   mergeFrom(other: RollupBatch): void {
     for (const [key, o] of other.cells) {
@@ -158,7 +163,7 @@ export class RollupBatch {
   takeClosed(watermarkMs: number): RollupBatch {
     const closed = new RollupBatch();
     for (const [key, c] of this.cells) {
-      if (c.startMs + LEVEL_MS[c.level]! > watermarkMs) continue;
+      if (bucketEndMs(c.level, c.startMs) > watermarkMs) continue;
       closed.put(key, c);
       this.cells.delete(key);
       const b = RollupBatch.slot(c.level, c.startMs);
@@ -175,9 +180,8 @@ export class RollupBatch {
   add(r: RollupRow): void {
     const b = bucketsOf(r);
     const minrtt = r.minrttSeries !== null && r.minrttUs !== null;
-    for (let level = 0; level < LEVEL_MS.length; level++) {
-      const width = LEVEL_MS[level]!;
-      const startMs = r.t - (r.t % width);
+    for (let level = 0; level < LEVEL_COUNT; level++) {
+      const startMs = level === TOTAL_LEVEL ? 0 : r.t - (r.t % LEVEL_MS[level]!);
       addIndexed(this.cell(level, startMs, r.series, r.client, r.cls), r, b);
       addIndexed(this.cell(level, startMs, r.series, ANY_CLIENT, ANY_CLASS), r, b);
       if (minrtt) {

@@ -13,6 +13,19 @@ import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
  */
 export const LEVEL_MS = [300_000, 3_600_000, 21_600_000, 86_400_000] as const;
 
+/**
+ * The level after the timed ones holds no time bucket (start_ms 0): every
+ * sample ever stored, per series, client and class. /metrics reads its
+ * aggregate rows, one per series, so a scrape costs the same after a month as
+ * after an hour, and its counters never fall when retention prunes the timed
+ * levels (Prometheus counters only reset, here when a client is deleted).
+ */
+export const TOTAL_LEVEL = LEVEL_MS.length;
+/** Levels held in the rollups table: the timed ones and the total. */
+export const LEVEL_COUNT = TOTAL_LEVEL + 1;
+/** Exclusive end of a rollup's bucket (ms): the total's never ends. */
+export const bucketEndMs = (level: number, startMs: number): number => (level === TOTAL_LEVEL ? Infinity : startMs + LEVEL_MS[level]!);
+
 const VISIBLE_BITS = FLAG.visibleAtSend | FLAG.visibleAtReply;
 const HIDDEN_BIT = 1;
 const LATE_SHIFT = 1;

@@ -1,11 +1,12 @@
-// The database layout, version 3: compact raw samples (small-integer codes,
+// The database layout, version 4: compact raw samples (small-integer codes,
 // integer µs) stored in time order, and rollup histograms per (level, time
 // bucket, series, client, flag class). `samples` is a view with version 1's columns, so a person
 // with the sqlite3 shell (and the tests) reads samples as before.
 import type Database from "better-sqlite3";
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
 
-export const SCHEMA_VERSION = 3;
+/** 4: version 3's tables, the rollups with a total level (rollup-class.ts TOTAL_LEVEL). */
+export const SCHEMA_VERSION = 4;
 
 /** Bits of raw_samples.flags: booleans of the wire sample packed into one integer. */
 export const FLAG = {
@@ -27,7 +28,7 @@ export const winnerCode = (w: string): number => (BEST2_LEGS as readonly string[
 const caseOf = (column: string, names: readonly string[]) =>
   `CASE ${column} ${names.map((n, i) => `WHEN ${i} THEN '${n}'`).join(" ")} END`;
 
-export const DDL_V3 = `
+export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -90,7 +91,7 @@ CREATE TABLE IF NOT EXISTS raw_samples (
   PRIMARY KEY (t, session, seq)
 ) WITHOUT ROWID;
 -- Mergeable histograms (shared/rollup.ts encoding) per time bucket of a
--- level (0: 5 minutes, 1: hour, 2: 6 hours, 3: day; rollup-class.ts), series, client and flag class
+-- level (0: 5 minutes, 1: hour, 2: 6 hours, 3: day, 4: all time with start_ms 0; rollup-class.ts), series, client and flag class
 -- (rollup-class.ts). lat: ok latencies; tmo: timeout values; margin: best2's
 -- loser-minus-winner. Maintained in the ingest transaction.
 CREATE TABLE IF NOT EXISTS rollups (

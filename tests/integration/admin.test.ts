@@ -93,6 +93,37 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       expect(await count(admin)).toBe(2);
     });
 
+    it("/metrics counts every sample ever stored: pruning leaves its counters, deleting a client lowers them", async () => {
+      const s = await startInProcess(["--db", await freshDb(kind, "admin_totals"), "--admin-token", TOKEN, "--no-rate-limit", "--rollup-days", "35"]);
+      const okCount = async () => {
+        const text = await (await fetch(`${s.url}/metrics`)).text();
+        const line = text.split("\n").find((l) => l.startsWith('tailprobe_samples_total{method="xhr",server="A",outcome="ok"}'));
+        return Number(line?.slice(line.lastIndexOf(" ") + 1) ?? 0);
+      };
+      try {
+        const now = Date.now();
+        await seed(s, "client_totals_keep", [now - 1000, now - 2000]);
+        await seed(s, "client_totals_gone", [now - 3000]);
+        // Older than --rollup-days: only there from before a retention change (the API refuses it).
+        await s.store.insertBatch(
+          { clientId: "client_totals_keep", sessionId: "client_totals_keep_session", samples: [{ seq: 99, t: now - 40 * DAY, method: "xhr", target: "A", ms: 1, outcome: "ok" }] },
+          { userAgent: null, receivedAtMs: now },
+        );
+        expect(await okCount()).toBe(4);
+        const prune = await fetch(`${s.url}/api/admin/prune`, { method: "POST", headers: auth(TOKEN) });
+        expect(prune.status).toBe(200);
+        // Its raw row and every timed rollup of its day are gone; the running total still counts it.
+        expect((await selectOne<{ n: number }>(s, `SELECT COUNT(*) AS n FROM rollups WHERE level < 4 AND start_ms <= ${now - 39 * DAY}`)).n).toBe(0);
+        expect(await count(s)).toBe(3);
+        expect(await okCount()).toBe(4);
+        const del = await fetch(`${s.url}/api/admin/clients/${publicIdOf(s.store, "client_totals_gone")}`, { method: "DELETE", headers: auth(TOKEN) });
+        expect(del.status).toBe(200);
+        expect(await okCount()).toBe(3);
+      } finally {
+        await s.close();
+      }
+    });
+
     it("prune keeps what --raw-days keeps", async () => {
       const long = await startInProcess(["--db", await freshDb(kind, "admin_long"), "--admin-token", TOKEN, "--no-rate-limit", "--raw-days", "60"]);
       try {

@@ -93,11 +93,11 @@ describe("a version 1 database", () => {
   const store = openStore(dbPath, { log: (l) => lines.push(l) });
   afterAll(() => store.close());
 
-  it("is upgraded to version 3 with a progress line", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "3" });
-    expect(lines[0]).toBe(`upgrading database schema 1 → 3: ${N} samples`);
-    expect(lines).toContain(`upgrading database schema 1 → 3: ${N} / ${N} samples (100 %)`);
-    expect(lines).toContain("upgraded database schema 1 → 3");
+  it("is upgraded to version 4 with a progress line", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "4" });
+    expect(lines[0]).toBe(`upgrading database schema 1 → 4: ${N} samples`);
+    expect(lines).toContain(`upgrading database schema 1 → 4: ${N} / ${N} samples (100 %)`);
+    expect(lines).toContain("upgraded database schema 1 → 4");
     expect(lines.at(-1)).toMatch(/^compacted the database file: \d+ MB$/);
   });
 
@@ -123,11 +123,11 @@ describe("a version 1 database", () => {
     expect(store.db.prepare("SELECT first_t, last_t FROM sessions ORDER BY id").all()).toEqual([span(1), span(2)]);
   });
 
-  it("builds rollups that count every sample once", () => {
+  it("builds rollups that count every sample once, at every level and in the running totals (level 4)", () => {
     const perLevel = store.db.prepare("SELECT level, sum(failures) AS failures, sum(skipped) AS skipped FROM rollups WHERE client <> 0 GROUP BY level ORDER BY level").all();
     const failures = written.filter((r) => r.outcome === "timeout" || r.outcome === "error").length;
     const skipped = written.filter((r) => r.outcome === "skipped").length;
-    expect(perLevel).toEqual([0, 1, 2, 3].map((level) => ({ level, failures, skipped })));
+    expect(perLevel).toEqual([0, 1, 2, 3, 4].map((level) => ({ level, failures, skipped })));
     // The aggregate rows (any client, any class) count the same.
     const any = store.db.prepare("SELECT level, sum(failures) AS failures, sum(skipped) AS skipped FROM rollups WHERE client = 0 GROUP BY level ORDER BY level").all();
     expect(any).toEqual(perLevel);

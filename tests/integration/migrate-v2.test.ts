@@ -1,13 +1,15 @@
 // A database written by version 2 of the schema (tests/fixtures/schema-v2.sql:
-// raw samples keyed by (session, seq) with a t index) opens in version 3, raw
+// raw samples keyed by (session, seq) with a t index) opens in version 4, raw
 // samples keyed by time: every row is still there with every column, each
-// session knows its first and last sample's t, the rollups are untouched, the
-// old table and index are gone, and the upgrade printed its progress.
+// session knows its first and last sample's t, the timed rollups are
+// untouched and summed into running totals (version 4), the old table and
+// index are gone, and the upgrade printed its progress.
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/store.js";
+import { encodeRollup, record, type Rollup } from "../../shared/rollup.js";
 import { prng } from "../helpers/prng.js";
 import { tempDir } from "../helpers/server-process.js";
 
@@ -15,7 +17,18 @@ const V2_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v2.sql"), "ut
 const T0 = 1_760_000_000_000;
 /** More than one of the migration's pages (50,000 rows). */
 const N = 60_500;
+const DAY_MS = 86_400_000;
+const DAY1_BEST2 = [700, 800, 95_000];
+const DAY2_BEST2 = [650, 1_200];
 const dir = tempDir();
+
+/** The stored form of the rollup of `us` (shared/rollup.ts). */
+function rollupOf(us: readonly number[]): Rollup {
+  const r: Rollup = { count: 0, min: null, max: null, sum: 0, zero: 0, buckets: new Map() };
+  for (const v of us) record(r, v);
+  return r;
+}
+const blob = (us: readonly number[]) => Buffer.from(encodeRollup(rollupOf(us)));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const RAW_COLUMNS = [
@@ -36,8 +49,16 @@ function writeV2(dbPath: string): { raw: RawRow[]; rollups: unknown[] } {
       (3, 'sess_quiet', 'client_b', 2, NULL, NULL, ${T0}, NULL);
     INSERT INTO series (id, method, target) VALUES (1, 'xhr', 'A'), (2, 'ws', 'B'), (3, 'best2', 'A+B');
     INSERT INTO reasons (id, text) VALUES (1, 'http-503');
-    INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin)
-      VALUES (0, ${T0}, 1, 1, 0, 2, 1, x'0102', NULL, 0, 0, NULL), (3, ${T0 - (T0 % 86_400_000)}, 3, 0, 255, 0, 0, x'03', x'04', 7, 9, x'05');`);
+`);
+  const day = T0 - (T0 % DAY_MS);
+  const addRollup = db.prepare(
+    "INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  addRollup.run(0, T0, 1, 1, 0, 2, 1, blob([300, 900]), null, 0, 0, null);
+  // Two days of one aggregate row and one day of a client's: the totals sum the days.
+  addRollup.run(3, day, 3, 0, 255, 0, 0, blob(DAY1_BEST2), blob([5000]), 7, 9, blob([40, 120]));
+  addRollup.run(3, day + DAY_MS, 3, 0, 255, 1, 2, blob(DAY2_BEST2), null, 3, 1, blob([60]));
+  addRollup.run(3, day, 1, 1, 0, 2, 1, blob([300, 900]), null, 0, 0, null);
   const rand = prng(2024);
   const raw: RawRow[] = [];
   const seqs = [0, 0];
@@ -79,13 +100,15 @@ describe("a version 2 database", () => {
   const store = openStore(dbPath, { log: (l) => lines.push(l) });
   afterAll(() => store.close());
 
-  it("is upgraded to version 3 with progress lines, and the file compacted", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "3" });
+  it("is upgraded to version 4 with progress lines, and the file compacted", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "4" });
     expect(lines).toEqual([
       `upgrading database schema 2 → 3: ${N} samples`,
       `upgrading database schema 2 → 3: 50000 / ${N} samples (82 %)`,
       `upgrading database schema 2 → 3: ${N} / ${N} samples (100 %)`,
       "upgraded database schema 2 → 3",
+      "upgrading database schema 3 → 4: running totals from 3 day rollups",
+      "upgraded database schema 3 → 4",
       expect.stringMatching(/^compacting the database file after the upgrade: \d+ MB, of which \d+ MB free$/),
       expect.stringMatching(/^compacted the database file: \d+ MB$/),
     ]);
@@ -123,8 +146,16 @@ describe("a version 2 database", () => {
     ]);
   });
 
-  it("leaves the rollups as they were", () => {
-    expect(store.db.prepare("SELECT * FROM rollups ORDER BY level, client, class, start_ms, series").all()).toEqual(written.rollups);
+  it("leaves the timed rollups as they were", () => {
+    expect(store.db.prepare("SELECT * FROM rollups WHERE level < 4 ORDER BY level, client, class, start_ms, series").all()).toEqual(written.rollups);
+  });
+
+  it("sums the day rollups into running totals, one row per series, client and class", () => {
+    const totals = store.db.prepare("SELECT * FROM rollups WHERE level = 4 ORDER BY client, class, series").all();
+    expect(totals).toEqual([
+      { level: 4, start_ms: 0, series: 3, client: 0, class: 255, failures: 1, skipped: 2, lat: blob([...DAY1_BEST2, ...DAY2_BEST2]), tmo: blob([5000]), wins_ws: 10, wins_jsonp: 10, margin: blob([40, 120, 60]) },
+      { level: 4, start_ms: 0, series: 1, client: 1, class: 0, failures: 2, skipped: 1, lat: blob([300, 900]), tmo: null, wins_ws: 0, wins_jsonp: 0, margin: null },
+    ]);
   });
 
   it("reads samples through the view and answers clients as before", async () => {

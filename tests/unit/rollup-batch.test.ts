@@ -3,7 +3,7 @@
 // recording every sample into each of its cells one by one, the plain way.
 import { describe, expect, it } from "vitest";
 import { ANY_CLASS, ANY_CLIENT, addToCell, emptyCell, RollupBatch, type RollupCell, type RollupRow } from "../../server/store/rollup-batch.js";
-import { LEVEL_MS } from "../../server/store/rollup-class.js";
+import { bucketEndMs, LEVEL_MS, TOTAL_LEVEL } from "../../server/store/rollup-class.js";
 import { record } from "../../shared/rollup.js";
 import { prng } from "../helpers/prng.js";
 
@@ -19,8 +19,9 @@ function plain(rows: readonly RollupRow[]): Map<string, RollupCell> {
     return c;
   };
   for (const r of rows)
-    for (let level = 0; level < LEVEL_MS.length; level++) {
-      const startMs = r.t - (r.t % LEVEL_MS[level]!);
+    // Each timed level's bucket, and the total level's one cell (start 0) per series, client and class.
+    for (let level = 0; level <= LEVEL_MS.length; level++) {
+      const startMs = level === LEVEL_MS.length ? 0 : r.t - (r.t % LEVEL_MS[level]!);
       for (const [client, cls] of [[r.client, r.cls], [ANY_CLIENT, ANY_CLASS]] as const) {
         addToCell(cell(level, startMs, r.series, client, cls), r);
         if (r.minrttSeries !== null && r.minrttUs !== null) record(cell(level, startMs, r.minrttSeries, client, cls).lat, r.minrttUs);
@@ -83,8 +84,11 @@ describe("RollupBatch", () => {
     const watermark = T0 + 86_400_000;
     const closed = left.takeClosed(watermark);
     for (const c of closed.cells.values()) expect(c.startMs + LEVEL_MS[c.level]!).toBeLessThanOrEqual(watermark);
-    for (const c of left.cells.values()) expect(c.startMs + LEVEL_MS[c.level]!).toBeGreaterThan(watermark);
+    for (const c of left.cells.values()) expect(bucketEndMs(c.level, c.startMs)).toBeGreaterThan(watermark);
     expect(closed.cells.size + left.cells.size).toBe(want.size);
+    // The running totals never close: they stay open until finish() writes them.
+    expect([...closed.cells.values()].some((c) => c.level === TOTAL_LEVEL)).toBe(false);
+    expect([...left.cells.values()].filter((c) => c.level === TOTAL_LEVEL && c.client === ANY_CLIENT).length).toBeGreaterThan(0);
     // A sample in a taken bucket starts a fresh cell, leaving the taken one as it was.
     const late: RollupRow = { t: T0 + 1000, series: 1, client: 1, cls: 0, outcome: 0, us: 1234, winner: null, otherUs: null, minrttSeries: null, minrttUs: null };
     const takenBefore = structuredClone(closed.cells.get(`0|${T0}|1|1|0`));

@@ -1,10 +1,13 @@
-// The PostgreSQL layout: the tables of ../schema.ts (version 3) with
+// The PostgreSQL layout: the tables of ../schema.ts (version 4) with
 // PostgreSQL's types, raw samples declaratively partitioned by day so
 // retention drops whole partitions. Created on start under an advisory lock,
 // so servers starting together do not race.
 import type postgres from "postgres";
 import { BEST2_LEGS, OUTCOMES } from "../../../shared/methods.js";
 import { SCHEMA_VERSION } from "../schema.js";
+import { TOTAL_LEVEL } from "../rollup-class.js";
+import { DAY_ROLLUPS_SQL, totalsFromDays, type DayRollupRow } from "../running-totals.js";
+import { mergeRollups } from "./rollup-merge.js";
 import { DAY_MS } from "../retention.js";
 
 /** pg_advisory_lock key for schema changes and partition creation ("tailprob" in ASCII). */
@@ -98,6 +101,13 @@ export async function migratePostgres(sql: postgres.Sql, log: (line: string) => 
     if (version === SCHEMA_VERSION) return;
     log(`tailprobe: creating the PostgreSQL schema (version ${SCHEMA_VERSION})`);
     await tx.unsafe(DDL_PG);
+    if (version > 0 && version < 4) {
+      // Version 4: running totals (../running-totals.ts), once from the day rollups.
+      await tx`DELETE FROM rollups WHERE level = ${TOTAL_LEVEL}`;
+      const days = (await tx.unsafe(DAY_ROLLUPS_SQL)) as unknown as DayRollupRow[];
+      log(`tailprobe: running totals from ${days.length} day rollups (schema version ${version} → ${SCHEMA_VERSION})`);
+      await mergeRollups(tx, totalsFromDays(days));
+    }
     await tx`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
   });
 }
