@@ -3,8 +3,8 @@
 // Prints every (method, server) row of A's /api/stats for the run.
 // Run: npm run build && npm run bench -- baselines-browser  (or: npx tsx bench/baselines-browser.ts [smoke|full])
 import type { StatsResponse } from "../shared/contract/index.js";
-import { launchBrowser } from "../tests/helpers/browser.js";
-import { startServerProcess, waitFor } from "../tests/helpers/server-process.js";
+import { launchBrowser } from "../testkit/browser.js";
+import { startServerProcess, waitFor } from "../testkit/server-process.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 

@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { startServer } from "../server/app.js";
 import { parseServeArgs } from "../server/cli/options.js";
 import { monthOfSamples } from "./month-of-samples.js";
-import { publicIdOf } from "../tests/helpers/public-id.js";
+import { publicIdOf } from "../testkit/public-id.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 

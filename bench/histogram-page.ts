@@ -5,8 +5,8 @@
 // in the same run: the page's endpoint requests alone, fetched and parsed,
 // nothing drawn.
 // Run after npm run build: npm run bench -- histogram-page  (or: npx tsx bench/histogram-page.ts [smoke|full])
-import { launchBrowser } from "../tests/helpers/browser.js";
-import { startServerProcess } from "../tests/helpers/server-process.js";
+import { launchBrowser } from "../testkit/browser.js";
+import { startServerProcess } from "../testkit/server-process.js";
 import { summarize } from "../shared/stats.js";
 import { monthOfSamples } from "./month-of-samples.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";

@@ -2,7 +2,7 @@
 // as good as the echo server's promptness, and SQLite writes run on the same
 // event loop. Paced GET /echo probes (one every 5 ms on a keep-alive
 // connection) against a real `tailprobe serve`, in rounds alternating quiet
-// and "under ingest" (tests/helpers/ingest-burst.ts posting 200-sample batches,
+// and "under ingest" (testkit/ingest-burst.ts posting 200-sample batches,
 // 4 at a time, from another process). Prints echo latency and the server's own
 // reported event-loop lag (Server-Timing) for both, and their ratios.
 // Issue 13's goal: while 20,000 samples/s are ingested, /echo and /ws p99 stay within 1.5× of quiet.
@@ -37,7 +37,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       quiet.ws.push(...qws);
       quiet.ms.push(...q.ms);
       quiet.lag.push(...q.lag);
-      const burst = spawn(process.execPath, ["--import", "tsx", "tests/helpers/ingest-burst.ts", server.url, "100000", "4", RATE], { stdio: ["ignore", "pipe", "inherit"] });
+      const burst = spawn(process.execPath, ["--import", "tsx", "testkit/ingest-burst.ts", server.url, "100000", "4", RATE], { stdio: ["ignore", "pipe", "inherit"] });
       let acks = 0;
       burst.stdout!.on("data", (d: Buffer) => (acks += d.toString().split("\n").filter((l) => l.startsWith("ACK")).length));
       // Let the burst reach full speed before measuring.

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { openStore } from "../server/store/store.js";
 import { bulkLoader, Codes } from "../server/store/writer.js";
 import type { Sample } from "../shared/contract/index.js";
-import { prng } from "../tests/helpers/prng.js";
+import { prng } from "../testkit/prng.js";
 
 export const DAY_MS = 86_400_000;
 const CLIENTS = ["laptop", "phone", "office", "home"] as const;

@@ -16,7 +16,7 @@ import { postgresBinDir, POSTGRES_MISSING, startPostgres } from "../testkit/post
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { DAY_MS, syntheticBatches } from "./synthetic-samples.js";
 import { isMain, runAlone } from "./table.js";
-import { tempDir } from "../tests/helpers/server-process.js";
+import { tempDir } from "../testkit/server-process.js";
 
 const SIZES = { smoke: { samples: 4_000, repeats: 1 }, full: { samples: 200_000, repeats: 5 } } as const;
 const BATCH_SAMPLES = 500;

@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { DDL } from "../server/store/schema.js";
 import { INSERT_RAW } from "../server/store/writer.js";
-import { tempDir } from "../tests/helpers/server-process.js";
+import { tempDir } from "../testkit/server-process.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 

@@ -5,8 +5,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openStore } from "../server/store/store.js";
 import type { Sample } from "../shared/contract/index.js";
-import { prng } from "../tests/helpers/prng.js";
-import { tempDir } from "../tests/helpers/server-process.js";
+import { prng } from "../testkit/prng.js";
+import { tempDir } from "../testkit/server-process.js";
 
 const SERIES: [Sample["method"], string, number][] = [
   ["xhr", "A", 1.2],

@@ -1,4 +1,4 @@
-import { launchBrowser } from "../../tests/helpers/browser.ts";
+import { launchBrowser } from "../../testkit/browser.ts";
 const b = await launchBrowser();
 const page = await b.context.newPage();
 page.on("console", (m) => console.log("console:", m.text()));

@@ -9,8 +9,8 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { ATTENDED_MS } from "../../client/src/probe/render-cadence.js";
-import { launchBrowser } from "../../tests/helpers/browser.js";
-import { startServerProcess, waitFor } from "../../tests/helpers/server-process.js";
+import { launchBrowser } from "../../testkit/browser.js";
+import { startServerProcess, waitFor } from "../../testkit/server-process.js";
 
 const SECONDS = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 30);
 const BARE = process.argv.includes("--bare");

@@ -5,8 +5,8 @@
 // while a report to their server was in flight with the others. Also takes a
 // CDP CPU profile of the page's main thread and prints where its time goes.
 // Run: npm run build && npx tsx scripts/dev/trace-self-interference.mts [seconds, default 40]
-import { launchBrowser } from "../../tests/helpers/browser.js";
-import { startServerProcess, waitFor } from "../../tests/helpers/server-process.js";
+import { launchBrowser } from "../../testkit/browser.js";
+import { startServerProcess, waitFor } from "../../testkit/server-process.js";
 
 const SECONDS = Number(process.argv[2] ?? 40);
 

@@ -9,10 +9,10 @@ import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chooseBucketMs } from "../../shared/contract/index.js";
 import { TIMESERIES_BUCKETS_TARGET } from "../../client/src/histogram/transforms.js";
-import { artifactPath } from "../helpers/browser.js";
+import { artifactPath } from "../../testkit/browser.js";
 import { sleep } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 import { startToxiproxy, type Toxiproxy } from "../../testkit/toxiproxy.js";
 
 const WARMUP_MS = 8000;

@@ -5,10 +5,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import type { StatsResponse, StatsRow } from "../../shared/contract/index.js";
-import { artifactPath } from "../helpers/browser.js";
+import { artifactPath } from "../../testkit/browser.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
-import { publicIdOf } from "../helpers/public-id.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { publicIdOf } from "../../testkit/public-id.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
 const PROBE_SECONDS = 15;
 const BASELINES = ["ping", "wsping", "tcprtt"] as const;

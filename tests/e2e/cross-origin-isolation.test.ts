@@ -5,9 +5,9 @@
 // resolution it measured; the histogram page says it beside the table.
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { waitForDelivered } from "../helpers/delivered.js";
+import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
-import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 
 const PROBE_MS = 7000;

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import { accountTicks, debugState, firstDueT, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
 const INTERVAL_MS = 1000;
 const DOWN_MS = 20_000;

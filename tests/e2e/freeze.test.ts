@@ -18,7 +18,7 @@ import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import { launchCdpBrowser, type CdpBrowser } from "../helpers/cdp-browser.js";
 import { readSession, rendererPids, sleep, type StoredSample } from "../helpers/durability.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
 const INTERVAL_MS = 1000;
 const TIMEOUT_MS = TIMEOUT_MS_DEFAULT;

@@ -5,9 +5,9 @@
 // timeout at 1 Hz), best of two must be decided by A alone, and A must not wait.
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitForDelivered } from "../helpers/delivered.js";
+import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
-import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 import { failedProbe, type StoredRow } from "../helpers/stored-rows.js";
 
 const BEFORE_MS = 5000;

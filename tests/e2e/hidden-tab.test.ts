@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import { launchCdpBrowser, type CdpBrowser, type CdpTab } from "../helpers/cdp-browser.js";
 import { accountTicks, readSession, sleep } from "../helpers/durability.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
 const INTERVAL_MS = 1000;
 /** How long the probe tab stays behind the other tab (ms): throttling needs about a minute to set in. */

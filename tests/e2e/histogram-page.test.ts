@@ -6,9 +6,9 @@
 // are saved for a person to look at.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { artifactPath, launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
-import { ingest, SKIP_EVERY_S, syntheticSamples } from "../helpers/synthetic-latency.js";
+import { artifactPath, launchBrowser, type LaunchedBrowser } from "../../testkit/browser.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
+import { ingest, SKIP_EVERY_S, syntheticSamples } from "../../testkit/synthetic-latency.js";
 
 const SECONDS = 360;
 const SPIKE_START_S = 180;

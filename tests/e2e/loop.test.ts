@@ -3,11 +3,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { INTERVAL_MS_DEFAULT, TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import type { StatsResponse, StatsRow } from "../../shared/contract/index.js";
-import { artifactPath } from "../helpers/browser.js";
-import { waitForDelivered } from "../helpers/delivered.js";
+import { artifactPath } from "../../testkit/browser.js";
+import { waitForDelivered } from "../../testkit/delivered.js";
 import { readSession } from "../helpers/durability.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
 const PROBE_SECONDS = 12;
 

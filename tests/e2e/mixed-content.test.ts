@@ -3,10 +3,10 @@
 // record the blocked ones as errors with a reason, not fail silently.
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
-import { artifactPath } from "../helpers/browser.js";
-import { waitForDelivered } from "../helpers/delivered.js";
+import { artifactPath } from "../../testkit/browser.js";
+import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
-import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 
 const PROBE_MS = 6000;

@@ -8,10 +8,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { INTERVAL_MS_DEFAULT, TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import type { RacesResponse } from "../../shared/contract/index.js";
 import { FLAG } from "../../server/store/schema.js";
-import { artifactPath } from "../helpers/browser.js";
-import { waitForDelivered } from "../helpers/delivered.js";
+import { artifactPath } from "../../testkit/browser.js";
+import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 import { failedProbe, type StoredRow } from "../helpers/stored-rows.js";
 
 const BEFORE_MS = 10_000;

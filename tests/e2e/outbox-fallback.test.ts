@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { debugState, openProbePage, readSession } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
 let server: ServerProcess | undefined;
 const browser = browserForFile(() => server?.stop());

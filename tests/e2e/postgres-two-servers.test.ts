@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 import { pageSent, storedSeqs, testPostgres } from "../helpers/store-kinds.js";
 import { postgresAvailable } from "../../testkit/postgres.js";
 

@@ -6,9 +6,9 @@ import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
-import { waitForDelivered } from "../helpers/delivered.js";
+import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
-import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 
 const PROBE_MS = 5 * 60_000;
 const PROBE_METHODS = ["xhr", "jsonp", "ws", "best2"];

@@ -10,7 +10,7 @@ import type { CDPSession, Page } from "playwright-core";
 import { OUTSTANDING_PER_SLOT_MAX } from "../../client/src/probe/prober.js";
 import { debugState, openProbePage, readSession, sleep } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
-import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 
 const INTERVAL_MS = 10;
 const WARMUP_TICKS = 1000;

@@ -18,8 +18,8 @@ import { mulberry32 } from "../../shared/prng.js";
 import { startToxiproxy, type Toxiproxy } from "../../testkit/toxiproxy.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startProxyControl, type ControlSample } from "../helpers/proxy-control.js";
-import { waitForDelivered } from "../helpers/delivered.js";
-import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { waitForDelivered } from "../../testkit/delivered.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 
 const INJECTED_MS = 50;
 /**

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./browser.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../testkit/browser.js";
 
 /** How long one DevTools command may take before the test is told (ms). */
 const COMMAND_TIMEOUT_MS = 30_000;

@@ -2,8 +2,8 @@
 // file, and servers stopped after it. Kept apart from browser.ts, which the
 // benchmarks import outside vitest.
 import { afterAll, beforeAll } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "./browser.js";
-import { waitFor, type ServerProcess } from "./server-process.js";
+import { launchBrowser, type LaunchedBrowser } from "../../testkit/browser.js";
+import { waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
 /**
  * For a test file: one Chromium launched before its tests and closed after

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { startServer, type RunningServer, type ServerDeps } from "../../server/app.js";
 import { parseServeArgs, type ServeOptions } from "../../server/cli/options.js";
-import { tempDir } from "./server-process.js";
+import { tempDir } from "../../testkit/server-process.js";
 
 export async function startInProcess(
   args: string[] = [],

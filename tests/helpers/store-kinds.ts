@@ -9,7 +9,7 @@ import postgres from "postgres";
 import type { RunningServer } from "../../server/app.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "../../testkit/postgres.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
-import { tempDir } from "./server-process.js";
+import { tempDir } from "../../testkit/server-process.js";
 
 export type StoreKind = "sqlite" | "postgres";
 

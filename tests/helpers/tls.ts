@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { tempDir } from "./server-process.js";
+import { tempDir } from "../../testkit/server-process.js";
 
 export interface TestCertificate {
   certPath: string;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { parseServeArgs } from "../../server/cli/options.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { publicIdOf } from "../helpers/public-id.js";
+import { publicIdOf } from "../../testkit/public-id.js";
 import { freshDb, selectOne, STORE_KINDS } from "../helpers/store-kinds.js";
 
 describe.each(STORE_KINDS)("%s store", (kind) => {

@@ -9,7 +9,7 @@ import { WebSocket } from "ws";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import { parseWith, serverWsMessageSchema, type BaselineSample, type Config } from "../../shared/contract/index.js";
 import { pingChildren, processState } from "../helpers/child-processes.js";
-import { getJson, startServerProcess, tempDir, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { getJson, startServerProcess, tempDir, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
 /** Samples of each baseline to wait for: about this many seconds of a connected page. */
 const SAMPLES_EACH = 5;

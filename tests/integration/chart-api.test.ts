@@ -11,7 +11,7 @@ import type {
 } from "../../shared/contract/index.js";
 import { QueryAbortedError } from "../../server/store/store.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { publicIdOf } from "../helpers/public-id.js";
+import { publicIdOf } from "../../testkit/public-id.js";
 import { freshDb, STORE_KINDS } from "../helpers/store-kinds.js";
 
 describe.each(STORE_KINDS)("%s store", (kind) => {

@@ -1,6 +1,6 @@
 // The command as a user types it: errors name the flag, the server says where it is.
 import { describe, expect, it } from "vitest";
-import { runCli, startServerProcess, waitFor } from "../helpers/server-process.js";
+import { runCli, startServerProcess, waitFor } from "../../testkit/server-process.js";
 
 describe("tailprobe command", () => {
   it.each([

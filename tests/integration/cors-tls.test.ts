@@ -6,7 +6,7 @@ import https from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { StatsResponse } from "../../shared/contract/index.js";
-import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 
 interface RawResponse {

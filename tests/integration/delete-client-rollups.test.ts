@@ -5,8 +5,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
-import { prng } from "../helpers/prng.js";
-import { tempDir } from "../helpers/server-process.js";
+import { prng } from "../../testkit/prng.js";
+import { tempDir } from "../../testkit/server-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 const T0 = Date.UTC(2026, 9, 1);

@@ -15,9 +15,9 @@ import { EXPORT_COLUMNS } from "../../server/query/sample-export.js";
 import type { CompareResponse } from "../../shared/contract/index.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 import { testPython } from "../helpers/python.js";
-import { tempDir } from "../helpers/server-process.js";
+import { tempDir } from "../../testkit/server-process.js";
 
 const DOC = fs.readFileSync(path.resolve("docs/api.md"), "utf8");
 const DOC_HOST = "http://127.0.0.1:8080";

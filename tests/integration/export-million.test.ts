@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/store.js";
 import { bulkLoader, Codes } from "../../server/store/writer.js";
 import type { Sample } from "../../shared/contract/index.js";
-import { startServerProcess, tempDir, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, tempDir, type ServerProcess } from "../../testkit/server-process.js";
 
 const ROWS = 1_000_000;
 const T0 = Date.UTC(2026, 9, 1);

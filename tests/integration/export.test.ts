@@ -10,8 +10,8 @@ import { bucketIndex, bucketUpper } from "../../shared/rollup.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { runPythonScript } from "../helpers/python.js";
-import { tempDir } from "../helpers/server-process.js";
-import { publicIdOf } from "../helpers/public-id.js";
+import { tempDir } from "../../testkit/server-process.js";
+import { publicIdOf } from "../../testkit/public-id.js";
 import { executeOn, freshDb, STORE_KINDS } from "../helpers/store-kinds.js";
 
 describe.each(STORE_KINDS)("%s store", (kind) => {

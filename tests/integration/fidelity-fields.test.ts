@@ -10,8 +10,8 @@ import { migrate } from "../../server/store/migrate.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { tempDir } from "../helpers/server-process.js";
-import { publicIdOf } from "../helpers/public-id.js";
+import { tempDir } from "../../testkit/server-process.js";
+import { publicIdOf } from "../../testkit/public-id.js";
 import { freshDb, selectAll, STORE_KINDS } from "../helpers/store-kinds.js";
 
 describe.each(STORE_KINDS)("%s store", (kind) => {

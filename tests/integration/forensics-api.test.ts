@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { prng } from "../helpers/prng.js";
-import { publicIdOf } from "../helpers/public-id.js";
+import { prng } from "../../testkit/prng.js";
+import { publicIdOf } from "../../testkit/public-id.js";
 import { percentileSorted } from "../../shared/stats.js";
 import { freshDb, STORE_KINDS } from "../helpers/store-kinds.js";
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { pingChildren } from "../helpers/child-processes.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 import Database from "better-sqlite3";
 
 let server: ServerProcess;

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { tempDir } from "../helpers/server-process.js";
+import { tempDir } from "../../testkit/server-process.js";
 
 let server: RunningServer;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { USER_AGENT_CHARS_MAX } from "../../server/api/ingest.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { publicIdOf } from "../helpers/public-id.js";
+import { publicIdOf } from "../../testkit/public-id.js";
 import { freshDb, selectOne, STORE_KINDS } from "../helpers/store-kinds.js";
 
 describe.each(STORE_KINDS)("%s store", (kind) => {

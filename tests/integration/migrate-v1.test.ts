@@ -8,8 +8,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/store.js";
-import { tempDir } from "../helpers/server-process.js";
-import { prng } from "../helpers/prng.js";
+import { tempDir } from "../../testkit/server-process.js";
+import { prng } from "../../testkit/prng.js";
 
 const V1_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v1.sql"), "utf8");
 const T0 = 1_750_000_000_000;

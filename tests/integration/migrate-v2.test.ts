@@ -10,8 +10,8 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/store.js";
 import { encodeRollup, record, type Rollup } from "../../shared/rollup.js";
-import { prng } from "../helpers/prng.js";
-import { tempDir } from "../helpers/server-process.js";
+import { prng } from "../../testkit/prng.js";
+import { tempDir } from "../../testkit/server-process.js";
 
 const V2_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v2.sql"), "utf8");
 const T0 = 1_760_000_000_000;

@@ -5,10 +5,10 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePeer } from "../../server/cli/options.js";
 import type { Config, Sample, RacesResponse } from "../../shared/contract/index.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { publicIdOf } from "../helpers/public-id.js";
-import { waitFor } from "../helpers/server-process.js";
+import { publicIdOf } from "../../testkit/public-id.js";
+import { waitFor } from "../../testkit/server-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 type Server = Awaited<ReturnType<typeof startInProcess>>;

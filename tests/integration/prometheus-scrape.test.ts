@@ -17,8 +17,8 @@ import { LATENCY_BUCKETS_S } from "../../server/query/metrics-source.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { percentileSorted } from "../../shared/stats.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { prng } from "../helpers/prng.js";
-import { tempDir, waitFor } from "../helpers/server-process.js";
+import { prng } from "../../testkit/prng.js";
+import { tempDir, waitFor } from "../../testkit/server-process.js";
 
 const run = promisify(execFile);
 const found = async (cmd: string) =>

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
-import { tempDir } from "../helpers/server-process.js";
+import { tempDir } from "../../testkit/server-process.js";
 
 const DAY_MS = 86_400_000;
 const NOW = Date.UTC(2026, 10, 23);

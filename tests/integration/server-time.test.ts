@@ -8,7 +8,7 @@ import WebSocket from "ws";
 import { startServer, type RunningServer } from "../../server/app.js";
 import { parseServeArgs } from "../../server/cli/options.js";
 import { migrate } from "../../server/store/migrate.js";
-import { tempDir } from "../helpers/server-process.js";
+import { tempDir } from "../../testkit/server-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 async function start(testHooks: boolean): Promise<RunningServer> {

@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServerProcess, waitFor, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 import { freshDb, selectPostgres, STORE_KINDS } from "../helpers/store-kinds.js";
 
-const LOAD_SCRIPT = path.resolve("tests/helpers/ingest-burst.ts");
+const LOAD_SCRIPT = path.resolve("testkit/ingest-burst.ts");
 
 let server: ServerProcess | undefined;
 let load: ChildProcess | undefined;

@@ -6,7 +6,7 @@ import http from "node:http";
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { percentileSorted } from "../../shared/stats.js";
-import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 
 const HEADERS_TIMEOUT_MS = 1000;
 const REQUEST_TIMEOUT_MS = 2000;

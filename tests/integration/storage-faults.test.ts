@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { runCli, tempDir } from "../helpers/server-process.js";
+import { runCli, tempDir } from "../../testkit/server-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 /**

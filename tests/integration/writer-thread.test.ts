@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStoreThreaded, StorageError } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
-import { tempDir } from "../helpers/server-process.js";
+import { tempDir } from "../../testkit/server-process.js";
 
 const dir = tempDir();
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

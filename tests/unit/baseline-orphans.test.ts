@@ -9,7 +9,7 @@ import type { WebSocket } from "ws";
 import { createBaselines, type Baselines } from "../../server/baseline/baselines.js";
 import type { WsClient } from "../../server/echo/ws-echo.js";
 import type { BaselineSample } from "../../shared/contract/index.js";
-import { waitFor } from "../helpers/server-process.js";
+import { waitFor } from "../../testkit/server-process.js";
 
 const OPEN = 1;
 const CLOSING = 2;

@@ -12,8 +12,8 @@ import {
   MAX_TIME_BUCKETS,
   type Sample,
 } from "../../shared/contract/index.js";
-import { tempDir } from "../helpers/server-process.js";
-import { prng } from "../helpers/prng.js";
+import { tempDir } from "../../testkit/server-process.js";
+import { prng } from "../../testkit/prng.js";
 
 // ---- data -------------------------------------------------------------------
 

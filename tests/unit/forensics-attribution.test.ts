@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { attribute, breakdown, seriesKey, type ForensicSample } from "../../shared/forensics/attribution.js";
 import { compareSeries } from "../../shared/forensics/compare.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 
 const T = 1_763_900_000_000;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { fanoutReport, viewsAtOrBeyond, viewsSlowerThan } from "../../shared/forensics/fanout.js";
 import { shareAtOrBelow } from "../../shared/stats.js";
 import { percentileSorted } from "../../shared/stats.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 
 /** Latency with a 2 % tail near 300 ms over a 20–30 ms body. */
 function draw(r: () => number): number {

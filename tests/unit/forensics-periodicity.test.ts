@@ -3,7 +3,7 @@
 // when two series share an oscillation and not when they do not.
 import { describe, expect, it } from "vitest";
 import { alignedTails, detectPeriod, fisherG } from "../../shared/forensics/periodicity.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 
 const BUCKET_MS = 10_000;
 const PERIOD_MS = 7 * 60_000;

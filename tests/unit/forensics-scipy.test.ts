@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { bootstrapPercentileDiff } from "../../shared/forensics/bootstrap.js";
 import { normalSf } from "../../shared/forensics/normal.js";
 import { mannWhitneyU } from "../../shared/forensics/rank-test.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 import { runPythonScript } from "../helpers/python.js";
 
 interface Vectors {

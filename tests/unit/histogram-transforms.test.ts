@@ -23,7 +23,7 @@ import {
 } from "../../client/src/histogram/transforms.js";
 import { heatColour } from "../../client/src/histogram/palette.js";
 import { sparkPoints, SPARK_POINTS_MAX } from "../../client/src/probe/sparkline.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 
 const edges = [10, 20, 40, 80].map(Number);
 const hist: HistogramResponse = {

@@ -2,7 +2,7 @@
 // unchanged after a reload, and a hand-edited URL must not break the page.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_VIEW, readView, writeView, type ViewState } from "../../client/src/histogram/url-state.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 
 describe("histogram URL state", () => {
   it("a newcomer's URL is just the range, and reads back as the defaults", () => {

@@ -11,8 +11,8 @@ import { openReadPool, type ReadPool } from "../../server/store/read-pool.js";
 import { openStore, type SampleFilter, type Store } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { ROLLUP_RELATIVE_ERROR } from "../../shared/rollup.js";
-import { tempDir } from "../helpers/server-process.js";
-import { prng } from "../helpers/prng.js";
+import { tempDir } from "../../testkit/server-process.js";
+import { prng } from "../../testkit/prng.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 const DAY = 86_400_000;

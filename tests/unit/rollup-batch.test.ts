@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ANY_CLASS, ANY_CLIENT, addToCell, emptyCell, RollupBatch, type RollupCell, type RollupRow } from "../../server/store/rollup-batch.js";
 import { bucketEndMs, LEVEL_MS, TOTAL_LEVEL } from "../../server/store/rollup-class.js";
 import { record } from "../../shared/rollup.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 
 const T0 = Date.UTC(2026, 10, 1);
 

@@ -22,7 +22,7 @@ import {
   type Rollup,
 } from "../../shared/rollup.js";
 import { percentileSorted } from "../../shared/stats.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 
 const PERCENTILES = [0.1, 1, 10, 25, 50, 75, 90, 99, 99.9, 99.99, 100];
 

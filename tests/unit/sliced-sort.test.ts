@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { Pace } from "../../server/store/read-pool.js";
 import { RUN, slicedSort } from "../../server/query/sliced-sort.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 
 describe("slicedSort", () => {
   const rand = prng(7);

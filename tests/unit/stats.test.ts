@@ -2,7 +2,7 @@
 // reference on random data whose tail we planted ourselves.
 import { describe, expect, it } from "vitest";
 import { nearestRank, percentileSorted, samplesNeededFor, summarize } from "../../shared/stats.js";
-import { prng } from "../helpers/prng.js";
+import { prng } from "../../testkit/prng.js";
 
 /** The textbook definition, written independently: smallest value with at least p% of values ≤ it. */
 function bruteForcePercentile(values: number[], p: number): number {

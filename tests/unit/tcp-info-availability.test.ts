@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { BASELINE_INTERVAL_MS_MIN, createBaselines } from "../../server/baseline/baselines.js";
 import { ssReader } from "../../server/baseline/tcp-info.js";
 import type { WsClient } from "../../server/echo/ws-echo.js";
-import { waitFor } from "../helpers/server-process.js";
+import { waitFor } from "../../testkit/server-process.js";
 
 describe("kernel TCP RTT availability", () => {
   it("a missing ss is reported with the package that provides it", async () => {

@@ -11,8 +11,8 @@ import { openStore, type Store } from "../../server/store/store.js";
 import { batchWriter, Codes, SessionOwnerError, type GroupItem } from "../../server/store/writer.js";
 import type { Sample, SampleBatch } from "../../shared/contract/index.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
-import { prng } from "../helpers/prng.js";
-import { tempDir } from "../helpers/server-process.js";
+import { prng } from "../../testkit/prng.js";
+import { tempDir } from "../../testkit/server-process.js";
 
 const T0 = Date.UTC(2026, 9, 1, 23, 58); // batches cross a 5-minute, hour and day boundary
 const meta = { userAgent: "test", receivedAtMs: T0 };

@@ -3,7 +3,7 @@
 // ("ACK sessionId firstSeq lastSeq") the moment the 200 arrives. It stops
 // after the server has been unreachable a few times in a row, or after a
 // bounded number of batches.
-//   node --import tsx tests/helpers/ingest-burst.ts URL [batches] [concurrency] [batches-per-second]
+//   node --import tsx testkit/ingest-burst.ts URL [batches] [concurrency] [batches-per-second]
 // Without a rate it sends as fast as the server answers.
 // It is also the load of bench/ingest-stall.ts, which measures the echo beside
 // it on the same two cores, so it costs as little CPU as it can: node:http on

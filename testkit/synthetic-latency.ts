@@ -1,7 +1,7 @@
 // A few minutes of made-up but plausible probe data with known features: a
 // latency spike on one series in a known window, a bimodal series and some
 // failures, so a test (or a screenshot) can check what the page shows.
-import type { Sample, SampleBatch } from "../../shared/contract/index.js";
+import type { Sample, SampleBatch } from "../shared/contract/index.js";
 import { prng } from "./prng.js";
 
 export interface SyntheticPlan {
