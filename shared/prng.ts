@@ -1,4 +1,4 @@
-// A seeded uniform generator (mulberry32, the one tests/helpers/prng.ts
+// A seeded uniform generator (mulberry32, the one testkit/prng.ts
 // plants data with): a bootstrap interval is repeatable for the same data
 // and seed, so a shared link shows the same numbers on reload.
 
