@@ -28,8 +28,12 @@ describe("two probe tabs", () => {
       }, 20_000, `${mark} samples of ${who.sessionId}`);
       expect(seqGaps(rows)).toEqual([]);
       const state = await debugState(page);
-      // Nothing this tab sent was already there: it never sent the other tab's rows.
+      // Nothing this tab sent was already there, and what it delivered plus what it
+      // holds is exactly what it emitted (one snapshot): a tab that delivered the
+      // other's rows would count more, a tab robbed of its own rows fewer.
       expect(state.outbox.duplicates).toBe(0);
+      expect([state.outbox.rejected, state.outbox.dropped]).toEqual([0, 0]);
+      expect(state.outbox.delivered + state.outbox.pending, JSON.stringify(state)).toBe(state.sent);
       expect(state.outbox.delivered).toBeGreaterThanOrEqual(mark - 10);
     }
     await one.close();

@@ -8,6 +8,8 @@ import net from "node:net";
 type Kind = "slowHeaders" | "slowBody" | "silent";
 interface Drop {
   kind: Kind;
+  /** Which attacker of its kind (0 … count − 1). */
+  attacker: number;
   afterMs: number;
 }
 
@@ -18,7 +20,7 @@ const TRICKLE_MS = Number(trickleArg ?? 200);
 const until = performance.now() + Number(attackMsArg);
 
 /** One attacker: connects, misbehaves until the server drops it, records when, and comes back until the attack ends. */
-function attacker(kind: Kind, port: number, until: number, drops: Drop[]): Promise<void> {
+function attacker(kind: Kind, index: number, port: number, until: number, drops: Drop[]): Promise<void> {
   return new Promise((resolve) => {
     const round = () => {
       if (performance.now() >= until) return resolve();
@@ -44,7 +46,7 @@ function attacker(kind: Kind, port: number, until: number, drops: Drop[]): Promi
         clearInterval(timer);
         const afterMs = performance.now() - startMs;
         // Only drops by the server count.
-        if (!closedByUs && performance.now() < until) drops.push({ kind, afterMs });
+        if (!closedByUs && performance.now() < until) drops.push({ kind, attacker: index, afterMs });
         round();
       });
       setTimeout(() => {
@@ -57,7 +59,7 @@ function attacker(kind: Kind, port: number, until: number, drops: Drop[]): Promi
 }
 
 const drops: Drop[] = [];
-const all = (Object.keys(counts) as Kind[]).flatMap((kind) => Array.from({ length: counts[kind] }, () => attacker(kind, port, until, drops)));
+const all = (Object.keys(counts) as Kind[]).flatMap((kind) => Array.from({ length: counts[kind] }, (_, i) => attacker(kind, i, port, until, drops)));
 process.stdout.write("STARTED\n");
 await Promise.all(all);
 process.stdout.write(`DROPS ${JSON.stringify(drops)}\n`);

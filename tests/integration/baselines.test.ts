@@ -75,6 +75,7 @@ describe("baselines towards a connected page", () => {
     );
     const counts = Object.fromEntries(["ping", "wsping", "tcprtt"].map((m) => [m, of(page, m).length]));
     const endMs = Date.now();
+    const median = (v: number[]) => [...v].sort((x, y) => x - y)[Math.ceil(v.length / 2) - 1]!;
 
     for (const method of ["ping", "wsping", "tcprtt"]) {
       const got = of(page, method);
@@ -90,12 +91,16 @@ describe("baselines towards a connected page", () => {
         expect(s.t, method).toBeGreaterThanOrEqual(startMs - 1000);
         expect(s.t, method).toBeLessThanOrEqual(endMs);
       }
-      // Distinct measurements, in the order they were taken.
+      // Distinct measurements, in the order they were taken, about a second apart
+      // (the median gap: one late wake-up on a loaded machine moves it little).
       expect(new Set(times).size, method).toBe(times.length);
+      expect(times, method).toEqual([...times].sort((a, b) => a - b));
+      const gaps = times.slice(1).map((t, i) => t - times[i]!);
+      expect(median(gaps), `${method} gaps ${JSON.stringify(gaps)}`).toBeGreaterThanOrEqual(800);
+      expect(median(gaps), `${method} gaps ${JSON.stringify(gaps)}`).toBeLessThanOrEqual(1200);
     }
     // Loopback ICMP is answered by the kernel; a WebSocket ping frame crosses
     // two event loops: the fastest ping is never slower than the typical frame.
-    const median = (v: number[]) => [...v].sort((x, y) => x - y)[Math.ceil(v.length / 2) - 1]!;
     expect(Math.min(...of(page, "ping").map((s) => s.ms!))).toBeLessThanOrEqual(median(of(page, "wsping").map((s) => s.ms!)));
     for (const s of of(page, "tcprtt")) {
       expect(s.minrtt, "tcprtt carries the kernel's min RTT").toBeDefined();

@@ -59,6 +59,12 @@ function rssBytes(pid: number): number {
   return Number(m![1]) * 1024;
 }
 
+/** CPU seconds the process has used (user + system; /proc/PID/stat fields 14 and 15, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** GETs url, counting lines and the server's peak RSS while the body streams. */
 function streamLines(url: string): Promise<{ lines: number; bytes: number; peakRss: number; lastLine: string }> {
   const pid = server.child.pid!;
@@ -145,8 +151,13 @@ describe("export of 1,000,000 samples", () => {
     expect(received).toBeLessThan(16 << 20);
     expect(peak - before).toBeLessThan(RSS_GROWTH_MAX);
     req.destroy();
-    // The server is free again: an echo answers at once.
+    // The server is free again: an echo answers, and the export stopped working: a
+    // second of an export still reading pages and writing CSV costs most of a core.
     const echo = await fetch(`${server.url}/echo`);
     expect(echo.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    const cpuBefore = cpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(cpuSeconds(pid) - cpuBefore).toBeLessThan(0.25);
   }, 60_000);
 });

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStoreThreaded, StorageError } from "../../server/store/store.js";
+import { openStoreThreaded, StorageError, WRITER_BUSY_TIMEOUT_MS } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { tempDir } from "../../testkit/server-process.js";
 
@@ -40,17 +40,20 @@ describe("the writer thread", () => {
     const store = await openStoreThreaded(dbPath);
     const locker = new Database(dbPath);
     try {
-      locker.exec("BEGIN IMMEDIATE"); // holds the write lock past the writer's 5 s busy timeout
-      let turns = 0;
-      const ticker = setInterval(() => turns++, 10);
-      const t0 = performance.now();
+      locker.exec("BEGIN IMMEDIATE"); // holds the write lock past the writer's busy timeout
+      const turns = [performance.now()];
+      const ticker = setInterval(() => turns.push(performance.now()), 10);
       const err = await store.insertBatch(batch("session_b", 5), meta).catch((e: unknown) => e);
-      const waitedMs = performance.now() - t0;
+      turns.push(performance.now());
       clearInterval(ticker);
       expect(err).toBeInstanceOf(StorageError);
       expect((err as StorageError).code).toBe("SQLITE_BUSY");
-      // 10 ms ticks all through the wait: the wait was the thread's, not the event loop's.
-      expect(turns).toBeGreaterThan((waitedMs / 10) * 0.5);
+      // The event loop turned all through the wait: the wait was the thread's. Were it
+      // the event loop's, one gap would be the whole busy timeout; a loaded machine
+      // delays single turns by tens of ms.
+      const gaps = turns.slice(1).map((t, i) => t - turns[i]!);
+      expect(turns.at(-1)! - turns[0]!).toBeGreaterThanOrEqual(WRITER_BUSY_TIMEOUT_MS * 0.9);
+      expect(Math.max(...gaps)).toBeLessThan(WRITER_BUSY_TIMEOUT_MS / 2);
       locker.exec("ROLLBACK");
       expect(await store.insertBatch(batch("session_b", 5), meta)).toEqual({ accepted: 5, duplicates: 0 });
     } finally {

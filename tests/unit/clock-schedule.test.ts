@@ -16,6 +16,8 @@ describe("clock schedule", () => {
       const wall = s.t0 + i * 250 + ((i * 37) % 300);
       ticks.push(...s.wake(wall, wall - START));
     }
+    // The last wake-up is at t0 + 12,263 ms: slots 0 … 49 are due, each once.
+    expect(ticks).toHaveLength(50);
     expect(ticks.every((t) => t.missed === null)).toBe(true);
     for (const [i, t] of ticks.entries()) {
       expect(t.k * 4 + t.slot).toBe(i);

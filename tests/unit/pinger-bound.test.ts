@@ -10,7 +10,7 @@ const FAKE_PING = path.resolve("tests/fixtures/fake-ping/ping");
 let pool: PingerPool | undefined;
 afterEach(() => pool?.stop());
 
-function makePool(o: { processesMax: number; cooldownMs: number; slotMs?: number }) {
+function makePool(o: { processesMax: number; cooldownMs: number; slotMs?: number; nowMs?: () => number }) {
   const results: { address: string; r: PingResult }[] = [];
   pool = new PingerPool({
     command: FAKE_PING,
@@ -56,42 +56,47 @@ describe("PingerPool bound", () => {
   });
 
   it("an address whose ping just stopped waits its cooldown; loopback never does", async () => {
-    const { pool } = makePool({ processesMax: 5, cooldownMs: 600 });
+    // The pool's clock is the test's: the cooldown is read on it, processes and lingering run for real.
+    let now = Date.now();
+    const { pool } = makePool({ processesMax: 5, cooldownMs: 600, nowMs: () => now });
     await ready(pool);
     pool.acquire("10.0.0.9");
     pool.acquire("127.0.0.1");
     pool.release("10.0.0.9");
     pool.release("127.0.0.1");
     await vi.waitFor(() => expect(pool.activeAddresses()).toEqual([]), { timeout: 5000 });
-    const backAtMs = Date.now();
+    const stoppedAt = now;
     pool.acquire("10.0.0.9");
     pool.acquire("127.0.0.1");
     expect(pool.activeAddresses()).toEqual(["127.0.0.1"]);
     expect(pool.waitingAddresses()).toEqual(["10.0.0.9"]);
-    await vi.waitFor(
-      () => {
-        pool.tick();
-        expect(pool.activeAddresses()).toContain("10.0.0.9");
-      },
-      { timeout: 5000, interval: 50 },
-    );
-    expect(Date.now() - backAtMs).toBeGreaterThanOrEqual(400);
+    now = stoppedAt + 599;
+    pool.tick();
+    expect(pool.waitingAddresses()).toEqual(["10.0.0.9"]);
+    now = stoppedAt + 600;
+    pool.tick();
+    expect(sorted(pool.activeAddresses())).toEqual(["10.0.0.9", "127.0.0.1"]);
+    expect(pool.waitingAddresses()).toEqual([]);
   });
 
   it("with addresses waiting, the ping that ran longest yields its slot after slotMs", async () => {
-    const { pool } = makePool({ processesMax: 1, cooldownMs: 0, slotMs: 300 });
+    let now = Date.now();
+    const { pool } = makePool({ processesMax: 1, cooldownMs: 0, slotMs: 300, nowMs: () => now });
     await ready(pool);
+    const startedAt = now;
     pool.acquire("10.0.0.1");
     pool.acquire("10.0.0.2");
     expect(pool.activeAddresses()).toEqual(["10.0.0.1"]);
-    const seen = new Set<string>();
-    const deadline = Date.now() + 5000;
-    while (seen.size < 2 && Date.now() < deadline) {
-      pool.tick();
-      for (const a of pool.activeAddresses()) seen.add(a);
-      expect(pool.activeAddresses().length).toBeLessThanOrEqual(1);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(sorted([...seen])).toEqual(["10.0.0.1", "10.0.0.2"]);
+    now = startedAt + 299;
+    pool.tick();
+    expect(pool.activeAddresses()).toEqual(["10.0.0.1"]);
+    now = startedAt + 300;
+    pool.tick();
+    expect(pool.activeAddresses()).toEqual(["10.0.0.2"]);
+    expect(pool.waitingAddresses()).toEqual(["10.0.0.1"]);
+    // And back after the newcomer's own slot.
+    now = startedAt + 600;
+    pool.tick();
+    expect(pool.activeAddresses()).toEqual(["10.0.0.1"]);
   });
 });

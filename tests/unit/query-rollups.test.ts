@@ -135,6 +135,7 @@ describe.each(FILTERS)("rollups vs raw: %s", (_name, f) => {
         expect(s.points[j]![1]).toBeGreaterThan(s.points[j - 1]![1]);
       }
       expect(s.points.at(-1)).toEqual([e.points.at(-1)![0], 1]);
+      expect(s.markers!.map((m) => m.p)).toEqual(e.markers!.map((m) => m.p));
       s.markers!.forEach((m, j) => near(m.ms, e.markers![j]!.ms));
     });
   });
@@ -156,6 +157,8 @@ describe.each(FILTERS)("rollups vs raw: %s", (_name, f) => {
   it("heatmap: same axis, each time bucket's total exact", async () => {
     const [a, b] = [await rollups.heatmap(f, { bucketMs: 6 * 3_600_000 }), await raw.heatmap(f, { bucketMs: 6 * 3_600_000 })];
     expect([a.from, a.t]).toEqual([b.from, b.t]);
+    expect(b.series.length).toBeGreaterThan(0);
+    expect(a.series.map(key)).toEqual(b.series.map(key));
     a.series.forEach((s, i) => {
       const sum = (rows: number[][]) => rows.map((r) => r.reduce((x, y) => x + y, 0));
       expect(sum(s.counts)).toEqual(sum(b.series[i]!.counts));

@@ -44,6 +44,14 @@ describe("RateLimiter", () => {
     expect(l.size).toBe(50);
     l.take("9.9.9.9");
     expect(l.take("9.9.9.9").ok).toBe(false); // just seen: still remembered
+
+    // Recency, not arrival: a, b, c arrive in that order, a is seen again, then d needs a slot.
+    const { l: small } = limiter(1, 1, 3);
+    for (const k of ["a", "b", "c"]) expect(small.take(k).ok).toBe(true);
+    expect(small.take("a").ok).toBe(false);
+    small.take("d");
+    expect(small.take("a").ok).toBe(false); // seen since b: kept, its budget still spent
+    expect(small.take("b").ok).toBe(true); // the least recently seen: forgotten, so it starts full
   });
 
   it("IPv6 addresses in one /64 share a budget", () => {

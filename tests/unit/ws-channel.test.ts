@@ -93,6 +93,13 @@ describe("WsChannel", () => {
 
   it("retries with backoff capped at RECONNECT_MS_MAX, and a reconnect is fresh again", async () => {
     latest().open();
+    // The first connection's fresh echo is spent, so freshness after the reconnect is the reconnect's.
+    const spent = channel.echo(TIMEOUT_MS);
+    latest().echoLast();
+    expect(await spent).toMatchObject({ outcome: "ok", fresh: true });
+    const stale = channel.echo(TIMEOUT_MS);
+    latest().echoLast();
+    expect(await stale).toMatchObject({ outcome: "ok", fresh: false });
     latest().close(); // the server died
     const attemptsAt: number[] = [];
     for (let s = 0; s < 20; s++) {
@@ -112,6 +119,9 @@ describe("WsChannel", () => {
     const r = channel.echo(TIMEOUT_MS);
     latest().echoLast();
     expect(await r).toMatchObject({ outcome: "ok", fresh: true });
+    const next = channel.echo(TIMEOUT_MS);
+    latest().echoLast();
+    expect(await next).toMatchObject({ outcome: "ok", fresh: false });
   });
 
   it("abandons a connection attempt that hangs (blackholed host) after CONNECT_TIMEOUT_MS", async () => {
