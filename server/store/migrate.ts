@@ -33,14 +33,15 @@ export function migrate(db: Database.Database, log: (line: string) => void = () 
   if (version === 2 || version === 3) addTotals(db, log);
   db.exec(DDL);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
-  if (version === 1 || version === 2) compact(db, log);
+  // After any upgrade (one interrupted after its copy step resumes as a later version): compact() checks the free space.
+  if (version !== null && version < SCHEMA_VERSION) compact(db, log);
 }
 
 /**
  * An upgrade writes the new tables beside the old ones and then drops the
  * old: their pages stay in the file as free pages (a 10 M-sample month:
  * 1,153 MB, of which 593 free). VACUUM rewrites the file without them, once
- * (5 s there, leaving 499 MB).
+ * (5 s there, leaving 499 MB); below a tenth free it is skipped.
  */
 function compact(db: Database.Database, log: (line: string) => void): void {
   const pageSize = db.pragma("page_size", { simple: true }) as number;

@@ -55,10 +55,14 @@ function writeV2(dbPath: string): { raw: RawRow[]; rollups: unknown[] } {
     "INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   addRollup.run(0, T0, 1, 1, 0, 2, 1, blob([300, 900]), null, 0, 0, null);
-  // Two days of one aggregate row and one day of a client's: the totals sum the days.
+  // Client 2's best of two on two days, client 1's XHR on one: the totals sum the days. The
+  // aggregate rows of the first day are there; the second day's was pruned by a retention
+  // pass that stopped before the client's row: the aggregate totals follow the clients' rows.
+  addRollup.run(3, day, 3, 2, 0, 0, 0, blob(DAY1_BEST2), blob([5000]), 7, 9, blob([40, 120]));
+  addRollup.run(3, day + DAY_MS, 3, 2, 0, 1, 2, blob(DAY2_BEST2), null, 3, 1, blob([60]));
   addRollup.run(3, day, 3, 0, 255, 0, 0, blob(DAY1_BEST2), blob([5000]), 7, 9, blob([40, 120]));
-  addRollup.run(3, day + DAY_MS, 3, 0, 255, 1, 2, blob(DAY2_BEST2), null, 3, 1, blob([60]));
   addRollup.run(3, day, 1, 1, 0, 2, 1, blob([300, 900]), null, 0, 0, null);
+  addRollup.run(3, day, 1, 0, 255, 2, 1, blob([300, 900]), null, 0, 0, null);
   const rand = prng(2024);
   const raw: RawRow[] = [];
   const seqs = [0, 0];
@@ -150,11 +154,15 @@ describe("a version 2 database", () => {
     expect(store.db.prepare("SELECT * FROM rollups WHERE level < 4 ORDER BY level, client, class, start_ms, series").all()).toEqual(written.rollups);
   });
 
-  it("sums the day rollups into running totals, one row per series, client and class", () => {
+  it("sums each client's day rollups into running totals, and the aggregate totals from those", () => {
     const totals = store.db.prepare("SELECT * FROM rollups WHERE level = 4 ORDER BY client, class, series").all();
+    const xhr = { failures: 2, skipped: 1, lat: blob([300, 900]), tmo: null, wins_ws: 0, wins_jsonp: 0, margin: null };
+    const best2 = { failures: 1, skipped: 2, lat: blob([...DAY1_BEST2, ...DAY2_BEST2]), tmo: blob([5000]), wins_ws: 10, wins_jsonp: 10, margin: blob([40, 120, 60]) };
     expect(totals).toEqual([
-      { level: 4, start_ms: 0, series: 3, client: 0, class: 255, failures: 1, skipped: 2, lat: blob([...DAY1_BEST2, ...DAY2_BEST2]), tmo: blob([5000]), wins_ws: 10, wins_jsonp: 10, margin: blob([40, 120, 60]) },
-      { level: 4, start_ms: 0, series: 1, client: 1, class: 0, failures: 2, skipped: 1, lat: blob([300, 900]), tmo: null, wins_ws: 0, wins_jsonp: 0, margin: null },
+      { level: 4, start_ms: 0, series: 1, client: 0, class: 255, ...xhr },
+      { level: 4, start_ms: 0, series: 3, client: 0, class: 255, ...best2 },
+      { level: 4, start_ms: 0, series: 1, client: 1, class: 0, ...xhr },
+      { level: 4, start_ms: 0, series: 3, client: 2, class: 0, ...best2 },
     ]);
   });
 

@@ -102,7 +102,9 @@ export async function migratePostgres(sql: postgres.Sql, log: (line: string) => 
     log(`tailprobe: creating the PostgreSQL schema (version ${SCHEMA_VERSION})`);
     await tx.unsafe(DDL_PG);
     if (version > 0 && version < 4) {
-      // Version 4: running totals (../running-totals.ts), once from the day rollups.
+      // Version 4: running totals (../running-totals.ts), once from the day rollups. The lock
+      // keeps another server's ingest from adding a day row between the read and the commit.
+      await tx`LOCK TABLE rollups IN SHARE ROW EXCLUSIVE MODE`;
       await tx`DELETE FROM rollups WHERE level = ${TOTAL_LEVEL}`;
       const days = (await tx.unsafe(DAY_ROLLUPS_SQL)) as unknown as DayRollupRow[];
       log(`tailprobe: running totals from ${days.length} day rollups (schema version ${version} → ${SCHEMA_VERSION})`);
