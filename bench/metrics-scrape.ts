@@ -1,6 +1,6 @@
 // A /metrics scrape costs the same on a month of samples as on an hour: it
-// reads the aggregate rollup rows and the last partial 5 minutes of raw
-// samples, never every sample. Times GET /metrics over HTTP on a store of an
+// reads the rollups' running totals, one aggregate row per series, never the
+// samples. Times GET /metrics over HTTP on a store of an
 // hour and on a store of 30 days at the same sample rate (the month is the
 // one chart-queries uses, cached), and reports their ratio; then checks the
 // scraped `_bucket` counts, derived from the rollup buckets, against exact
@@ -21,8 +21,8 @@ import { isMain, runAlone } from "./table.js";
 const SIZES = { smoke: { samples: 20_000, repeats: 2 }, full: { samples: 10_000_000, repeats: 25 } } as const;
 const HOURS_IN_MONTH = 30 * 24;
 /**
- * The month's scrape may cost this many times the hour's: it reads one
- * aggregate rollup row per day and series (30 against 1), never the samples.
+ * The month's scrape may cost this many times the hour's: both read one row
+ * per series; the month's histograms are wider (more buckets to decode and cut).
  */
 const RATIO_MAX = 3;
 /** Absolute bound, on the shared 2-core machine (the ratio is the figure that matters). */

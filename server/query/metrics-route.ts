@@ -3,7 +3,8 @@
 //   tailprobe_latency_seconds{method, server}  histogram of ok probe and baseline latencies
 //   tailprobe_samples_total{method, server, outcome}  counter of samples by outcome
 // Both cover every sample ever stored (running totals kept with the rollups,
-// metrics-source.ts): retention does not lower them, so they only grow, as
+// metrics-source.ts; a database upgraded to schema 4 counts from the day
+// rollups it then held): retention does not lower them, so they only grow, as
 // Prometheus expects of a counter; deleting a client resets them lower.
 import express, { type Router } from "express";
 import type { Store } from "../store/store.js";
