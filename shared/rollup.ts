@@ -269,12 +269,6 @@ export function encodeRollup(r: Rollup): Uint8Array {
 }
 
 /**
- * A rollup being merged from many stored ones (a whole range's stats, CDF or
- * histogram: thousands of rows into one cell per series): counts in an array
- * indexed by bucket, where a Map would hash every bucket of every row.
- * toRollup() gives the ordinary form, its buckets inserted in ascending order.
- */
-/**
  * Where decoding a stored rollup is: one cursor for the module, reset by
  * readHeader, so reading the varints of hundreds of rows allocates nothing.
  * Decoding never awaits, so no two decodings interleave.
@@ -317,6 +311,12 @@ function readHeader(blob: Uint8Array): typeof header {
   return header;
 }
 
+/**
+ * A rollup being merged from many stored ones (a whole range's stats, CDF or
+ * histogram: thousands of rows into one cell per series): counts in an array
+ * indexed by bucket, where a Map would hash every bucket of every row.
+ * toRollup() gives the ordinary form, its buckets inserted in ascending order.
+ */
 export class DenseRollup {
   count = 0;
   min: number | null = null;
@@ -335,19 +335,11 @@ export class DenseRollup {
     const head = readHeader(blob);
     if (head.count === 0) return;
     addHeader(this, head);
-    let counts = this.counts;
-    let k = 0; // bucket index + 1: indices start at -1
+    let i = -1;
     for (let j = 0; j < head.buckets; j++) {
-      k += varint();
-      const c = varint();
-      if (k >= counts.length) {
-        const grown = new Float64Array(Math.max(k + 1, counts.length * 2));
-        grown.set(counts);
-        this.counts = counts = grown;
-      }
-      counts[k]! += c;
+      i += varint();
+      this.add(i, varint());
     }
-    if (head.buckets > 0 && k > this.top) this.top = k;
   }
 
   addRollup(r: Rollup): void {
