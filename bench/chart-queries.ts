@@ -12,7 +12,7 @@ import { startServer } from "../server/app.js";
 import { parseServeArgs } from "../server/cli/options.js";
 import { monthOfSamples } from "./month-of-samples.js";
 import { publicIdOf } from "../testkit/public-id.js";
-import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
 const SIZES = { smoke: { samples: 20_000, repeats: 1 }, full: { samples: 10_000_000, repeats: 3 } } as const;
@@ -20,8 +20,6 @@ const STATS_MS_MAX = 100;
 const CHART_MS_MAX = 200;
 const SPEEDUP_MIN = 20;
 const BYTES_PER_SAMPLE_MAX = 40;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** The raw path's floor: every sample of the range read and each series' latencies sorted (ms). */
 function rawScanAndSort(dbPath: string): number {

@@ -14,7 +14,7 @@ import { parseServeArgs } from "../server/cli/options.js";
 import { LATENCY_BUCKETS_S } from "../server/query/metrics-source.js";
 import { TCP_MIN_RTT_SERIES } from "../shared/contract/index.js";
 import { monthOfSamples, type Month } from "./month-of-samples.js";
-import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
 /** Samples in the month; the hour store has the same rate (month / 720). */
@@ -29,8 +29,6 @@ const RATIO_MAX = 3;
 const SCRAPE_MS_MAX = 200;
 /** Largest |derived − exact| bucket count, per million samples of the series (0.5 %). */
 const BUCKET_ERROR_PPM_MAX = 5000;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Scrape {
   medianMs: number;

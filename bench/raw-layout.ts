@@ -15,7 +15,7 @@ import Database from "better-sqlite3";
 import { DDL } from "../server/store/schema.js";
 import { INSERT_RAW } from "../server/store/writer.js";
 import { tempDir } from "../testkit/server-process.js";
-import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
 const V2_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v2.sql"), "utf8");
@@ -84,8 +84,6 @@ function insertAll(layout: "v3" | "v2", commits: () => Generator<Commit>): { row
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rows, rounds } = SIZES[size];

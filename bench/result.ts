@@ -24,3 +24,6 @@ export interface Benchmark {
   name: string;
   run(size: BenchSize): Promise<BenchRow[]>;
 }
+
+/** The median of repeated measurements (the upper one of an even count), as every benchmark reports its rounds. */
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
