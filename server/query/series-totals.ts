@@ -41,4 +41,3 @@ export async function seriesTotals(ctx: ReadContext, pace: Pace): Promise<Series
   );
   return out;
 }
-

@@ -7,7 +7,7 @@
 import type Database from "better-sqlite3";
 import type { Sample } from "../../shared/contract/index.js";
 import { RollupBatch } from "./rollup-batch.js";
-import { DAY_ROLLUPS_SQL, totalsFromDays, type DayRollupRow } from "./running-totals.js";
+import { DAY_ROLLUPS_SQL, TOTALS_SINCE_VERSION, totalsFromDays, type DayRollupRow } from "./running-totals.js";
 import { DDL, SCHEMA_VERSION } from "./schema.js";
 import { addRawToBatch, Codes, INSERT_RAW, RAW_COLUMNS, rawValues, rollupWriter } from "./writer.js";
 
@@ -30,7 +30,8 @@ export function migrate(db: Database.Database, log: (line: string) => void = () 
     throw new Error(`database schema version ${version} is newer than this tailprobe understands (${SCHEMA_VERSION}); upgrade tailprobe`);
   if (version === 1) migrateV1(db, log);
   if (version === 2) migrateV2(db, log);
-  if (version === 2 || version === 3) addTotals(db, log);
+  // Version 1's conversion builds them with every other rollup; 2 (now 3) and 3 have none.
+  if (version !== null && version >= 2 && version < TOTALS_SINCE_VERSION) addTotals(db, log);
   db.exec(DDL);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   // After any upgrade (one interrupted after its copy step resumes as a later version): compact() checks the free space.

@@ -8,6 +8,9 @@ import { LEVEL_MS, TOTAL_LEVEL } from "./rollup-class.js";
 
 const DAY_LEVEL = LEVEL_MS.length - 1;
 
+/** The schema version that added the running totals: a database of an older one gets them from its day rollups. */
+export const TOTALS_SINCE_VERSION = 4;
+
 /** The rows totalsFromDays reads: every client's day rollups (the aggregate rows are rebuilt from them). */
 export const DAY_ROLLUPS_SQL = `SELECT series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups WHERE level = ${DAY_LEVEL} AND client <> ${ANY_CLIENT}`;
 

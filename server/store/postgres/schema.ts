@@ -6,7 +6,7 @@ import type postgres from "postgres";
 import { BEST2_LEGS, OUTCOMES } from "../../../shared/methods.js";
 import { SCHEMA_VERSION } from "../schema.js";
 import { TOTAL_LEVEL } from "../rollup-class.js";
-import { DAY_ROLLUPS_SQL, totalsFromDays, type DayRollupRow } from "../running-totals.js";
+import { DAY_ROLLUPS_SQL, TOTALS_SINCE_VERSION, totalsFromDays, type DayRollupRow } from "../running-totals.js";
 import { mergeRollups } from "./rollup-merge.js";
 import { DAY_MS } from "../retention.js";
 
@@ -101,7 +101,7 @@ export async function migratePostgres(sql: postgres.Sql, log: (line: string) => 
     if (version === SCHEMA_VERSION) return;
     log(`tailprobe: creating the PostgreSQL schema (version ${SCHEMA_VERSION})`);
     await tx.unsafe(DDL_PG);
-    if (version > 0 && version < 4) {
+    if (version > 0 && version < TOTALS_SINCE_VERSION) {
       // Version 4: running totals (../running-totals.ts), once from the day rollups. The lock
       // keeps another server's ingest from adding a day row between the read and the commit.
       await tx`LOCK TABLE rollups IN SHARE ROW EXCLUSIVE MODE`;
