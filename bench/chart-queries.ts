@@ -27,7 +27,7 @@ function rawScanAndSort(dbPath: string): number {
   try {
     const t0 = performance.now();
     const bySeries = new Map<number, number[]>();
-    for (const [series, outcome, us] of db.prepare("SELECT series, outcome, us FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null]>) {
+    for (const [series, outcome, us] of db.prepare("SELECT series, outcome & 7, us FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null]>) {
       if (outcome !== 0 || us === null) continue;
       let list = bySeries.get(series);
       if (list === undefined) bySeries.set(series, (list = []));
@@ -85,7 +85,9 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       pass: judge(ms <= maxMs && baselineMs / ms >= SPEEDUP_MIN),
     };
   });
-  rows.push({ figure: `disk per sample, database + WAL, rollups included (bytes)`, value: bytes / month.n, baseline: null, goal: `≤ ${BYTES_PER_SAMPLE_MAX} bytes`, pass: judge(bytes / month.n <= BYTES_PER_SAMPLE_MAX) });
+  // month-of-samples: four clients, 13 samples a tick.
+  const tickS = (month.endMs - month.startMs) / 1000 / (month.n / 4 / 13);
+  rows.push({ figure: `disk per sample on the month (a tick per ${tickS.toFixed(1)} s per client), database + WAL, rollups included (bytes)`, value: bytes / month.n, baseline: null, goal: `≤ ${BYTES_PER_SAMPLE_MAX} bytes`, pass: judge(bytes / month.n <= BYTES_PER_SAMPLE_MAX) });
   if (month.writeSeconds > 0)
     rows.push({ figure: "generating the month: samples written in bulk (samples/s)", value: month.n / month.writeSeconds, baseline: null, goal: "(reported)", pass: null });
   return rows;

@@ -101,11 +101,12 @@ function exactBuckets(dbPath: string): { buckets: Map<string, number[]>; counts:
       const i = leUs.findIndex((le) => us <= le);
       row[i < 0 ? leUs.length : i]!++;
     };
-    const rows = db.prepare("SELECT series, outcome, us, minrtt_us FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null, number | null]>;
-    for (const [series, outcome, us, minrttUs] of rows) {
+    // outcome & 7 and detail: raw-layout.ts' folded columns (detail is a tcprtt sample's min RTT).
+    const rows = db.prepare("SELECT series, outcome & 7, us, detail FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null, number | null]>;
+    for (const [series, outcome, us, detail] of rows) {
       const s = names.get(series)!;
       if (outcome === 0 && us !== null) add(`${s.method} ${s.target}`, us);
-      if (minrttUs !== null) add(`${TCP_MIN_RTT_SERIES} ${s.target}`, minrttUs);
+      if (s.method === "tcprtt" && detail !== null) add(`${TCP_MIN_RTT_SERIES} ${s.target}`, detail);
     }
     const scanMs = performance.now() - t0;
     const buckets = new Map<string, number[]>();

@@ -5,6 +5,7 @@
 import { CLASS_COUNT, LEVEL_MS, classOf, classesFor } from "../store/rollup-class.js";
 import { addToCell, ANY_CLASS, ANY_CLIENT, emptyCell, mergeStored, type RollupCell, type StoredCell } from "../store/rollup-batch.js";
 import type { Pace, ReadPool } from "../store/read-pool.js";
+import { edgeReader } from "../store/raw-layout.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 import { decompose, RAW, runsOf, spansOf, type Piece } from "./plan.js";
 import { TCP_MIN_RTT_SERIES } from "../../shared/contract/index.js";
@@ -207,13 +208,15 @@ async function readRaw(
   const minrttSeries = new Map<number, number>();
   const ids = new Map(allSeries.map((s) => [`${s.method} ${s.target}`, s.id]));
   for (const s of allSeries) if (s.method === "tcprtt") minrttSeries.set(s.id, ids.get(`${TCP_MIN_RTT_SERIES} ${s.target}`) ?? -1);
+  const methods = new Map(allSeries.map((s) => [s.id, s.method]));
+  const edge = edgeReader(ctx.pool.rawLayout, (series) => methods.get(series));
   // "+session": the planner must walk the t index, not every row of the client's sessions by primary key.
   const clientCond = client === null ? "" : " AND +session IN (SELECT id FROM sessions WHERE client = ?)";
   await ctx.pool.scan(
-    `SELECT t, series, outcome, us, flags, late_us, winner, other_us, minrtt_us FROM raw_samples WHERE t >= ? AND t < ?${clientCond}`,
+    `SELECT ${edge.columns} FROM raw_samples WHERE t >= ? AND t < ?${clientCond}`,
     client === null ? [run.fromMs, run.toMs] : [run.fromMs, run.toMs, client],
     (row) => {
-      const [t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs] = row as [number, number, number, number | null, number, number | null, number | null, number | null, number | null];
+      const { t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs } = edge.decode(row);
       if (!classes.has(classOf(flags, lateUs))) return;
       const c = cellOf(series, t);
       if (c !== null) addToCell(c, { t, series, client: 0, cls: 0, outcome, us, winner, otherUs, minrttSeries: null, minrttUs: null });

@@ -3,11 +3,13 @@
 // crash midway leaves the old version as it was (SQLite rolls back):
 // version 1 (text columns, REAL ms) → 4 (codes, µs, rollups, time-ordered raw
 // samples); version 2 (raw samples keyed by session, with a t index) → 3;
-// version 3 → 4 (running totals in the rollups).
+// version 3 → 4 (running totals in the rollups); version 4 → 5 (raw samples'
+// sparse columns folded, raw-layout.ts).
 import type Database from "better-sqlite3";
 import type { Sample } from "../../shared/contract/index.js";
 import { RollupBatch } from "./rollup-batch.js";
 import { DAY_ROLLUPS_SQL, TOTALS_SINCE_VERSION, totalsFromDays, type DayRollupRow } from "./running-totals.js";
+import { packRaw } from "./raw-layout.js";
 import { DDL, SCHEMA_VERSION } from "./schema.js";
 import { addRawToBatch, Codes, INSERT_RAW, RAW_COLUMNS, rawValues, rollupWriter } from "./writer.js";
 
@@ -32,6 +34,8 @@ export function migrate(db: Database.Database, log: (line: string) => void = () 
   if (version === 2) migrateV2(db, log);
   // Version 1's conversion builds them with every other rollup; 2 (now 3) and 3 have none.
   if (version !== null && version >= 2 && version < TOTALS_SINCE_VERSION) addTotals(db, log);
+  // By the table, not the version: versions 1 and 2 convert straight into the packed layout.
+  if (version !== null && columnsOf(db, "raw_samples").has("minrtt_us")) packRawSamples(db, log);
   db.exec(DDL);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   // After any upgrade (one interrupted after its copy step resumes as a later version): compact() checks the free space.
@@ -120,7 +124,7 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
         const sample = v1Sample(r, hasServerMs);
         const v = rawValues(r.session, sample, codes);
         v[9] = r.flags; // as stored: bits a newer version 1 writer added stay
-        addRaw.run(...v);
+        addRaw.run(packRaw(v));
         addRawToBatch(rollups, v, sessionClient.get(r.session)!, codes, r.method, r.target);
         widen(spans, r.session, r.t);
       }
@@ -190,7 +194,7 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
       const rows = page.raw(true).all(after[0], ...after) as (number | null)[][];
       if (rows.length === 0) break;
       for (const r of rows) {
-        add.run(...r);
+        add.run(packRaw(r));
         widen(spans, r[0]!, r[2]!);
       }
       done += rows.length;
@@ -209,12 +213,45 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
  */
 function addTotals(db: Database.Database, log: (line: string) => void): void {
   const days = db.prepare(DAY_ROLLUPS_SQL).all() as DayRollupRow[];
-  log(`upgrading database schema 3 → ${SCHEMA_VERSION}: running totals from ${days.length} day rollups`);
+  log(`upgrading database schema 3 → ${TOTALS_SINCE_VERSION}: running totals from ${days.length} day rollups`);
   db.transaction(() => {
     rollupWriter(db)(totalsFromDays(days));
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(TOTALS_SINCE_VERSION));
   })();
-  log(`upgraded database schema 3 → ${SCHEMA_VERSION}`);
+  log(`upgraded database schema 3 → ${TOTALS_SINCE_VERSION}`);
+}
+
+/**
+ * Version 4 → 5: the raw rows copied into the packed layout (raw-layout.ts),
+ * in key order, so every page of the new table is appended to and left full.
+ */
+function packRawSamples(db: Database.Database, log: (line: string) => void): void {
+  const total = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
+  log(`upgrading database schema 4 → 5: ${total} samples`);
+  db.transaction(() => {
+    db.exec("DROP VIEW IF EXISTS samples; ALTER TABLE raw_samples RENAME TO raw_samples_v4;");
+    db.exec(DDL);
+    const page = db.prepare(
+      `SELECT ${RAW_COLUMNS} FROM raw_samples_v4 WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
+    );
+    const add = db.prepare(INSERT_RAW);
+    let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
+    let done = 0;
+    for (;;) {
+      const rows = page.raw(true).all(after[0], ...after) as (number | null)[][];
+      if (rows.length === 0) break;
+      for (const r of rows) add.run(packRaw(r));
+      done += rows.length;
+      const last = rows[rows.length - 1]!;
+      after = [last[2]!, last[0]!, last[1]!];
+      log(`upgrading database schema 4 → 5: ${done} / ${total} samples (${percent(done, total)} %)`);
+    }
+    const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
+    if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version 4`);
+    db.exec("DROP TABLE raw_samples_v4;");
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run("5");
+  })();
+  log("upgraded database schema 4 → 5");
 }
 
 /** A v1 row as the wire sample it was stored from (flags are copied as stored, apart). */

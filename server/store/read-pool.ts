@@ -10,6 +10,7 @@
 // ingest keeps committing on the writer.
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
+import type { RawLayout } from "./raw-layout.js";
 
 /** Work done between two yields to the event loop. */
 export const SLICE_MS = 4;
@@ -64,6 +65,8 @@ export interface ReadPool {
   scan(sql: string, params: readonly SqlParam[], onRow: (row: unknown[]) => void, pace: Pace): Promise<void>;
   /** A small SELECT read in one go (rows as objects). */
   all<T>(sql: string, params: readonly SqlParam[]): Promise<T[]>;
+  /** How raw_samples holds a sample here (raw-layout.ts): readers of its columns decode by it. */
+  readonly rawLayout: RawLayout;
   close(): void;
 }
 
@@ -108,6 +111,7 @@ export function openReadPool(dbPath: string, writer: Database.Database): ReadPoo
   }
 
   return {
+    rawLayout: "packed",
     async scan(sql, params, onRow, pace) {
       const db = await acquire();
       try {

@@ -1,12 +1,13 @@
-// The database layout, version 4: compact raw samples (small-integer codes,
+// The database layout, version 5: compact raw samples (small-integer codes,
 // integer µs) stored in time order, and rollup histograms per (level, time
 // bucket, series, client, flag class). `samples` is a view with version 1's columns, so a person
 // with the sqlite3 shell (and the tests) reads samples as before.
 import type Database from "better-sqlite3";
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
+import { samplesViewSql } from "./raw-layout.js";
 
-/** 4: version 3's tables, the rollups with a total level (rollup-class.ts TOTAL_LEVEL). */
-export const SCHEMA_VERSION = 4;
+/** 5: version 4's tables, raw_samples' sparse columns folded (raw-layout.ts). */
+export const SCHEMA_VERSION = 5;
 
 /** Bits of raw_samples.flags: booleans of the wire sample packed into one integer. */
 export const FLAG = {
@@ -20,13 +21,10 @@ export const FLAG = {
 /** Bits recording that the boolean was present at all (absent ≠ false). */
 export const FLAG_KNOWN_SHIFT = 8;
 
-/** raw_samples.outcome / other_outcome: index into OUTCOMES. */
+/** A sample's outcome / otherOutcome as stored: index into OUTCOMES (raw-layout.ts folds them into raw_samples). */
 export const outcomeCode = (o: string): number => (OUTCOMES as readonly string[]).indexOf(o);
-/** raw_samples.winner: index into BEST2_LEGS. */
+/** A best2 sample's winner as stored: index into BEST2_LEGS. */
 export const winnerCode = (w: string): number => (BEST2_LEGS as readonly string[]).indexOf(w);
-
-const caseOf = (column: string, names: readonly string[]) =>
-  `CASE ${column} ${names.map((n, i) => `WHEN ${i} THEN '${n}'`).join(" ")} END`;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -70,24 +68,21 @@ CREATE TABLE IF NOT EXISTS reasons (
 -- carries the t it was first sent with, so the key makes redelivery idempotent
 -- as (session, seq) did (the PostgreSQL store's key holds t for its own reason).
 -- Latencies are integer µs (the wire's ms to 3 decimals); t is epoch ms as on the wire.
+-- outcome, sched, flags and detail hold folded values (raw-layout.ts; the samples view unfolds them).
 CREATE TABLE IF NOT EXISTS raw_samples (
-  session       INTEGER NOT NULL,
-  seq           INTEGER NOT NULL,
-  t             INTEGER NOT NULL,  -- epoch ms, when sent
-  series        INTEGER NOT NULL,  -- series.id
-  outcome       INTEGER NOT NULL,  -- index into OUTCOMES
-  us            INTEGER,           -- latency; timeout value for timeouts; NULL for error/skipped
-  sched_ms      INTEGER,           -- t - scheduledT (ms)
-  late_us       INTEGER,
-  hidden_us     INTEGER,
-  flags         INTEGER NOT NULL DEFAULT 0,
-  reason        INTEGER,           -- reasons.id
-  winner        INTEGER,           -- index into BEST2_LEGS
-  other_us      INTEGER,
-  other_outcome INTEGER,
-  minrtt_us     INTEGER,
-  lag_us        INTEGER,           -- the echo server's event-loop delay
-  server_us     INTEGER,           -- the server's handler time (wire serverMs)
+  session   INTEGER NOT NULL,
+  seq       INTEGER NOT NULL,
+  t         INTEGER NOT NULL,  -- epoch ms, when sent
+  series    INTEGER NOT NULL,  -- series.id
+  outcome   INTEGER NOT NULL,  -- index into OUTCOMES + 8 × (reasons.id + 1)
+  us        INTEGER,           -- latency; timeout value for timeouts; NULL for error/skipped
+  sched     INTEGER,           -- t - scheduledT (ms) less late_us' whole ms
+  late_us   INTEGER,
+  hidden_us INTEGER,
+  flags     INTEGER NOT NULL DEFAULT 0,  -- FLAG bits, XOR TYPICAL_FLAGS + 1 when any
+  detail    INTEGER,           -- best2: the race packed; tcprtt: min RTT µs
+  lag_us    INTEGER,           -- the echo server's event-loop delay
+  server_us INTEGER,           -- the server's handler time (wire serverMs)
   PRIMARY KEY (t, session, seq)
 ) WITHOUT ROWID;
 -- Mergeable histograms (shared/rollup.ts encoding) per time bucket of a
@@ -112,13 +107,7 @@ CREATE TABLE IF NOT EXISTS rollups (
   -- are one run of their own.
   PRIMARY KEY (level, client, class, start_ms, series)
 ) WITHOUT ROWID;
-CREATE VIEW IF NOT EXISTS samples AS
-SELECT r.session, r.seq, r.t, s.method, s.target, r.us / 1000.0 AS ms, ${caseOf("r.outcome", OUTCOMES)} AS outcome,
-       r.t - r.sched_ms AS scheduled_t, r.late_us / 1000.0 AS late_ms, r.hidden_us / 1000.0 AS hidden_ms, r.flags,
-       rs.text AS reason, ${caseOf("r.winner", BEST2_LEGS)} AS winner, r.other_us / 1000.0 AS other_ms,
-       ${caseOf("r.other_outcome", OUTCOMES)} AS other_outcome, r.minrtt_us / 1000.0 AS minrtt,
-       r.lag_us / 1000.0 AS server_lag_ms, r.server_us / 1000.0 AS server_ms
-FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.id = r.reason;
+${samplesViewSql()}
 `;
 
 /** Milliseconds (the wire's unit, 3 decimals at most matter) → integer µs. */

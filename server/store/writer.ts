@@ -4,6 +4,7 @@
 // keeps its t): only rows actually inserted count in the rollups.
 import type Database from "better-sqlite3";
 import { TCP_MIN_RTT_SERIES, type IngestResult, type Sample, type SampleBatch } from "../../shared/contract/index.js";
+import { packRaw, PACKED_RAW_COLUMNS } from "./raw-layout.js";
 import { classOf } from "./rollup-class.js";
 import { blobOf, mergeStored, RollupBatch, type StoredCell } from "./rollup-batch.js";
 import { FLAG, FLAG_KNOWN_SHIFT, outcomeCode, toUs, toUsOrNull, winnerCode } from "./schema.js";
@@ -130,11 +131,12 @@ export function spanOf(samples: readonly { t: number }[]): { lo: number; hi: num
   return { lo, hi };
 }
 
-/** raw_samples' columns in rawValues' order: every writer of raw rows (both stores, the upgrades) names them so. */
+/** A raw sample's logical columns in rawValues' order: the PostgreSQL store's raw_samples, SQLite's before version 5 (raw-layout.ts packs them). */
 export const RAW_COLUMNS = "session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us";
 
-export const INSERT_RAW = `INSERT OR IGNORE INTO raw_samples (${RAW_COLUMNS})
-  VALUES (${RAW_COLUMNS.split(",").map(() => "?").join(", ")})`;
+/** SQLite's insert of one row, its values as packRaw returns them. */
+export const INSERT_RAW = `INSERT OR IGNORE INTO raw_samples (${PACKED_RAW_COLUMNS})
+  VALUES (${PACKED_RAW_COLUMNS.split(",").map(() => "?").join(", ")})`;
 
 /** Adds one raw row (values as rawValues returns them) to a rollup batch. */
 export function addRawToBatch(batch: RollupBatch, v: readonly (number | null)[], client: number, codes: Codes, method: string, target: string): void {
@@ -195,7 +197,7 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
     let accepted = 0;
     for (const s of batch.samples) {
       const v = rawValues(session.id, s, codes);
-      if (addRaw.run(...v).changes === 0) continue;
+      if (addRaw.run(packRaw(v)).changes === 0) continue;
       accepted++;
       addRawToBatch(rollups, v, session.client, codes, s.method, s.target);
     }
@@ -254,7 +256,7 @@ export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: Sa
     let minT = Infinity;
     for (const s of batch.samples) {
       const v = rawValues(session.id, s, codes);
-      if (addRaw.run(...v).changes === 0) continue;
+      if (addRaw.run(packRaw(v)).changes === 0) continue;
       addRawToBatch(open, v, session.client, codes, s.method, s.target);
       if (s.t < minT) minT = s.t;
     }

@@ -93,11 +93,11 @@ describe("a version 1 database", () => {
   const store = openStore(dbPath, { log: (l) => lines.push(l) });
   afterAll(() => store.close());
 
-  it("is upgraded to version 4 with a progress line", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "4" });
-    expect(lines[0]).toBe(`upgrading database schema 1 → 4: ${N} samples`);
-    expect(lines).toContain(`upgrading database schema 1 → 4: ${N} / ${N} samples (100 %)`);
-    expect(lines).toContain("upgraded database schema 1 → 4");
+  it("is upgraded to version 5 with a progress line", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
+    expect(lines[0]).toBe(`upgrading database schema 1 → 5: ${N} samples`);
+    expect(lines).toContain(`upgrading database schema 1 → 5: ${N} / ${N} samples (100 %)`);
+    expect(lines).toContain("upgraded database schema 1 → 5");
     expect(lines.at(-1)).toMatch(/^compacted the database file: \d+ MB$/);
   });
 

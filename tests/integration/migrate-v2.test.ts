@@ -1,6 +1,6 @@
 // A database written by version 2 of the schema (tests/fixtures/schema-v2.sql:
-// raw samples keyed by (session, seq) with a t index) opens in version 4, raw
-// samples keyed by time: every row is still there with every column, each
+// raw samples keyed by (session, seq) with a t index) opens in version 5, raw
+// samples keyed by time in the packed layout (raw-layout.ts): every row is still there with every column, each
 // session knows its first and last sample's t, the timed rollups are
 // untouched and summed into running totals (version 4), the old table and
 // index are gone, and the upgrade printed its progress.
@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { logicalRawSelectSql } from "../../server/store/raw-layout.js";
 import { openStore } from "../../server/store/store.js";
 import { encodeRollup, record, type Rollup } from "../../shared/rollup.js";
 import { prng } from "../../testkit/prng.js";
@@ -104,8 +105,8 @@ describe("a version 2 database", () => {
   const store = openStore(dbPath, { log: (l) => lines.push(l) });
   afterAll(() => store.close());
 
-  it("is upgraded to version 4 with progress lines, and the file compacted", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "4" });
+  it("is upgraded to version 5 with progress lines, and the file compacted", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
     expect(lines).toEqual([
       `upgrading database schema 2 → 3: ${N} samples`,
       `upgrading database schema 2 → 3: 50000 / ${N} samples (82 %)`,
@@ -122,7 +123,7 @@ describe("a version 2 database", () => {
   });
 
   it("keeps every raw row with every column", () => {
-    const back = store.db.prepare(`SELECT ${RAW_COLUMNS.join(", ")} FROM raw_samples ORDER BY session, seq`).all();
+    const back = store.db.prepare(`${logicalRawSelectSql()} ORDER BY r.session, r.seq`).all();
     const want = [...written.raw].sort((a, b) => a.session! - b.session! || a.seq! - b.seq!);
     expect(back).toEqual(want);
   });

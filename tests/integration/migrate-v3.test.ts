@@ -1,8 +1,10 @@
 // A database of schema version 3 (before the rollups' running totals) opens in
-// version 4 with totals built once from its day rollups, the same rows the
+// the current version (SQLite 5, PostgreSQL 4) with totals built once from its day rollups, the same rows the
 // ingest would have kept: per series, client and flag class, and the
 // aggregate, in both stores.
 import { describe, expect, it } from "vitest";
+import { SCHEMA_VERSION as POSTGRES_VERSION } from "../../server/store/postgres/schema.js";
+import { SCHEMA_VERSION as SQLITE_VERSION } from "../../server/store/schema.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { executeOn, freshDb, selectAll, STORE_KINDS } from "../helpers/store-kinds.js";
 
@@ -47,7 +49,8 @@ describe.each(STORE_KINDS)("a version 3 %s database", (kind) => {
     try {
       expect(log.some((l) => /running totals from \d+ day rollups/.test(l)), log.join("\n")).toBe(true);
       expect(await selectAll(upgraded, TOTALS_SQL)).toEqual(kept);
-      expect(await selectAll(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{ value: "4" }]);
+      const version = kind === "sqlite" ? SQLITE_VERSION : POSTGRES_VERSION;
+      expect(await selectAll(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{ value: String(version) }]);
     } finally {
       await upgraded.close();
     }

@@ -25,6 +25,7 @@ export function postgresReadPool(sql: postgres.Sql, onError: (err: unknown) => u
     if (closed) throw new Error("store is closed");
   };
   return {
+    rawLayout: "columns",
     async scan(q, params, onRow, pace) {
       check();
       pace.checkAborted();

@@ -1,10 +1,9 @@
-// The PostgreSQL layout: the tables of ../schema.ts (version 4) with
+// The PostgreSQL layout: the tables of ../schema.ts (as of its version 4) with
 // PostgreSQL's types, raw samples declaratively partitioned by day so
 // retention drops whole partitions. Created on start under an advisory lock,
 // so servers starting together do not race.
 import type postgres from "postgres";
 import { BEST2_LEGS, OUTCOMES } from "../../../shared/methods.js";
-import { SCHEMA_VERSION } from "../schema.js";
 import { TOTAL_LEVEL } from "../rollup-class.js";
 import { DAY_ROLLUPS_SQL, TOTALS_SINCE_VERSION, totalsFromDays, type DayRollupRow } from "../running-totals.js";
 import { mergeRollups } from "./rollup-merge.js";
@@ -90,6 +89,13 @@ UPDATE sessions s SET first_t = r.lo, last_t = r.hi
 FROM (SELECT session, min(t) AS lo, max(t) AS hi FROM raw_samples GROUP BY session) r
 WHERE r.session = s.id AND s.first_t IS NULL;
 `;
+
+/**
+ * The PostgreSQL layout's own version: 4 as SQLite's running totals; SQLite's
+ * version 5 packed its raw rows (../raw-layout.ts), which this layout keeps
+ * one column per field.
+ */
+export const SCHEMA_VERSION = 4;
 
 /** Creates or upgrades the schema; servers starting together wait their turn on the advisory lock. */
 export async function migratePostgres(sql: postgres.Sql, log: (line: string) => void): Promise<void> {

@@ -1,0 +1,169 @@
+// How a raw sample sits in SQLite's raw_samples (schema version 5). SQLite
+// spends a header byte on every column of every row, NULLs included, and a
+// row had 17 columns of which a typical one fills nine. Version 5 folds the
+// columns that are absent or constant on most rows into their neighbours, in
+// forms the `samples` view decodes with plain SQL (so the sqlite3 shell still
+// reads samples as before) and the readers here decode in JavaScript:
+//   outcome  outcome + 8 × (reason id + 1): a failure's reason rides along, 0 for an ok sample
+//   sched    t − scheduledT less the whole ms of late_us: 0 for every sample the page sends
+//   flags    0 without booleans (baselines), else (flags XOR TYPICAL_FLAGS) + 1: 1 for a visible page's probe
+//   detail   best2: the race (winner, other outcome, other µs) in one integer; tcprtt: min RTT µs
+// Measured on a day of four tabs at a real tab's rate (`npm run bench --
+// disk-real-rate`): the raw table 42.0 → 36.5 bytes a sample.
+// The logical row (writer.ts rawValues: RAW_COLUMNS, as the PostgreSQL store
+// keeps it) is what the writers build; packRaw turns it into this layout.
+import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
+
+/** raw_samples' columns in packRaw's order. */
+export const PACKED_RAW_COLUMNS = "session, seq, t, series, outcome, us, sched, late_us, hidden_us, flags, detail, lag_us, server_us";
+
+/** The flags (schema.ts FLAG) of a visible page's probe: every boolean known, visible at send and reply, nothing else. */
+export const TYPICAL_FLAGS = 0x1f03;
+
+const REASON_SHIFT = 8;
+const OUTCOME_MASK = 7;
+
+/** n ≥ 0 → 2n, n < 0 → −2n − 1 (multiplication, not shifts: µs exceed 31 bits). */
+const zigzag = (n: number) => (n >= 0 ? 2 * n : -2 * n - 1);
+const unzigzag = (z: number) => (z % 2 === 1 ? -(z + 1) / 2 : z / 2);
+
+/** best2's race in one integer: ((zigzag(otherUs) + 1) × 16 + otherOutcome + 1) × 4 + winner + 1, each 0 when absent. */
+function packRace(winner: number | null, otherOutcome: number | null, otherUs: number | null): number | null {
+  if (winner === null && otherOutcome === null && otherUs === null) return null;
+  return ((otherUs === null ? 0 : zigzag(otherUs) + 1) * 16 + (otherOutcome === null ? 0 : otherOutcome + 1)) * 4 + (winner === null ? 0 : winner + 1);
+}
+
+interface Race {
+  winner: number | null;
+  otherOutcome: number | null;
+  otherUs: number | null;
+}
+
+function unpackRace(detail: number): Race {
+  const w = detail % 4;
+  const o = Math.floor(detail / 4) % 16;
+  const u = Math.floor(detail / 64);
+  return { winner: w === 0 ? null : w - 1, otherOutcome: o === 0 ? null : o - 1, otherUs: u === 0 ? null : unzigzag(u - 1) };
+}
+
+const unpackOutcome = (stored: number) => stored % REASON_SHIFT;
+const unpackFlags = (stored: number) => (stored === 0 ? 0 : (stored - 1) ^ TYPICAL_FLAGS);
+
+/**
+ * A logical raw row (writer.ts rawValues' order) in raw_samples' layout.
+ * minrtt (tcprtt samples only) and the race (best2 samples only) share
+ * `detail`: the contract (sample-reader.ts) never lets one sample carry both.
+ */
+export function packRaw(v: readonly (number | null)[]): (number | null)[] {
+  const [session, seq, t, series, outcome, us, schedMs, lateUs, hiddenUs, flags, reason, winner, otherUs, otherOutcome, minrttUs, lagUs, serverUs] = v;
+  return [
+    session!,
+    seq!,
+    t!,
+    series!,
+    outcome! + (reason === null || reason === undefined ? 0 : (reason + 1) * REASON_SHIFT),
+    us ?? null,
+    schedMs === null || schedMs === undefined ? null : schedMs - Math.trunc((lateUs ?? 0) / 1000),
+    lateUs ?? null,
+    hiddenUs ?? null,
+    flags === 0 ? 0 : (flags! ^ TYPICAL_FLAGS) + 1,
+    minrttUs ?? packRace(winner ?? null, otherOutcome ?? null, otherUs ?? null),
+    lagUs ?? null,
+    serverUs ?? null,
+  ];
+}
+
+const caseOf = (expr: string, names: readonly string[]) => `CASE ${expr} ${names.map((n, i) => `WHEN ${i} THEN '${n}'`).join(" ")} END`;
+const xorTypical = (expr: string) => `((${expr}) | ${TYPICAL_FLAGS}) - ((${expr}) & ${TYPICAL_FLAGS})`;
+const unzigzagSql = (z: string) => `CASE WHEN (${z}) & 1 THEN -(((${z}) + 1) >> 1) ELSE (${z}) >> 1 END`;
+
+/**
+ * The logical columns of raw_samples row `r` whose series row is `s`, in SQL
+ * (integer codes and µs, as rawValues has them): the view and the upgrade
+ * tests read through these.
+ */
+export function logicalRawSql(r: string, s: string): Record<string, string> {
+  const best2 = (expr: string) => `CASE WHEN ${s}.method = 'best2' THEN ${expr} END`;
+  return {
+    outcome: `${r}.outcome & ${OUTCOME_MASK}`,
+    reason: `nullif(${r}.outcome >> 3, 0) - 1`,
+    sched_ms: `${r}.sched + coalesce(${r}.late_us / 1000, 0)`,
+    flags: `CASE ${r}.flags WHEN 0 THEN 0 ELSE ${xorTypical(`${r}.flags - 1`)} END`,
+    winner: best2(`nullif(${r}.detail & 3, 0) - 1`),
+    other_outcome: best2(`nullif((${r}.detail >> 2) & 15, 0) - 1`),
+    other_us: best2(`CASE WHEN ${r}.detail >> 6 = 0 THEN NULL ELSE ${unzigzagSql(`(${r}.detail >> 6) - 1`)} END`),
+    minrtt_us: `CASE WHEN ${s}.method = 'tcprtt' THEN ${r}.detail END`,
+  };
+}
+
+/** The `samples` view: version 1's columns (names, ms, text codes) over raw_samples. */
+export function samplesViewSql(): string {
+  const l = logicalRawSql("r", "s");
+  return `CREATE VIEW IF NOT EXISTS samples AS
+SELECT r.session, r.seq, r.t, s.method, s.target, r.us / 1000.0 AS ms, ${caseOf(l.outcome!, OUTCOMES)} AS outcome,
+       r.t - (${l.sched_ms}) AS scheduled_t, r.late_us / 1000.0 AS late_ms, r.hidden_us / 1000.0 AS hidden_ms, ${l.flags} AS flags,
+       rs.text AS reason, ${caseOf(l.winner!, BEST2_LEGS)} AS winner, (${l.other_us}) / 1000.0 AS other_ms,
+       ${caseOf(l.other_outcome!, OUTCOMES)} AS other_outcome, (${l.minrtt_us}) / 1000.0 AS minrtt,
+       r.lag_us / 1000.0 AS server_lag_ms, r.server_us / 1000.0 AS server_ms
+FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.id = ${l.reason};`;
+}
+
+/** raw_samples as logical rows (RAW_COLUMNS' names and order): for upgrade tests and benchmarks that compare with rawValues. */
+export function logicalRawSelectSql(): string {
+  const l = logicalRawSql("r", "s");
+  return `SELECT r.session, r.seq, r.t, r.series, ${l.outcome} AS outcome, r.us, ${l.sched_ms} AS sched_ms, r.late_us, r.hidden_us,
+       ${l.flags} AS flags, ${l.reason} AS reason, ${l.winner} AS winner, ${l.other_us} AS other_us, ${l.other_outcome} AS other_outcome,
+       ${l.minrtt_us} AS minrtt_us, r.lag_us, r.server_us
+FROM raw_samples r JOIN series s ON s.id = r.series`;
+}
+
+/** How a store's raw_samples holds a sample: SQLite's folded columns, or the PostgreSQL store's column per field. */
+export type RawLayout = "packed" | "columns";
+
+/** What the query reader folds into rollup cells from a raw row, in logical form. */
+export interface EdgeRow {
+  t: number;
+  series: number;
+  outcome: number;
+  us: number | null;
+  flags: number;
+  lateUs: number | null;
+  winner: number | null;
+  otherUs: number | null;
+  minrttUs: number | null;
+}
+
+/**
+ * The columns to SELECT from raw_samples for EdgeRows, and the decoder of one
+ * selected row; `method` names a series id's method (detail means best2's
+ * race or tcprtt's min RTT by it).
+ */
+export function edgeReader(layout: RawLayout, method: (series: number) => string | undefined): { columns: string; decode: (row: unknown[]) => EdgeRow } {
+  if (layout === "columns")
+    return {
+      columns: "t, series, outcome, us, flags, late_us, winner, other_us, minrtt_us",
+      decode: (row) => {
+        const [t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs] = row as [number, number, number, number | null, number, number | null, number | null, number | null, number | null];
+        return { t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs };
+      },
+    };
+  return {
+    columns: "t, series, outcome, us, flags, late_us, detail",
+    decode: (row) => {
+      const [t, series, outcome, us, flags, lateUs, detail] = row as [number, number, number, number | null, number, number | null, number | null];
+      const kind = detail === null ? undefined : method(series);
+      const race = kind === "best2" ? unpackRace(detail!) : null;
+      return {
+        t,
+        series,
+        outcome: unpackOutcome(outcome),
+        us,
+        flags: unpackFlags(flags),
+        lateUs,
+        winner: race === null ? null : race.winner,
+        otherUs: race === null ? null : race.otherUs,
+        minrttUs: kind === "tcprtt" ? detail : null,
+      };
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// A database written by version 4 of the schema (tests/fixtures/schema-v4.sql:
+// one column per field of a raw sample) opens in version 5, raw samples in the
+// packed layout (server/store/raw-layout.ts): the samples view reads every row
+// exactly as it did before the upgrade, rollups are untouched, the old table
+// is gone and its pages given back, the upgrade printed its progress, and a
+// second opening does not upgrade again.
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { openStore } from "../../server/store/store.js";
+import { RAW_COLUMNS } from "../../server/store/writer.js";
+import { prng } from "../../testkit/prng.js";
+import { tempDir } from "../../testkit/server-process.js";
+
+const V4_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v4.sql"), "utf8");
+const T0 = 1_790_000_000_000;
+/** More than one of the upgrade's pages (50,000 rows). */
+const N = 60_500;
+const dir = tempDir();
+const ALL_SAMPLES = "SELECT * FROM samples ORDER BY t, session, seq";
+
+/** A version 4 file: every kind of row (probes, failures with reasons, best2 races, tcprtt with min RTT, pings). */
+function writeV4(dbPath: string): { samples: unknown[]; rollups: unknown[] } {
+  const db = new Database(dbPath);
+  db.pragma("journal_mode = WAL");
+  db.exec(V4_DDL);
+  db.exec(`INSERT INTO meta (key, value) VALUES ('schema_version', '4');
+    INSERT INTO clients (id, client_key) VALUES (1, 'client_a');
+    INSERT INTO sessions (id, session_key, client_id, client, first_seen_ms, first_t, last_t) VALUES (1, 'sess_a', 'client_a', 1, ${T0}, ${T0}, ${T0 + N * 20});
+    INSERT INTO series (id, method, target) VALUES (1, 'xhr', 'A'), (2, 'best2', 'A+B'), (3, 'tcprtt', 'A'), (4, 'ping', 'A'), (5, 'ws', 'A');
+    INSERT INTO reasons (id, text) VALUES (1, 'network'), (2, 'http-503');
+    INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat) VALUES (4, 0, 1, 0, 255, 3, 1, X'00');`);
+  const rand = prng(44);
+  const insert = db.prepare(`INSERT INTO raw_samples (${RAW_COLUMNS}) VALUES (${RAW_COLUMNS.split(",").map(() => "?").join(", ")})`);
+  db.transaction(() => {
+    for (let i = 0; i < N; i++) {
+      const series = 1 + (i % 5);
+      const outcome = rand() < 0.06 ? 2 : rand() < 0.03 ? 1 : 0;
+      const probe = series === 1 || series === 2 || series === 5;
+      const race = series === 2;
+      insert.run(
+        1, i, T0 + i * 20, series, outcome,
+        outcome === 2 ? null : Math.floor(rand() * 90_000),
+        probe ? Math.floor(rand() * 3) : null,
+        probe ? Math.floor(rand() * 4000) : null,
+        probe ? 0 : null,
+        probe ? (rand() < 0.9 ? 0x1f03 : 0x1703) : 0,
+        outcome === 2 ? 1 + (i % 2) : null,
+        race ? i % 2 : null,
+        race && outcome === 0 ? Math.floor(rand() * 30_000) : null,
+        race ? 0 : null,
+        series === 3 ? Math.floor(rand() * 500) : null,
+        probe ? 100 + (i % 50) : null,
+        probe ? 200 + (i % 70) : null,
+      );
+    }
+  })();
+  const samples = db.prepare(ALL_SAMPLES).all();
+  const rollups = db.prepare("SELECT * FROM rollups").all();
+  db.close();
+  return { samples, rollups };
+}
+
+describe("a version 4 database", () => {
+  const dbPath = path.join(dir, "v4.db");
+  const written = writeV4(dbPath);
+  const lines: string[] = [];
+  const store = openStore(dbPath, { log: (l) => lines.push(l) });
+  afterAll(() => store.close());
+
+  it("is upgraded to version 5 with progress lines, and the file compacted", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
+    expect(lines).toEqual([
+      `upgrading database schema 4 → 5: ${N} samples`,
+      `upgrading database schema 4 → 5: 50000 / ${N} samples (82 %)`,
+      `upgrading database schema 4 → 5: ${N} / ${N} samples (100 %)`,
+      "upgraded database schema 4 → 5",
+      expect.stringMatching(/^compacting the database file after the upgrade: \d+ MB, of which \d+ MB free$/),
+      expect.stringMatching(/^compacted the database file: \d+ MB$/),
+    ]);
+  });
+
+  it("reads every sample through the samples view exactly as before", () => {
+    expect(store.db.prepare(ALL_SAMPLES).all()).toEqual(written.samples);
+  });
+
+  it("keeps the rollups and leaves no old table", () => {
+    expect(store.db.prepare("SELECT * FROM rollups").all()).toEqual(written.rollups);
+    const objects = store.db.prepare("SELECT name FROM sqlite_master WHERE tbl_name LIKE 'raw_samples%'").all();
+    expect(objects).toEqual([{ name: "raw_samples" }]);
+    expect(store.db.prepare("SELECT count(*) AS n FROM pragma_table_info('raw_samples')").get()).toEqual({ n: 13 });
+  });
+
+  it("opens again without upgrading twice", async () => {
+    await store.close();
+    const again: string[] = [];
+    const reopened = openStore(dbPath, { log: (l) => again.push(l) });
+    expect(again).toEqual([]);
+    expect(reopened.db.prepare("SELECT count(*) AS n FROM raw_samples").get()).toEqual({ n: N });
+    await reopened.close();
+  });
+});
