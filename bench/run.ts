@@ -11,6 +11,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "echo-overhead": () => import("./echo-overhead.js"),
   "ws-echo-overhead": () => import("./ws-echo-overhead.js"),
   "chart-queries": () => import("./chart-queries.js"),
+  "disk-real-rate": () => import("./disk-real-rate.js"),
   "metrics-scrape": () => import("./metrics-scrape.js"),
   "query-stall": () => import("./query-stall.js"),
   "ingest-rate": () => import("./ingest-rate.js"),
