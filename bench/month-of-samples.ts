@@ -32,7 +32,7 @@ const SERIES: [Sample["method"], string, number][] = [
 ];
 const BATCH = 6500;
 /** Bump when the generated data or the schema changes, so a cached file of the old shape is not reused. */
-const DATA_VERSION = 7;
+const DATA_VERSION = 8;
 
 export interface Month {
   dbPath: string;
@@ -55,8 +55,10 @@ function sampleAt(
   evening: boolean,
 ): Sample {
   const probe = method === "xhr" || method === "jsonp" || method === "ws" || method === "best2";
-  // A probe is sent late by a few ms now and then, as on a busy page; t is whole ms as on the wire.
-  const t = due + k * 7 + (probe ? Math.floor(rand() * rand() * 40) : 0);
+  // Each probe has its own slot in the tick (client/src/probe/clock-schedule.ts) and is sent
+  // late by a few ms now and then, as on a busy page; t is whole ms as on the wire.
+  const slotDue = due + k * 7;
+  const t = slotDue + (probe ? Math.floor(rand() * rand() * 40) : 0);
   const r = rand();
   let s: Sample;
   if (r < 0.002) s = { seq, t, method, target, ms: null, outcome: "error", reason: "http-5xx" };
@@ -75,8 +77,8 @@ function sampleAt(
   }
   if (method === "tcprtt" && s.outcome === "ok") s.minrtt = Math.round(base * 800) / 1000;
   if (probe) {
-    s.scheduledT = due;
-    s.lateMs = t - due;
+    s.scheduledT = slotDue;
+    s.lateMs = t - slotDue;
     // Every boolean the page reports (client/src/probe/prober.ts), as it reports them.
     s.visibleAtSend = !hidden;
     s.visibleAtReply = !hidden;

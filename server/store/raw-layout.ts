@@ -9,7 +9,7 @@
 //   flags    0 without booleans (baselines), else (flags XOR TYPICAL_FLAGS) + 1: 1 for a visible page's probe
 //   detail   best2: the race (winner, other outcome, other µs) in one integer; tcprtt: min RTT µs
 // Measured on a day of four tabs at a real tab's rate (`npm run bench --
-// disk-real-rate`): the raw table 42.0 → 36.5 bytes a sample.
+// disk-real-rate`): the raw table 41.5 → 36.2 bytes a sample.
 // The logical row (writer.ts rawValues: RAW_COLUMNS, as the PostgreSQL store
 // keeps it) is what the writers build; packRaw turns it into this layout.
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
