@@ -27,7 +27,7 @@ function rawScanAndSort(dbPath: string): number {
   try {
     const t0 = performance.now();
     const bySeries = new Map<number, number[]>();
-    for (const [series, outcome, us] of db.prepare("SELECT series, outcome & 7, us FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null]>) {
+    for (const [series, outcome, us] of db.prepare("SELECT series, status & 7, us FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null]>) {
       if (outcome !== 0 || us === null) continue;
       let list = bySeries.get(series);
       if (list === undefined) bySeries.set(series, (list = []));

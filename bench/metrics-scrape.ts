@@ -101,8 +101,8 @@ function exactBuckets(dbPath: string): { buckets: Map<string, number[]>; counts:
       const i = leUs.findIndex((le) => us <= le);
       row[i < 0 ? leUs.length : i]!++;
     };
-    // outcome & 7 and detail: raw-layout.ts' folded columns (detail is a tcprtt sample's min RTT).
-    const rows = db.prepare("SELECT series, outcome & 7, us, detail FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null, number | null]>;
+    // status & 7 and detail: raw-layout.ts' folded columns (the outcome; a tcprtt sample's min RTT).
+    const rows = db.prepare("SELECT series, status & 7, us, detail FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null, number | null]>;
     for (const [series, outcome, us, detail] of rows) {
       const s = names.get(series)!;
       if (outcome === 0 && us !== null) add(`${s.method} ${s.target}`, us);

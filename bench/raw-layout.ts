@@ -73,7 +73,7 @@ function insertAll(layout: "current" | "v2", commits: () => Generator<Commit>): 
     db.exec(layout === "current" ? DDL : V2_DDL);
     const insert = db.prepare(layout === "current" ? INSERT_RAW : INSERT_V2);
     const write = db.transaction((commit: Commit) => {
-      for (const r of commit) insert.run(layout === "current" ? packRaw(r) : r);
+      for (const r of commit) insert.run(layout === "current" ? packRaw(r, "xhr") : r);
     });
     let n = 0;
     const t0 = performance.now();

@@ -124,7 +124,7 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
         const sample = v1Sample(r, hasServerMs);
         const v = rawValues(r.session, sample, codes);
         v[9] = r.flags; // as stored: bits a newer version 1 writer added stay
-        addRaw.run(packRaw(v));
+        addRaw.run(packRaw(v, r.method));
         addRawToBatch(rollups, v, sessionClient.get(r.session)!, codes, r.method, r.target);
         widen(spans, r.session, r.t);
       }
@@ -167,9 +167,8 @@ function finishUpgrade(db: Database.Database, from: number, to: number, total: n
 const percent = (done: number, total: number) => (total === 0 ? 100 : Math.floor((100 * done) / total));
 
 /**
- * Version 2 → 3: the raw rows are copied into the time-keyed table in time
- * order (read through version 2's t index, so every page of the new table is
- * appended to and left full), and each session's first and last t are
+ * Version 2 → 3: the raw rows are copied into the time-keyed table (packed,
+ * as version 5 keeps them), and each session's first and last t are
  * gathered in the same pass. Rollups are unchanged.
  */
 function migrateV2(db: Database.Database, log: (line: string) => void): void {
@@ -182,29 +181,39 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
     if (!sessionCols.has("first_t")) db.exec("ALTER TABLE sessions ADD COLUMN first_t INTEGER");
     if (!sessionCols.has("last_t")) db.exec("ALTER TABLE sessions ADD COLUMN last_t INTEGER");
     db.exec(DDL);
-    const page = db.prepare(
-      `SELECT ${RAW_COLUMNS} FROM raw_samples_v2 INDEXED BY raw_samples_t
-       WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
-    );
-    const add = db.prepare(INSERT_RAW);
     const spans: Spans = new Map();
-    let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
-    let done = 0;
-    for (;;) {
-      const rows = page.raw(true).all(after[0], ...after) as (number | null)[][];
-      if (rows.length === 0) break;
-      for (const r of rows) {
-        add.run(packRaw(r));
-        widen(spans, r[0]!, r[2]!);
-      }
-      done += rows.length;
-      const last = rows[rows.length - 1]!;
-      after = [last[2]!, last[0]!, last[1]!];
-      log(`upgrading database schema 2 → 3: ${done} / ${total} samples (${percent(done, total)} %)`);
-    }
+    copyPacked(db, "raw_samples_v2 INDEXED BY raw_samples_t", "2 → 3", total, log, (r) => widen(spans, r[0]!, r[2]!));
     finishUpgrade(db, 2, 3, total, spans, "DROP TABLE raw_samples_v2;");
   })();
   log("upgraded database schema 2 → 3");
+}
+
+/**
+ * Copies the raw rows of an older layout's table (one column per field,
+ * RAW_COLUMNS) into raw_samples, packed, in time order (read through the
+ * source's t order, so every page of the new table is appended to and left
+ * full), with a progress line per page of rows.
+ */
+function copyPacked(db: Database.Database, source: string, step: string, total: number, log: (line: string) => void, visit?: (row: (number | null)[]) => void): void {
+  const methods = new Map((db.prepare("SELECT id, method FROM series").all() as { id: number; method: string }[]).map((s) => [s.id, s.method]));
+  const page = db.prepare(
+    `SELECT ${RAW_COLUMNS} FROM ${source} WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
+  );
+  const add = db.prepare(INSERT_RAW);
+  let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
+  let done = 0;
+  for (;;) {
+    const rows = page.raw(true).all(after[0], ...after) as (number | null)[][];
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      add.run(packRaw(r, methods.get(r[3]!) ?? ""));
+      visit?.(r);
+    }
+    done += rows.length;
+    const last = rows[rows.length - 1]!;
+    after = [last[2]!, last[0]!, last[1]!];
+    log(`upgrading database schema ${step}: ${done} / ${total} samples (${percent(done, total)} %)`);
+  }
 }
 
 /**
@@ -222,8 +231,7 @@ function addTotals(db: Database.Database, log: (line: string) => void): void {
 }
 
 /**
- * Version 4 → 5: the raw rows copied into the packed layout (raw-layout.ts),
- * in key order, so every page of the new table is appended to and left full.
+ * Version 4 → 5: the raw rows copied into the packed layout (raw-layout.ts).
  */
 function packRawSamples(db: Database.Database, log: (line: string) => void): void {
   const total = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
@@ -231,21 +239,7 @@ function packRawSamples(db: Database.Database, log: (line: string) => void): voi
   db.transaction(() => {
     db.exec("DROP VIEW IF EXISTS samples; ALTER TABLE raw_samples RENAME TO raw_samples_v4;");
     db.exec(DDL);
-    const page = db.prepare(
-      `SELECT ${RAW_COLUMNS} FROM raw_samples_v4 WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
-    );
-    const add = db.prepare(INSERT_RAW);
-    let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
-    let done = 0;
-    for (;;) {
-      const rows = page.raw(true).all(after[0], ...after) as (number | null)[][];
-      if (rows.length === 0) break;
-      for (const r of rows) add.run(packRaw(r));
-      done += rows.length;
-      const last = rows[rows.length - 1]!;
-      after = [last[2]!, last[0]!, last[1]!];
-      log(`upgrading database schema 4 → 5: ${done} / ${total} samples (${percent(done, total)} %)`);
-    }
+    copyPacked(db, "raw_samples_v4", "4 → 5", total, log);
     const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
     if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version 4`);
     db.exec("DROP TABLE raw_samples_v4;");

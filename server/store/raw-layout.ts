@@ -1,27 +1,32 @@
 // How a raw sample sits in SQLite's raw_samples (schema version 5). SQLite
 // spends a header byte on every column of every row, NULLs included, and a
-// row had 17 columns of which a typical one fills nine. Version 5 folds the
-// columns that are absent or constant on most rows into their neighbours, in
-// forms the `samples` view decodes with plain SQL (so the sqlite3 shell still
-// reads samples as before) and the readers here decode in JavaScript:
-//   outcome  outcome + 8 × (reason id + 1): a failure's reason rides along, 0 for an ok sample
-//   sched    t − scheduledT less the whole ms of late_us: 0 for every sample the page sends
-//   flags    0 without booleans (baselines), else (flags XOR TYPICAL_FLAGS) + 1: 1 for a visible page's probe
-//   detail   best2: the race (winner, other outcome, other µs) in one integer; tcprtt: min RTT µs
-// Measured on a day of four tabs at a real tab's rate (`npm run bench --
-// disk-real-rate`): the raw table 41.5 → 36.2 bytes a sample.
+// row had 17 columns, of which a visible page's probe left four empty and
+// three at a constant, a baseline more. Version 5 folds the columns that are
+// absent or constant on most rows into their neighbours, in forms the
+// `samples` view decodes with plain SQL (so the sqlite3 shell still reads
+// samples as before) and edgeReader decodes in JavaScript:
+//   status  outcome + 8 × (flags XOR the method's usual flags) + 2^19 × (reason id + 1):
+//           0 for a visible page's ok probe and for an ok baseline
+//   sched   t − scheduledT less the whole ms of late_us: 0 for every sample the page sends
+//   detail  best2: the race (winner, other outcome, other µs) in one integer; tcprtt: min RTT µs
+// SQLite stores the integers 0 and 1 in the record header alone, so those
+// cost one header byte and no value byte. Measured on a day of four tabs at a
+// real tab's rate (`npm run bench -- disk-real-rate`): see docs/performance.md.
 // The logical row (writer.ts rawValues: RAW_COLUMNS, as the PostgreSQL store
 // keeps it) is what the writers build; packRaw turns it into this layout.
-import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
+import { BEST2_LEGS, OUTCOMES, PROBE_METHODS } from "../../shared/methods.js";
 
 /** raw_samples' columns in packRaw's order. */
-export const PACKED_RAW_COLUMNS = "session, seq, t, series, outcome, us, sched, late_us, hidden_us, flags, detail, lag_us, server_us";
+export const PACKED_RAW_COLUMNS = "session, seq, t, series, status, us, sched, late_us, hidden_us, detail, lag_us, server_us";
 
 /** The flags (schema.ts FLAG) of a visible page's probe: every boolean known, visible at send and reply, nothing else. */
 export const TYPICAL_FLAGS = 0x1f03;
+/** The flags a sample of this method usually has: a probe's, or none (baselines). */
+const usualFlags = (method: string) => ((PROBE_METHODS as readonly string[]).includes(method) ? TYPICAL_FLAGS : 0);
 
-const REASON_SHIFT = 8;
-const OUTCOME_MASK = 7;
+const OUTCOME_UNIT = 8;
+const FLAGS_MAX = 0xffff;
+const REASON_UNIT = OUTCOME_UNIT * (FLAGS_MAX + 1);
 
 /** n ≥ 0 → 2n, n < 0 → −2n − 1 (multiplication, not shifts: µs exceed 31 bits). */
 const zigzag = (n: number) => (n >= 0 ? 2 * n : -2 * n - 1);
@@ -46,27 +51,49 @@ function unpackRace(detail: number): Race {
   return { winner: w === 0 ? null : w - 1, otherOutcome: o === 0 ? null : o - 1, otherUs: u === 0 ? null : unzigzag(u - 1) };
 }
 
-const unpackOutcome = (stored: number) => stored % REASON_SHIFT;
-const unpackFlags = (stored: number) => (stored === 0 ? 0 : (stored - 1) ^ TYPICAL_FLAGS);
+/** A row packRaw cannot fold without changing it: refused, so an upgrade rolls back rather than alter a sample. */
+export class UnpackableRowError extends Error {
+  constructor(v: readonly (number | null)[], why: string) {
+    super(`raw sample (session ${v[0]}, seq ${v[1]}, t ${v[2]}) cannot be stored: ${why}`);
+    this.name = "UnpackableRowError";
+  }
+}
+
+const isInt = (x: number | null | undefined): boolean => x === null || x === undefined || Number.isSafeInteger(x);
+const inRange = (x: number | null | undefined, max: number): boolean => x === null || x === undefined || (Number.isInteger(x) && x >= 0 && x <= max);
+
+/** Why a logical row would not read back as written, or null. The contract (sample-reader.ts) never lets a sample through that fails it. */
+function unpackable(v: readonly (number | null)[]): string | null {
+  const [, , , , outcome, , , , , flags, reason, winner, otherUs, otherOutcome, minrttUs] = v;
+  if (!v.every(isInt)) return "a value is not an integer";
+  if (!inRange(outcome, OUTCOMES.length - 1) || outcome === null) return "outcome out of range";
+  if (!inRange(otherOutcome, OUTCOMES.length - 1) || !inRange(winner, BEST2_LEGS.length - 1)) return "race field out of range";
+  if (!inRange(flags, FLAGS_MAX) || flags === null) return "flags out of range";
+  if (!inRange(reason, Number.MAX_SAFE_INTEGER / REASON_UNIT - 1)) return "reason id out of range";
+  if (minrttUs !== null && minrttUs !== undefined && (winner !== null || otherUs !== null || otherOutcome !== null))
+    return "min RTT and a race on one sample";
+  return null;
+}
 
 /**
- * A logical raw row (writer.ts rawValues' order) in raw_samples' layout.
- * minrtt (tcprtt samples only) and the race (best2 samples only) share
- * `detail`: the contract (sample-reader.ts) never lets one sample carry both.
+ * A logical raw row (writer.ts rawValues' order) of a sample of `method` in
+ * raw_samples' layout. minrtt (tcprtt samples only) and the race (best2
+ * samples only) share `detail`: the contract never lets one sample carry both.
  */
-export function packRaw(v: readonly (number | null)[]): (number | null)[] {
+export function packRaw(v: readonly (number | null)[], method: string): (number | null)[] {
+  const why = unpackable(v);
+  if (why !== null) throw new UnpackableRowError(v, why);
   const [session, seq, t, series, outcome, us, schedMs, lateUs, hiddenUs, flags, reason, winner, otherUs, otherOutcome, minrttUs, lagUs, serverUs] = v;
   return [
     session!,
     seq!,
     t!,
     series!,
-    outcome! + (reason === null || reason === undefined ? 0 : (reason + 1) * REASON_SHIFT),
+    outcome! + OUTCOME_UNIT * (flags! ^ usualFlags(method)) + (reason === null || reason === undefined ? 0 : REASON_UNIT * (reason + 1)),
     us ?? null,
     schedMs === null || schedMs === undefined ? null : schedMs - Math.trunc((lateUs ?? 0) / 1000),
     lateUs ?? null,
     hiddenUs ?? null,
-    flags === 0 ? 0 : (flags! ^ TYPICAL_FLAGS) + 1,
     minrttUs ?? packRace(winner ?? null, otherOutcome ?? null, otherUs ?? null),
     lagUs ?? null,
     serverUs ?? null,
@@ -74,7 +101,8 @@ export function packRaw(v: readonly (number | null)[]): (number | null)[] {
 }
 
 const caseOf = (expr: string, names: readonly string[]) => `CASE ${expr} ${names.map((n, i) => `WHEN ${i} THEN '${n}'`).join(" ")} END`;
-const xorTypical = (expr: string) => `((${expr}) | ${TYPICAL_FLAGS}) - ((${expr}) & ${TYPICAL_FLAGS})`;
+/** a XOR b (SQLite has no XOR operator). */
+const xor = (a: string, b: string) => `((${a}) | (${b})) - ((${a}) & (${b}))`;
 const unzigzagSql = (z: string) => `CASE WHEN (${z}) & 1 THEN -(((${z}) + 1) >> 1) ELSE (${z}) >> 1 END`;
 
 /**
@@ -84,11 +112,12 @@ const unzigzagSql = (z: string) => `CASE WHEN (${z}) & 1 THEN -(((${z}) + 1) >> 
  */
 export function logicalRawSql(r: string, s: string): Record<string, string> {
   const best2 = (expr: string) => `CASE WHEN ${s}.method = 'best2' THEN ${expr} END`;
+  const usual = `CASE WHEN ${s}.method IN (${PROBE_METHODS.map((m) => `'${m}'`).join(", ")}) THEN ${TYPICAL_FLAGS} ELSE 0 END`;
   return {
-    outcome: `${r}.outcome & ${OUTCOME_MASK}`,
-    reason: `nullif(${r}.outcome >> 3, 0) - 1`,
+    outcome: `${r}.status & ${OUTCOME_UNIT - 1}`,
+    reason: `nullif(${r}.status / ${REASON_UNIT}, 0) - 1`,
     sched_ms: `${r}.sched + coalesce(${r}.late_us / 1000, 0)`,
-    flags: `CASE ${r}.flags WHEN 0 THEN 0 ELSE ${xorTypical(`${r}.flags - 1`)} END`,
+    flags: xor(`(${r}.status / ${OUTCOME_UNIT}) & ${FLAGS_MAX}`, usual),
     winner: best2(`nullif(${r}.detail & 3, 0) - 1`),
     other_outcome: best2(`nullif((${r}.detail >> 2) & 15, 0) - 1`),
     other_us: best2(`CASE WHEN ${r}.detail >> 6 = 0 THEN NULL ELSE ${unzigzagSql(`(${r}.detail >> 6) - 1`)} END`),
@@ -148,17 +177,17 @@ export function edgeReader(layout: RawLayout, method: (series: number) => string
       },
     };
   return {
-    columns: "t, series, outcome, us, flags, late_us, detail",
+    columns: "t, series, status, us, late_us, detail",
     decode: (row) => {
-      const [t, series, outcome, us, flags, lateUs, detail] = row as [number, number, number, number | null, number, number | null, number | null];
-      const kind = detail === null ? undefined : method(series);
-      const race = kind === "best2" ? unpackRace(detail!) : null;
+      const [t, series, status, us, lateUs, detail] = row as [number, number, number, number | null, number | null, number | null];
+      const kind = method(series) ?? "";
+      const race = kind === "best2" && detail !== null ? unpackRace(detail) : null;
       return {
         t,
         series,
-        outcome: unpackOutcome(outcome),
+        outcome: status % OUTCOME_UNIT,
         us,
-        flags: unpackFlags(flags),
+        flags: (Math.floor(status / OUTCOME_UNIT) % (FLAGS_MAX + 1)) ^ usualFlags(kind),
         lateUs,
         winner: race === null ? null : race.winner,
         otherUs: race === null ? null : race.otherUs,

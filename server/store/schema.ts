@@ -68,18 +68,17 @@ CREATE TABLE IF NOT EXISTS reasons (
 -- carries the t it was first sent with, so the key makes redelivery idempotent
 -- as (session, seq) did (the PostgreSQL store's key holds t for its own reason).
 -- Latencies are integer µs (the wire's ms to 3 decimals); t is epoch ms as on the wire.
--- outcome, sched, flags and detail hold folded values (raw-layout.ts; the samples view unfolds them).
+-- status, sched and detail hold folded values (raw-layout.ts; the samples view unfolds them).
 CREATE TABLE IF NOT EXISTS raw_samples (
   session   INTEGER NOT NULL,
   seq       INTEGER NOT NULL,
   t         INTEGER NOT NULL,  -- epoch ms, when sent
   series    INTEGER NOT NULL,  -- series.id
-  outcome   INTEGER NOT NULL,  -- index into OUTCOMES + 8 × (reasons.id + 1)
+  status    INTEGER NOT NULL,  -- outcome, flags and reason folded (raw-layout.ts)
   us        INTEGER,           -- latency; timeout value for timeouts; NULL for error/skipped
   sched     INTEGER,           -- t - scheduledT (ms) less late_us' whole ms
   late_us   INTEGER,
   hidden_us INTEGER,
-  flags     INTEGER NOT NULL DEFAULT 0,  -- FLAG bits, XOR TYPICAL_FLAGS + 1 when any
   detail    INTEGER,           -- best2: the race packed; tcprtt: min RTT µs
   lag_us    INTEGER,           -- the echo server's event-loop delay
   server_us INTEGER,           -- the server's handler time (wire serverMs)

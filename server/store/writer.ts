@@ -197,7 +197,7 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
     let accepted = 0;
     for (const s of batch.samples) {
       const v = rawValues(session.id, s, codes);
-      if (addRaw.run(packRaw(v)).changes === 0) continue;
+      if (addRaw.run(packRaw(v, s.method)).changes === 0) continue;
       accepted++;
       addRawToBatch(rollups, v, session.client, codes, s.method, s.target);
     }
@@ -256,7 +256,7 @@ export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: Sa
     let minT = Infinity;
     for (const s of batch.samples) {
       const v = rawValues(session.id, s, codes);
-      if (addRaw.run(packRaw(v)).changes === 0) continue;
+      if (addRaw.run(packRaw(v, s.method)).changes === 0) continue;
       addRawToBatch(open, v, session.client, codes, s.method, s.target);
       if (s.t < minT) minT = s.t;
     }

@@ -3,11 +3,16 @@
 // packed layout (server/store/raw-layout.ts): the samples view reads every row
 // exactly as it did before the upgrade, rollups are untouched, the old table
 // is gone and its pages given back, the upgrade printed its progress, and a
-// second opening does not upgrade again.
+// second opening does not upgrade again. A version 3 file (the same tables
+// without running totals) goes through both steps; an upgrade stopped by a
+// row it cannot pack leaves the file as it was, and completes once the row is
+// gone; a file marked 4 whose table is already packed (an upgrade from 2 stopped
+// after its copy) is not repacked.
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { UnpackableRowError } from "../../server/store/raw-layout.js";
 import { openStore } from "../../server/store/store.js";
 import { RAW_COLUMNS } from "../../server/store/writer.js";
 import { prng } from "../../testkit/prng.js";
@@ -20,17 +25,17 @@ const N = 60_500;
 const dir = tempDir();
 const ALL_SAMPLES = "SELECT * FROM samples ORDER BY t, session, seq";
 
-/** A version 4 file: every kind of row (probes, failures with reasons, best2 races, tcprtt with min RTT, pings). */
-function writeV4(dbPath: string): { samples: unknown[]; rollups: unknown[] } {
+/** A version 4 file (3: the same tables, no running totals): every kind of row (probes, failures with reasons, best2 races, tcprtt with min RTT, pings). */
+function writeV4(dbPath: string, version = 4): { samples: unknown[]; rollups: unknown[] } {
   const db = new Database(dbPath);
   db.pragma("journal_mode = WAL");
   db.exec(V4_DDL);
-  db.exec(`INSERT INTO meta (key, value) VALUES ('schema_version', '4');
+  db.exec(`INSERT INTO meta (key, value) VALUES ('schema_version', '${version}');
     INSERT INTO clients (id, client_key) VALUES (1, 'client_a');
     INSERT INTO sessions (id, session_key, client_id, client, first_seen_ms, first_t, last_t) VALUES (1, 'sess_a', 'client_a', 1, ${T0}, ${T0}, ${T0 + N * 20});
     INSERT INTO series (id, method, target) VALUES (1, 'xhr', 'A'), (2, 'best2', 'A+B'), (3, 'tcprtt', 'A'), (4, 'ping', 'A'), (5, 'ws', 'A');
     INSERT INTO reasons (id, text) VALUES (1, 'network'), (2, 'http-503');
-    INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat) VALUES (4, 0, 1, 0, 255, 3, 1, X'00');`);
+    INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat) VALUES ${version === 4 ? "(4, 0, 1, 0, 255, 3, 1, NULL)" : `(3, ${T0 - (T0 % 86_400_000)}, 1, 1, 0, 3, 1, NULL)`};`);
   const rand = prng(44);
   const insert = db.prepare(`INSERT INTO raw_samples (${RAW_COLUMNS}) VALUES (${RAW_COLUMNS.split(",").map(() => "?").join(", ")})`);
   db.transaction(() => {
@@ -89,7 +94,7 @@ describe("a version 4 database", () => {
     expect(store.db.prepare("SELECT * FROM rollups").all()).toEqual(written.rollups);
     const objects = store.db.prepare("SELECT name FROM sqlite_master WHERE tbl_name LIKE 'raw_samples%'").all();
     expect(objects).toEqual([{ name: "raw_samples" }]);
-    expect(store.db.prepare("SELECT count(*) AS n FROM pragma_table_info('raw_samples')").get()).toEqual({ n: 13 });
+    expect(store.db.prepare("SELECT count(*) AS n FROM pragma_table_info('raw_samples')").get()).toEqual({ n: 12 });
   });
 
   it("opens again without upgrading twice", async () => {
@@ -101,3 +106,72 @@ describe("a version 4 database", () => {
     await reopened.close();
   });
 });
+
+describe("a version 3 database", () => {
+  const dbPath = path.join(dir, "v3.db");
+  const written = writeV4(dbPath, 3);
+  const lines: string[] = [];
+  const store = openStore(dbPath, { log: (l) => lines.push(l) });
+  afterAll(() => store.close());
+
+  it("gets its running totals, then its raw samples packed, each step with its lines", () => {
+    expect(lines.filter((l) => !/\d+ \/ \d+ samples/.test(l) && !/compact/.test(l))).toEqual([
+      "upgrading database schema 3 → 4: running totals from 1 day rollups",
+      "upgraded database schema 3 → 4",
+      `upgrading database schema 4 → 5: ${N} samples`,
+      "upgraded database schema 4 → 5",
+    ]);
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
+    // The client's total and the aggregate's, from the client's day row.
+    expect(store.db.prepare("SELECT client, class, failures, skipped FROM rollups WHERE level = 4 ORDER BY client").all()).toEqual([
+      { client: 0, class: 255, failures: 3, skipped: 1 },
+      { client: 1, class: 0, failures: 3, skipped: 1 },
+    ]);
+    expect(store.db.prepare(ALL_SAMPLES).all()).toEqual(written.samples);
+  });
+});
+
+describe("a version 4 database with a row the packed layout cannot hold", () => {
+  const dbPath = path.join(dir, "bad.db");
+  const written = writeV4(dbPath);
+  const bad = new Database(dbPath);
+  bad.prepare("UPDATE raw_samples SET flags = 65536 WHERE seq = 55000").run();
+  const before = bad.prepare(ALL_SAMPLES).all();
+  bad.close();
+
+  it("refuses the upgrade, naming the row, and leaves the file at version 4 as it was", () => {
+    expect(() => openStore(dbPath, { log: () => {} })).toThrow(UnpackableRowError);
+    const db = new Database(dbPath, { readonly: true });
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "4" });
+    expect(db.prepare(ALL_SAMPLES).all()).toEqual(before);
+    db.close();
+  });
+
+  it("completes once the row is mended", async () => {
+    const db = new Database(dbPath);
+    db.prepare("UPDATE raw_samples SET flags = 7939 WHERE seq = 55000").run();
+    db.close();
+    const store = openStore(dbPath, { log: () => {} });
+    expect(store.db.prepare(ALL_SAMPLES).all()).toEqual(written.samples.map((r) => ((r as { seq: number }).seq === 55000 ? { ...(r as object), flags: 7939 } : r)));
+    await store.close();
+  });
+});
+
+describe("a file marked version 4 whose raw table is already packed", () => {
+  it("is not repacked, and reads as before", async () => {
+    const dbPath = path.join(dir, "marked.db");
+    writeV4(dbPath);
+    const first = openStore(dbPath, { log: () => {} });
+    const samples = first.db.prepare(ALL_SAMPLES).all();
+    first.db.prepare("UPDATE meta SET value = '4' WHERE key = 'schema_version'").run();
+    await first.close();
+    const lines: string[] = [];
+    const again = openStore(dbPath, { log: (l) => lines.push(l) });
+    expect(lines).toEqual([]);
+    expect(again.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
+    expect(again.db.prepare(ALL_SAMPLES).all()).toEqual(samples);
+    await again.close();
+  });
+});
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -4,16 +4,19 @@
 // the query reader uses: each folded column at its edges (no reason, reason
 // ids past the outcome bits, flags 0, typical and not, races with missing
 // parts, negative and 40-bit µs, sched without late_us and late_us without
-// sched), on generated rows of every kind of sample.
+// sched), on generated rows of every kind of sample; and a row it could not
+// read back as written is refused, not altered.
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { edgeReader, logicalRawSelectSql, packRaw, TYPICAL_FLAGS } from "../../server/store/raw-layout.js";
+import { edgeReader, logicalRawSelectSql, packRaw, TYPICAL_FLAGS, UnpackableRowError } from "../../server/store/raw-layout.js";
 import { DDL } from "../../server/store/schema.js";
 import { INSERT_RAW, RAW_COLUMNS } from "../../server/store/writer.js";
 import { prng } from "../../testkit/prng.js";
 
 const NAMES = RAW_COLUMNS.split(",").map((c) => c.trim());
 const SERIES = { xhr: 1, best2: 2, tcprtt: 3, ping: 4 } as const;
+const METHOD_OF = new Map(Object.entries(SERIES).map(([method, id]) => [id as number, method]));
+const pack = (r: Row) => packRaw(r, METHOD_OF.get(r[3]!)!);
 type Row = (number | null)[];
 
 function database(): Database.Database {
@@ -50,7 +53,7 @@ function generated(n: number): Row[] {
     const series = pick(Object.values(SERIES));
     const outcome = Math.floor(rand() * 4);
     const probe = series === SERIES.xhr || series === SERIES.best2;
-    const flags = probe ? pick([TYPICAL_FLAGS, 0x1f0b, 0x1703, Math.floor(rand() * 0x2000)]) : 0;
+    const flags = probe ? pick([TYPICAL_FLAGS, 0x1f0b, 0x1703, 0xffff, Math.floor(rand() * 0x2000)]) : pick([0, 0, 0x0303]);
     const race = series === SERIES.best2;
     rows.push([
       2,
@@ -80,12 +83,11 @@ const asObject = (r: Row) => Object.fromEntries(NAMES.map((name, i) => [name, r[
 function roundTrip(rows: Row[]): void {
   const db = database();
   const insert = db.prepare(INSERT_RAW);
-  db.transaction(() => rows.forEach((r) => insert.run(packRaw(r))))();
+  db.transaction(() => rows.forEach((r) => insert.run(pack(r))))();
   const back = db.prepare(`${logicalRawSelectSql()} ORDER BY r.t, r.session, r.seq`).all();
   expect(back).toEqual(rows.map(asObject));
   // The query reader's decoder (edgeReader), on the stored columns.
-  const methodOf = new Map(Object.entries(SERIES).map(([method, id]) => [id as number, method]));
-  const edge = edgeReader("packed", (series) => methodOf.get(series));
+  const edge = edgeReader("packed", (series) => METHOD_OF.get(series));
   const stored = db.prepare(`SELECT ${edge.columns} FROM raw_samples ORDER BY t, session, seq`).raw(true).all() as unknown[][];
   expect(stored.map(edge.decode)).toEqual(
     rows.map((r) => ({ t: r[2], series: r[3], outcome: r[4], us: r[5], flags: r[9], lateUs: r[7], winner: r[11], otherUs: r[12], minrttUs: r[14] })),
@@ -97,17 +99,25 @@ describe("raw_samples' packed layout", () => {
   it("reads back every column of the edge rows, in SQL and in JavaScript", () => roundTrip(EDGES));
   it("reads back every column of 20,000 generated rows", () => roundTrip(generated(20_000)));
 
-  it("stores a visible page's probe without a byte for its flags, race or reason", () => {
-    const packed = packRaw(EDGES[0]!);
-    expect(packed).toHaveLength(13);
+  it("stores a visible page's probe and an ok baseline without a byte for their outcome, flags, schedule or race", () => {
+    const probe = pack(EDGES[0]!);
+    expect(probe).toHaveLength(12);
     // SQLite stores the integers 0 and 1 in the record header alone.
-    expect([packed[4], packed[6], packed[9], packed[10]]).toEqual([0, 0, 1, null]);
+    expect([probe[4], probe[6], probe[9]]).toEqual([0, 0, null]);
+    expect(pack(EDGES[11]!)[4]).toBe(0);
+  });
+
+  it("refuses a row it could not read back as written", () => {
+    const withRace = [...EDGES[10]!];
+    withRace[11] = 0; // a tcprtt sample with a winner beside its min RTT
+    const cases: Row[] = [withRace, EDGES[0]!.map((v, i) => (i === 9 ? 0x10000 : v)), EDGES[0]!.map((v, i) => (i === 4 ? 4 : v)), EDGES[0]!.map((v, i) => (i === 7 ? 1.5 : v))];
+    for (const r of cases) expect(() => pack(r), JSON.stringify(r)).toThrow(UnpackableRowError);
   });
 
   it("gives the samples view version 1's columns and values", () => {
     const db = database();
     const insert = db.prepare(INSERT_RAW);
-    for (const r of EDGES) insert.run(packRaw(r));
+    for (const r of EDGES) insert.run(pack(r));
     const view = db.prepare("SELECT * FROM samples ORDER BY t").all() as Record<string, unknown>[];
     expect(Object.keys(view[0]!)).toEqual([
       "session", "seq", "t", "method", "target", "ms", "outcome", "scheduled_t", "late_ms", "hidden_ms", "flags",
