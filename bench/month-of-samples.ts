@@ -9,7 +9,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openStore } from "../server/store/store.js";
 import { bulkLoader, Codes } from "../server/store/writer.js";
-import type { Sample } from "../shared/contract/index.js";
+import type { Sample, SampleBatch } from "../shared/contract/index.js";
 import { prng } from "../testkit/prng.js";
 
 export const DAY_MS = 86_400_000;
@@ -32,7 +32,7 @@ const SERIES: [Sample["method"], string, number][] = [
 ];
 const BATCH = 6500;
 /** Bump when the generated data or the schema changes, so a cached file of the old shape is not reused. */
-const DATA_VERSION = 8;
+const DATA_VERSION = 9;
 
 export interface Month {
   dbPath: string;
@@ -76,7 +76,8 @@ function sampleAt(
     }
   }
   if (method === "tcprtt" && s.outcome === "ok") s.minrtt = Math.round(base * 800) / 1000;
-  if (probe) {
+  if (probe && s.outcome === "skipped") s.scheduledT = slotDue; // prober.skip(): the tick, nothing measured
+  else if (probe) {
     s.scheduledT = slotDue;
     s.lateMs = t - slotDue;
     // Every boolean the page reports (client/src/probe/prober.ts), as it reports them.
@@ -86,10 +87,42 @@ function sampleAt(
     s.fresh = false;
     s.reportInFlight = false;
     s.hiddenMs = hidden ? 60_000 : 0;
-    s.serverLagMs = Math.round(rand() * 300) / 1000;
+    // Resource Timing's facts (XHR and JSONP), the WebSocket's served note (serverMs only).
+    if (method === "xhr" || method === "jsonp") s.serverLagMs = Math.round(rand() * 300) / 1000;
     if (method !== "best2") s.serverMs = Math.round(rand() * 200) / 1000;
   }
   return s;
+}
+
+/**
+ * n samples over `days` ending at `endMs`, as each client's batches of
+ * `ticksPerBatch` ticks, a batch per client per round, rounds in time order
+ * (bulkLoader needs it; tabs reporting their last few seconds send the same).
+ */
+export function* sampleBatches(n: number, days: number, endMs: number, ticksPerBatch: number): Generator<SampleBatch> {
+  const startMs = endMs - days * DAY_MS;
+  const rand = prng(1311);
+  const ticksPerClient = Math.ceil(n / CLIENTS.length / SERIES.length);
+  const stepMs = (days * DAY_MS) / ticksPerClient;
+  const seqs = CLIENTS.map(() => 0);
+  let written = 0;
+  for (let round = 0; round * ticksPerBatch < ticksPerClient && written < n; round++) {
+    for (const [c, label] of CLIENTS.entries()) {
+      const batch: Sample[] = [];
+      for (let tick = round * ticksPerBatch; tick < Math.min(ticksPerClient, (round + 1) * ticksPerBatch); tick++) {
+        const due = Math.floor(startMs + tick * stepMs + c * 97);
+        const hidden = rand() < 0.1;
+        const evening = (due % DAY_MS) / DAY_MS > 0.8; // a daily busy hour
+        for (const [k, [method, target, base]] of SERIES.entries()) {
+          if (written + batch.length >= n) break;
+          batch.push(sampleAt(rand, seqs[c]!++, due, k, method, target, base, hidden, evening));
+        }
+      }
+      if (batch.length === 0) continue;
+      written += batch.length;
+      yield { clientId: `bench_${label}`, sessionId: `bench_session_${label}`, label, samples: batch };
+    }
+  }
 }
 
 /** n samples over `days` ending at a whole day, cached under the temp dir. */
@@ -106,30 +139,11 @@ export function monthOfSamples(n: number, days = 30): Month {
   // Retention off for the generator: the data is in the past by design.
   const store = openStore(dbPath, { rawDays: 36_500, rollupDays: 36_500 });
   const loader = bulkLoader(store.db, new Codes(store.db));
-  const rand = prng(1311);
-  const ticksPerClient = Math.ceil(n / CLIENTS.length / SERIES.length);
-  const stepMs = (days * DAY_MS) / ticksPerClient;
-  /** Ticks per batch: a batch per client per round, rounds in time order (the loader needs it). */
-  const ticksPerRound = Math.ceil(BATCH / SERIES.length);
-  const seqs = CLIENTS.map(() => 0);
   let written = 0;
   try {
-    for (let round = 0; round * ticksPerRound < ticksPerClient && written < n; round++) {
-      for (const [c, label] of CLIENTS.entries()) {
-        const batch: Sample[] = [];
-        for (let tick = round * ticksPerRound; tick < Math.min(ticksPerClient, (round + 1) * ticksPerRound); tick++) {
-          const due = Math.floor(startMs + tick * stepMs + c * 97);
-          const hidden = rand() < 0.1;
-          const evening = (due % DAY_MS) / DAY_MS > 0.8; // a daily busy hour
-          for (const [k, [method, target, base]] of SERIES.entries()) {
-            if (written + batch.length >= n) break;
-            batch.push(sampleAt(rand, seqs[c]!++, due, k, method, target, base, hidden, evening));
-          }
-        }
-        if (batch.length === 0) continue;
-        loader.add({ clientId: `bench_${label}`, sessionId: `bench_session_${label}`, label, samples: batch });
-        written += batch.length;
-      }
+    for (const batch of sampleBatches(n, days, endMs, Math.ceil(BATCH / SERIES.length))) {
+      loader.add(batch);
+      written += batch.samples.length;
     }
     loader.finish();
   } finally {
