@@ -110,7 +110,7 @@ const unzigzagSql = (z: string) => `CASE WHEN (${z}) & 1 THEN -(((${z}) + 1) >> 
  * (integer codes and µs, as rawValues has them): the view and the upgrade
  * tests read through these.
  */
-export function logicalRawSql(r: string, s: string): Record<string, string> {
+function logicalRawSql(r: string, s: string): Record<"outcome" | "reason" | "sched_ms" | "flags" | "winner" | "other_outcome" | "other_us" | "minrtt_us", string> {
   const best2 = (expr: string) => `CASE WHEN ${s}.method = 'best2' THEN ${expr} END`;
   const usual = `CASE WHEN ${s}.method IN (${PROBE_METHODS.map((m) => `'${m}'`).join(", ")}) THEN ${TYPICAL_FLAGS} ELSE 0 END`;
   return {
@@ -129,10 +129,10 @@ export function logicalRawSql(r: string, s: string): Record<string, string> {
 export function samplesViewSql(): string {
   const l = logicalRawSql("r", "s");
   return `CREATE VIEW IF NOT EXISTS samples AS
-SELECT r.session, r.seq, r.t, s.method, s.target, r.us / 1000.0 AS ms, ${caseOf(l.outcome!, OUTCOMES)} AS outcome,
+SELECT r.session, r.seq, r.t, s.method, s.target, r.us / 1000.0 AS ms, ${caseOf(l.outcome, OUTCOMES)} AS outcome,
        r.t - (${l.sched_ms}) AS scheduled_t, r.late_us / 1000.0 AS late_ms, r.hidden_us / 1000.0 AS hidden_ms, ${l.flags} AS flags,
-       rs.text AS reason, ${caseOf(l.winner!, BEST2_LEGS)} AS winner, (${l.other_us}) / 1000.0 AS other_ms,
-       ${caseOf(l.other_outcome!, OUTCOMES)} AS other_outcome, (${l.minrtt_us}) / 1000.0 AS minrtt,
+       rs.text AS reason, ${caseOf(l.winner, BEST2_LEGS)} AS winner, (${l.other_us}) / 1000.0 AS other_ms,
+       ${caseOf(l.other_outcome, OUTCOMES)} AS other_outcome, (${l.minrtt_us}) / 1000.0 AS minrtt,
        r.lag_us / 1000.0 AS server_lag_ms, r.server_us / 1000.0 AS server_ms
 FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.id = ${l.reason};`;
 }
