@@ -1,8 +1,8 @@
 // Creating a new database, and upgrading one written by an older tailprobe in
 // place, each step in one transaction with progress lines and nothing lost; a
 // crash midway leaves the old version as it was (SQLite rolls back):
-// version 1 (text columns, REAL ms) → 4 (codes, µs, rollups, time-ordered raw
-// samples); version 2 (raw samples keyed by session, with a t index) → 3;
+// version 1 (text columns, REAL ms) → 5 (codes, µs, rollups, time-ordered and
+// packed raw samples); version 2 (raw samples keyed by session, with a t index) → 3;
 // version 3 → 4 (running totals in the rollups); version 4 → 5 (raw samples'
 // sparse columns folded, raw-layout.ts).
 import type Database from "better-sqlite3";
@@ -240,10 +240,8 @@ function packRawSamples(db: Database.Database, log: (line: string) => void): voi
     db.exec("DROP VIEW IF EXISTS samples; ALTER TABLE raw_samples RENAME TO raw_samples_v4;");
     db.exec(DDL);
     copyPacked(db, "raw_samples_v4", "4 → 5", total, log);
-    const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
-    if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version 4`);
-    db.exec("DROP TABLE raw_samples_v4;");
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run("5");
+    // Sessions already hold their spans (version 3 added them): none to write.
+    finishUpgrade(db, 4, 5, total, new Map(), "DROP TABLE raw_samples_v4;");
   })();
   log("upgraded database schema 4 → 5");
 }

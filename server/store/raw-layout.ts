@@ -38,17 +38,11 @@ function packRace(winner: number | null, otherOutcome: number | null, otherUs: n
   return ((otherUs === null ? 0 : zigzag(otherUs) + 1) * 16 + (otherOutcome === null ? 0 : otherOutcome + 1)) * 4 + (winner === null ? 0 : winner + 1);
 }
 
-interface Race {
-  winner: number | null;
-  otherOutcome: number | null;
-  otherUs: number | null;
-}
-
-function unpackRace(detail: number): Race {
+/** What the query reader takes of a packed race (the other leg's outcome is read through the view). */
+function unpackRace(detail: number): { winner: number | null; otherUs: number | null } {
   const w = detail % 4;
-  const o = Math.floor(detail / 4) % 16;
   const u = Math.floor(detail / 64);
-  return { winner: w === 0 ? null : w - 1, otherOutcome: o === 0 ? null : o - 1, otherUs: u === 0 ? null : unzigzag(u - 1) };
+  return { winner: w === 0 ? null : w - 1, otherUs: u === 0 ? null : unzigzag(u - 1) };
 }
 
 /** A row packRaw cannot fold without changing it: refused, so an upgrade rolls back rather than alter a sample. */
