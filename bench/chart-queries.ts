@@ -5,12 +5,11 @@
 // scan-and-sort every answer needed before rollups (read every sample of the
 // range, sort each series' latencies). Also prints the bytes per sample on disk.
 // Run: npm run bench -- chart-queries  (or: npx tsx bench/chart-queries.ts [smoke|full])
-import fs from "node:fs";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { startServer } from "../server/app.js";
 import { parseServeArgs } from "../server/cli/options.js";
-import { monthOfSamples } from "./month-of-samples.js";
+import { bytesWithWal, monthOfSamples, SAMPLES_PER_TICK, TABS } from "./month-of-samples.js";
 import { publicIdOf } from "../testkit/public-id.js";
 import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
@@ -43,7 +42,7 @@ function rawScanAndSort(dbPath: string): number {
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { samples, repeats } = SIZES[size];
   const month = monthOfSamples(samples);
-  const bytes = fs.statSync(month.dbPath).size + (fs.existsSync(`${month.dbPath}-wal`) ? fs.statSync(`${month.dbPath}-wal`).size : 0);
+  const bytes = bytesWithWal(month.dbPath);
   const parsed = parseServeArgs(["--port", "0", "--db", month.dbPath, "--no-ping", "--no-rate-limit", "--raw-days", "36500", "--rollup-days", "36500"]);
   if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");
   const server = await startServer(parsed.value, { log: () => {} });
@@ -85,8 +84,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       pass: judge(ms <= maxMs && baselineMs / ms >= SPEEDUP_MIN),
     };
   });
-  // month-of-samples: four clients, 13 samples a tick.
-  const tickS = (month.endMs - month.startMs) / 1000 / (month.n / 4 / 13);
+  const tickS = (month.endMs - month.startMs) / 1000 / (month.n / TABS / SAMPLES_PER_TICK);
   rows.push({ figure: `disk per sample on the month (a tick per ${tickS.toFixed(1)} s per client), database + WAL, rollups included (bytes)`, value: bytes / month.n, baseline: null, goal: `≤ ${BYTES_PER_SAMPLE_MAX} bytes`, pass: judge(bytes / month.n <= BYTES_PER_SAMPLE_MAX) });
   if (month.writeSeconds > 0)
     rows.push({ figure: "generating the month: samples written in bulk (samples/s)", value: month.n / month.writeSeconds, baseline: null, goal: "(reported)", pass: null });

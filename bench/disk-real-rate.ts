@@ -21,13 +21,11 @@ import Database from "better-sqlite3";
 import { openStore } from "../server/store/store.js";
 import { batchWriter, Codes, type GroupItem } from "../server/store/writer.js";
 import { tempDir } from "../testkit/server-process.js";
-import { DAY_MS, sampleBatches } from "./month-of-samples.js";
+import { bytesWithWal, DAY_MS, SAMPLES_PER_TICK, sampleBatches, TABS } from "./month-of-samples.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
 const BYTES_PER_SAMPLE_MAX = 40;
-const TABS = 4;
-const SAMPLES_PER_TICK = 13;
 /** A tab reports its last 5 s (client/src/report/outbox.ts FLUSH_INTERVAL_MS). */
 const TICKS_PER_REPORT = 5;
 /** Smoke: an hour; full: a day. */
@@ -35,9 +33,7 @@ const SIZES = { smoke: { days: 1 / 24 }, full: { days: 1 } } as const;
 /** Batches a group commit: a minute of the four tabs' reports. */
 const BATCHES_A_COMMIT = 48;
 
-const sizeOf = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
-
-/** The tabs' reports, one commit each, into a new database; its path and the samples written. */
+/** The tabs' reports, a minute of them a commit, into a new database; its path and the samples written. */
 function writeAsTabsDo(n: number, days: number): { dbPath: string; written: number; seconds: number } {
   const dbPath = path.join(tempDir("tailprobe-bench-"), "real-rate.db");
   // Retention off: the data is in the past by design.
@@ -83,7 +79,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const judge = (ok: boolean) => (size === "smoke" ? null : ok);
   const n = Math.round(TABS * SAMPLES_PER_TICK * 86_400 * days);
   const day = writeAsTabsDo(n, days);
-  const bytes = sizeOf(day.dbPath) + sizeOf(`${day.dbPath}-wal`);
+  const bytes = bytesWithWal(day.dbPath);
   const tables = bytesByTable(day.dbPath);
   fs.rmSync(path.dirname(day.dbPath), { recursive: true, force: true });
   const perSample = (name: string) => (tables.get(name) ?? 0) / day.written;
@@ -92,7 +88,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   );
   return [
     {
-      figure: `disk per sample at a real tab's rate (${TABS} tabs, 13 samples/s each, ${days * 24} h), database + WAL, rollups included (bytes)`,
+      figure: `disk per sample at a real tab's rate (${TABS} tabs, ${SAMPLES_PER_TICK} samples/s each, ${days * 24} h), database + WAL, rollups included (bytes)`,
       value: bytes / day.written,
       baseline: null,
       goal: `≤ ${BYTES_PER_SAMPLE_MAX} bytes`,

@@ -31,6 +31,9 @@ const SERIES: [Sample["method"], string, number][] = [
   ["tcprtt", "B", 18.4],
 ];
 const BATCH = 6500;
+/** Tabs (one per client) and samples a tick each sends: what per-client densities are computed from. */
+export const TABS = CLIENTS.length;
+export const SAMPLES_PER_TICK = SERIES.length;
 /** Bump when the generated data or the schema changes, so a cached file of the old shape is not reused. */
 const DATA_VERSION = 9;
 
@@ -123,6 +126,12 @@ export function* sampleBatches(n: number, days: number, endMs: number, ticksPerB
       yield { clientId: `bench_${label}`, sessionId: `bench_session_${label}`, label, samples: batch };
     }
   }
+}
+
+/** A database file's bytes on disk with its WAL: what the disk figures count. */
+export function bytesWithWal(dbPath: string): number {
+  const size = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
+  return size(dbPath) + size(`${dbPath}-wal`);
 }
 
 /** n samples over `days` ending at a whole day, cached under the temp dir. */
