@@ -7,12 +7,14 @@ import Database from "better-sqlite3";
 import { sampleWhere, type SampleFilter } from "../store/sample-filter.js";
 import type { SqlParam } from "../store/read-pool.js";
 import type { Store } from "../store/store.js";
+import { packedSamplesSql, unpackSample } from "../store/raw-layout.js";
+import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
 
 /** Rows per page: ~200 kB of CSV, a few ms of SQLite work between yields to the event loop. */
 export const PAGE_ROWS_DEFAULT = 2000;
 
-/** The stored columns every reader here selects, in this order. */
-export const SAMPLE_COLUMNS_SQL = `samples.t, sessions.client_id, sessions.session_key, samples.seq, samples.method,
+/** The `samples` view's columns every reader here selects, in RawSampleRow's order. */
+const SAMPLE_COLUMNS_SQL = `samples.t, sessions.client_id, sessions.session_key, samples.seq, samples.method,
   samples.target, samples.ms, samples.outcome, samples.scheduled_t, samples.late_ms, samples.hidden_ms, samples.flags,
   samples.reason, samples.winner, samples.other_ms, samples.other_outcome, samples.minrtt, samples.server_lag_ms,
   samples.server_ms, samples.session`;
@@ -50,17 +52,30 @@ export interface PageReader {
 /** One SELECT (SQLite's placeholders) read as rows of arrays. */
 export type PageFetch = (sql: string, params: SqlParam[]) => Promise<RawSampleRow[]> | RawSampleRow[];
 
+/**
+ * Where a page reader's SELECT reads: a table or subquery named `samples`
+ * carrying the columns sampleWhere filters on, and the columns it selects
+ * (with `sessions` joined); its fetch turns them into RawSampleRows.
+ */
+export interface SampleSource {
+  from: string;
+  columns: string;
+}
+
+/** The `samples` view (both stores define it), whose columns are RawSampleRow's as they are. */
+const VIEW_SOURCE: SampleSource = { from: "samples", columns: SAMPLE_COLUMNS_SQL };
+
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The store's page reader: its own connection (see Store.openPageReader). */
 export const openPageReader = (store: Store): PageReader => store.openPageReader();
 
 /** Keyset paging over any store's SELECT: the same SQL on SQLite and PostgreSQL. */
-export function pageReaderOver(fetch: PageFetch, close: () => void): PageReader {
+export function pageReaderOver(fetch: PageFetch, close: () => void, source: SampleSource = VIEW_SOURCE): PageReader {
   return {
     async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
       const order = "ORDER BY samples.t, samples.session, samples.seq LIMIT ?";
-      const select = (where: string) => `SELECT ${SAMPLE_COLUMNS_SQL} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
+      const select = (where: string) => `SELECT ${source.columns} FROM ${source.from} JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
       const first = sampleWhere(filter);
       let rows = await fetch(select(first.sql), [...first.params, pageRows]);
       while (rows.length === pageRows) {
@@ -85,19 +100,71 @@ export function pageReaderOver(fetch: PageFetch, close: () => void): PageReader 
   };
 }
 
+/** What the SQLite reader selects from packedSamplesSql, unfolded in JavaScript by packedRow. */
+const PACKED_SOURCE: SampleSource = {
+  from: packedSamplesSql(),
+  columns: `samples.t, sessions.client_id, sessions.session_key, samples.seq, samples.method, samples.target, samples.us,
+  samples.status, samples.sched, samples.late_us, samples.hidden_us, samples.detail, samples.lag_us, samples.server_us, samples.session`,
+};
+
+type PackedRow = [
+  t: number,
+  clientId: string,
+  sessionId: string,
+  seq: number,
+  method: string,
+  target: string,
+  us: number | null,
+  status: number,
+  sched: number | null,
+  lateUs: number | null,
+  hiddenUs: number | null,
+  detail: number | null,
+  lagUs: number | null,
+  serverUs: number | null,
+  sessionRowId: number,
+];
+
+/** µs → ms as the view divides (`us / 1000.0`). */
+const msOf = (us: number | null): number | null => (us === null ? null : us / 1000);
+const nameOf = <T extends string>(names: readonly T[], code: number | null): T | null => (code === null ? null : (names[code] ?? null));
+
+/** A packed row as the view would have returned it; `reasonText` names a reason id. */
+function packedRow(r: PackedRow, reasonText: (id: number) => string | null): RawSampleRow {
+  const [t, clientId, sessionId, seq, method, target, us, status, sched, lateUs, hiddenUs, detail, lagUs, serverUs, session] = r;
+  const u = unpackSample(method, status, sched, lateUs, detail);
+  return [
+    t, clientId, sessionId, seq, method, target, msOf(us), nameOf(OUTCOMES, u.outcome)!,
+    u.schedMs === null ? null : t - u.schedMs, msOf(lateUs), msOf(hiddenUs), u.flags,
+    u.reason === null ? null : reasonText(u.reason), nameOf(BEST2_LEGS, u.winner), msOf(u.otherUs),
+    nameOf(OUTCOMES, u.otherOutcome), msOf(u.minrttUs), msOf(lagUs), msOf(serverUs), session,
+  ];
+}
+
 /**
  * A reader on its own read-only connection to an SQLite file (the writer's
  * connection for an in-memory store, whose pages then read between writes).
+ * It reads raw_samples' packed columns and unfolds them here rather than
+ * through the view: a day's pages in ~0.6 s instead of ~1 s.
  */
 export function openSqlitePageReader(writer: Database.Database): PageReader {
   const file = writer.name;
   const own = file !== ":memory:" && file !== "";
   const db = own ? new Database(file, { readonly: true, fileMustExist: true }) : writer;
   if (own) db.pragma("busy_timeout = 5000");
+  const readReason = db.prepare<[number], { text: string }>("SELECT text FROM reasons WHERE id = ?");
+  // Reasons are few and never change once written: each is read once.
+  const reasons = new Map<number, string | null>();
+  const reasonText = (id: number): string | null => {
+    let text = reasons.get(id);
+    if (text === undefined) reasons.set(id, (text = readReason.get(id)?.text ?? null));
+    return text;
+  };
   return pageReaderOver(
-    (sql, params) => db.prepare(sql).raw(true).all(...params) as RawSampleRow[],
+    (sql, params) => (db.prepare(sql).raw(true).all(...params) as PackedRow[]).map((r) => packedRow(r, reasonText)),
     () => {
       if (own) db.close();
     },
+    PACKED_SOURCE,
   );
 }

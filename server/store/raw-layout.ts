@@ -38,11 +38,12 @@ function packRace(winner: number | null, otherOutcome: number | null, otherUs: n
   return ((otherUs === null ? 0 : zigzag(otherUs) + 1) * 16 + (otherOutcome === null ? 0 : otherOutcome + 1)) * 4 + (winner === null ? 0 : winner + 1);
 }
 
-/** What the query reader takes of a packed race (the other leg's outcome is read through the view). */
-function unpackRace(detail: number): { winner: number | null; otherUs: number | null } {
+/** A packed race's fields (packRace's inverse). */
+function unpackRace(detail: number): { winner: number | null; otherOutcome: number | null; otherUs: number | null } {
   const w = detail % 4;
+  const o = Math.floor(detail / 4) % 16;
   const u = Math.floor(detail / 64);
-  return { winner: w === 0 ? null : w - 1, otherUs: u === 0 ? null : unzigzag(u - 1) };
+  return { winner: w === 0 ? null : w - 1, otherOutcome: o === 0 ? null : o - 1, otherUs: u === 0 ? null : unzigzag(u - 1) };
 }
 
 /** A row packRaw cannot fold without changing it: refused, so an upgrade rolls back rather than alter a sample. */
@@ -131,6 +132,50 @@ SELECT r.session, r.seq, r.t, s.method, s.target, r.us / 1000.0 AS ms, ${caseOf(
 FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.id = ${l.reason};`;
 }
 
+/**
+ * raw_samples as table `samples` for readers that decode rows in JavaScript
+ * (unpackSample): its stored columns, plus the columns sampleWhere filters on
+ * (method, target, flags, late_ms) as the view defines them. Decoding every
+ * selected column with the view's CASEs costs SQLite more than the read itself.
+ */
+export function packedSamplesSql(): string {
+  const l = logicalRawSql("r", "s");
+  return `(SELECT r.session, r.seq, r.t, s.method, s.target, r.status, r.us, r.sched, r.late_us, r.hidden_us, r.detail, r.lag_us,
+       r.server_us, ${l.flags} AS flags, r.late_us / 1000.0 AS late_ms
+FROM raw_samples r JOIN series s ON s.id = r.series) AS samples`;
+}
+
+/** A sample's folded columns in logical form (integer codes, µs), as rawValues wrote them. */
+export interface UnpackedSample {
+  outcome: number;
+  flags: number;
+  reason: number | null;
+  /** t − scheduledT (ms). */
+  schedMs: number | null;
+  winner: number | null;
+  otherOutcome: number | null;
+  otherUs: number | null;
+  minrttUs: number | null;
+}
+
+/** The folded columns of a stored sample of `method`, unfolded: what the `samples` view computes, in JavaScript. */
+export function unpackSample(method: string, status: number, sched: number | null, lateUs: number | null, detail: number | null): UnpackedSample {
+  const reason = Math.floor(status / REASON_UNIT);
+  const race = method === "best2" && detail !== null ? unpackRace(detail) : null;
+  return {
+    outcome: status % OUTCOME_UNIT,
+    flags: flagsOf(status, method),
+    reason: reason === 0 ? null : reason - 1,
+    schedMs: sched === null ? null : sched + (lateUs === null ? 0 : Math.trunc(lateUs / 1000)),
+    winner: race === null ? null : race.winner,
+    otherOutcome: race === null ? null : race.otherOutcome,
+    otherUs: race === null ? null : race.otherUs,
+    minrttUs: method === "tcprtt" ? detail : null,
+  };
+}
+
+const flagsOf = (status: number, method: string) => (Math.floor(status / OUTCOME_UNIT) % (FLAGS_MAX + 1)) ^ usualFlags(method);
+
 /** raw_samples as logical rows (RAW_COLUMNS' names and order): for upgrade tests and benchmarks that compare with rawValues. */
 export function logicalRawSelectSql(): string {
   const l = logicalRawSql("r", "s");
@@ -181,7 +226,7 @@ export function edgeReader(layout: RawLayout, method: (series: number) => string
         series,
         outcome: status % OUTCOME_UNIT,
         us,
-        flags: (Math.floor(status / OUTCOME_UNIT) % (FLAGS_MAX + 1)) ^ usualFlags(kind),
+        flags: flagsOf(status, kind),
         lateUs,
         winner: race === null ? null : race.winner,
         otherUs: race === null ? null : race.otherUs,

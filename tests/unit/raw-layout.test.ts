@@ -12,6 +12,8 @@ import { edgeReader, logicalRawSelectSql, packRaw, TYPICAL_FLAGS, UnpackableRowE
 import { DDL } from "../../server/store/schema.js";
 import { INSERT_RAW, RAW_COLUMNS } from "../../server/store/writer.js";
 import { prng } from "../../testkit/prng.js";
+import { openSqlitePageReader, pageReaderOver, type RawSampleRow } from "../../server/query/sample-pages.js";
+import type { SampleFilter } from "../../server/store/sample-filter.js";
 
 const NAMES = RAW_COLUMNS.split(",").map((c) => c.trim());
 const SERIES = { xhr: 1, best2: 2, tcprtt: 3, ping: 4 } as const;
@@ -24,6 +26,8 @@ function database(): Database.Database {
   db.exec(DDL);
   db.exec("INSERT INTO series (id, method, target) VALUES (1, 'xhr', 'A'), (2, 'best2', 'A+B'), (3, 'tcprtt', 'A'), (4, 'ping', 'A')");
   db.exec("INSERT INTO reasons (id, text) VALUES (1, 'network'), (2, 'http-503'), (300, 'a reason past the first hundreds')");
+  db.exec("INSERT INTO clients (id, client_key) VALUES (1, 'k1'), (2, 'k2')");
+  db.exec("INSERT INTO sessions (id, session_key, client_id, client, first_seen_ms) VALUES (1, 's1', 'c1', 1, 0), (2, 's2', 'c2', 2, 0)");
   return db;
 }
 
@@ -112,6 +116,40 @@ describe("raw_samples' packed layout", () => {
     withRace[11] = 0; // a tcprtt sample with a winner beside its min RTT
     const cases: Row[] = [withRace, EDGES[0]!.map((v, i) => (i === 9 ? 0x10000 : v)), EDGES[0]!.map((v, i) => (i === 4 ? 4 : v)), EDGES[0]!.map((v, i) => (i === 7 ? 1.5 : v))];
     for (const r of cases) expect(() => pack(r), JSON.stringify(r)).toThrow(UnpackableRowError);
+  });
+
+  it("unfolds pages in JavaScript exactly as the samples view does, under every filter", async () => {
+    const db = database();
+    const insert = db.prepare(INSERT_RAW);
+    // Session 2's generated rows interleaved in time with session 1's edges.
+    const rows = [...EDGES, ...generated(3000).map((r) => r.map((v, i) => (i === 2 ? v! - 100_000 + (r[1]! % 7) : v)))];
+    db.transaction(() => rows.forEach((r) => insert.run(pack(r))))();
+    const viewReader = pageReaderOver((sql, params) => db.prepare(sql).raw(true).all(...params) as RawSampleRow[], () => {});
+    const packedReader = openSqlitePageReader(db);
+    const all = async (reader: typeof viewReader, f: SampleFilter) => {
+      const out: RawSampleRow[] = [];
+      for await (const page of reader.pages(f, 257)) out.push(...page);
+      return out;
+    };
+    const whole = { fromMs: 0, toMs: 2_000_000_000_000 };
+    const filters: SampleFilter[] = [
+      whole,
+      { ...whole, visibleOnly: true },
+      { ...whole, reportInFlight: true },
+      { ...whole, reportInFlight: false },
+      { ...whole, maxLateMs: 3 },
+      { ...whole, methods: ["best2", "tcpminrtt"] },
+      { ...whole, targets: ["A+B"] },
+      { ...whole, clientId: "c2" },
+      { fromMs: 1_790_000_000_500, toMs: 1_790_000_001_999, exclude: [{ fromMs: 1_790_000_001_000, toMs: 1_790_000_001_499 }] },
+    ];
+    for (const f of filters) {
+      const expected = await all(viewReader, f);
+      expect(expected.length, JSON.stringify(f)).toBeGreaterThan(0);
+      expect(await all(packedReader, f), JSON.stringify(f)).toEqual(expected);
+    }
+    expect((await all(packedReader, whole)).length).toBe(rows.length);
+    db.close();
   });
 
   it("gives the samples view version 1's columns and values", () => {
