@@ -4,7 +4,10 @@
 // connection) against a real `tailprobe serve`, in rounds alternating quiet
 // and "under ingest" (testkit/ingest-burst.ts posting 200-sample batches,
 // 4 at a time, from another process). Prints echo latency and the server's own
-// reported event-loop lag (Server-Timing) for both, and their ratios.
+// reported event-loop lag (Server-Timing) for both, and their ratios. A third
+// phase runs busy loops using the CPU the ingest took (server and load script,
+// over as many threads) and nothing else: the tail that much load costs on
+// these two cores whatever does the work.
 // Issue 13's goal: while 20,000 samples/s are ingested, /echo and /ws p99 stay within 1.5× of quiet.
 // Run: npm run build:server && npm run bench -- ingest-stall  (or: npx tsx bench/ingest-stall.ts [smoke|full])
 import { spawn } from "node:child_process";
@@ -14,12 +17,15 @@ import path from "node:path";
 import { summarize } from "../shared/stats.js";
 import { startChild } from "./child-server.js";
 import { pacedEcho, pacedWsEcho } from "./paced-echo.js";
+import { threadsCpuS } from "./proc-usage.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
 /** 100 batches/s of 200 samples: the 20,000 samples/s of the goal. */
 const SIZES = { smoke: { rounds: 1, phaseSeconds: 1, rate: "100" }, full: { rounds: 3, phaseSeconds: 5, rate: "100" } } as const;
 const P99_RATIO_MAX = 1.5;
+/** Threads the ingest keeps busy: the server's event loop and writer thread, the load script. */
+const INGEST_THREADS = 3;
 
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, phaseSeconds: PHASE_SECONDS, rate: RATE } = SIZES[size];
@@ -27,7 +33,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--no-rate-limit", "--db", path.join(dir, "bench.db")], "tailprobe");
   const quiet = { ms: [] as number[], lag: [] as number[], ws: [] as number[] };
   const busy = { ms: [] as number[], lag: [] as number[], ws: [] as number[] };
+  const spun = { ms: [] as number[], lag: [] as number[], ws: [] as number[] };
   let ingested = 0;
+  /** CPU the ingest took (server and load script, every thread), as a fraction of a core, per round. */
+  const ingestCores: number[] = [];
   try {
     // Warm the server's echo paths (JIT) and the prober's sockets first, so
     // the first quiet phase does not carry the server's start in its tail.
@@ -42,13 +51,33 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       burst.stdout!.on("data", (d: Buffer) => (acks += d.toString().split("\n").filter((l) => l.startsWith("ACK")).length));
       // Let the burst reach full speed before measuring.
       await new Promise((r) => setTimeout(r, 1000));
+      const cpu0 = threadsCpuS([server.child.pid!, burst.pid!]);
+      const t0 = performance.now();
       const [b, bws] = await Promise.all([pacedEcho(server.url, PHASE_SECONDS), pacedWsEcho(server.url, PHASE_SECONDS)]);
+      const cores = (threadsCpuS([server.child.pid!, burst.pid!]) - cpu0) / ((performance.now() - t0) / 1000);
       busy.ws.push(...bws);
       busy.ms.push(...b.ms);
       busy.lag.push(...b.lag);
       burst.kill("SIGKILL");
       await new Promise((r) => burst.once("exit", r));
       ingested += acks * 200;
+      // The same CPU spent doing nothing, in processes of their own: what any
+      // load of that size costs the echo's tail on this machine. Split over as
+      // many threads as the ingest keeps busy (the server's event loop, its
+      // writer thread, the load script): on two cores, how often both are
+      // taken when the echo wakes matters more than the sum.
+      ingestCores.push(cores);
+      const loopCount = Math.max(INGEST_THREADS, Math.ceil(cores));
+      const loops = Array.from({ length: loopCount }, () =>
+        spawn(process.execPath, ["--import", "tsx", "bench/busy-loop.ts", (cores / loopCount).toFixed(3), String(PHASE_SECONDS + 10)], { stdio: "ignore" }),
+      );
+      await new Promise((r) => setTimeout(r, 1000));
+      const [l, lws] = await Promise.all([pacedEcho(server.url, PHASE_SECONDS), pacedWsEcho(server.url, PHASE_SECONDS)]);
+      spun.ws.push(...lws);
+      spun.ms.push(...l.ms);
+      spun.lag.push(...l.lag);
+      for (const loop of loops) loop.kill("SIGKILL");
+      await Promise.all(loops.map((loop) => new Promise((r) => (loop.exitCode !== null ? r(null) : loop.once("exit", r)))));
     }
   } finally {
     server.child.kill("SIGTERM");
@@ -64,11 +93,15 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   console.log(`|---|---|---|---|---|---|---|`);
   console.log(`| quiet | ${q.count} | ${f(q.p50)} | ${f(q.p99)} | ${f(q.p999)} | ${f(q.max)} | ${Math.max(0, ...quiet.lag).toFixed(1)} |`);
   console.log(`| under ingest | ${b.count} | ${f(b.p50)} | ${f(b.p99)} | ${f(b.p999)} | ${f(b.max)} | ${Math.max(0, ...busy.lag).toFixed(1)} |`);
+  const l = summarize(spun.ms);
+  const cores = summarize(ingestCores).p50 ?? 0;
+  console.log(`| busy loops, ${(cores * 100).toFixed(0)} % of a core | ${l.count} | ${f(l.p50)} | ${f(l.p99)} | ${f(l.p999)} | ${f(l.max)} | ${Math.max(0, ...spun.lag).toFixed(1)} |`);
   console.log(`ratio under ingest / quiet: p50 ${ratio(q.p50, b.p50)}, p99 ${ratio(q.p99, b.p99)}, max ${ratio(q.max, b.max)}`);
   const rate = (ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0);
   const qw = summarize(quiet.ws);
   const bw = summarize(busy.ws);
-  console.log(`/ws p99 quiet ${f(qw.p99)} ms, under ingest ${f(bw.p99)} ms`);
+  const lw = summarize(spun.ws);
+  console.log(`/ws p99 quiet ${f(qw.p99)} ms, under ingest ${f(bw.p99)} ms, beside the busy loops ${f(lw.p99)} ms`);
   const row = (path: string, busyP99: number, quietP99: number): BenchRow => ({
     figure: `${path} p99 while ingesting ${rate} samples/s, beside quiet (ms)`,
     value: busyP99,
@@ -76,7 +109,14 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     goal: `≤ ${P99_RATIO_MAX}× quiet at 20,000 samples/s`,
     pass: size === "smoke" ? null : busyP99 <= P99_RATIO_MAX * quietP99,
   });
-  return [row("/echo", b.p99!, q.p99!), row("/ws", bw.p99!, qw.p99!)];
+  const floor = (path: string, loopP99: number, quietP99: number): BenchRow => ({
+    figure: `${path} p99 beside busy loops using the ingest's CPU (${(cores * 100).toFixed(0)} % of a core) in ${INGEST_THREADS} other processes, beside quiet (ms)`,
+    value: loopP99,
+    baseline: quietP99,
+    goal: "(reported: what that much CPU costs the tail here)",
+    pass: null,
+  });
+  return [row("/echo", b.p99!, q.p99!), floor("/echo", l.p99!, q.p99!), row("/ws", bw.p99!, qw.p99!), floor("/ws", lw.p99!, qw.p99!)];
 }
 
 export const bench: Benchmark = { name: "ingest-stall", run };

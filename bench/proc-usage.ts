@@ -22,6 +22,27 @@ export function procUsage(pids: number[]): { cpuS: number; rssMb: number } {
   return { cpuS: cpuNs / 1e9, rssMb: pssKb / 1024 };
 }
 
+/** CPU time (s) of every thread of the processes (a process's own schedstat counts its main thread only). */
+export function threadsCpuS(pids: number[]): number {
+  let ns = 0;
+  for (const pid of pids) {
+    let tasks: string[] = [];
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // exited: counted as nothing
+    }
+    for (const task of tasks) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  }
+  return ns / 1e9;
+}
+
 /** Children of a process (e.g. the ping processes a server runs). */
 export function childPids(pid: number): number[] {
   try {
