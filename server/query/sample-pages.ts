@@ -19,14 +19,12 @@ const SAMPLE_COLUMNS_SQL = `samples.t, sessions.client_id, sessions.session_key,
   samples.reason, samples.winner, samples.other_ms, samples.other_outcome, samples.minrtt, samples.server_lag_ms,
   samples.server_ms, samples.session`;
 
-/** One row as SQLite returns it, columns in SAMPLE_COLUMNS_SQL order. */
+/** The columns every page row starts with: the sample's key, session and series. */
+type RowHead = [t: number, clientId: string, sessionId: string, seq: number, method: string, target: string];
+
+/** One row as the `samples` view returns it, columns in SAMPLE_COLUMNS_SQL order. */
 export type RawSampleRow = [
-  t: number,
-  clientId: string,
-  sessionId: string,
-  seq: number,
-  method: string,
-  target: string,
+  ...RowHead,
   ms: number | null,
   outcome: string,
   scheduledT: number | null,
@@ -108,12 +106,7 @@ const PACKED_SOURCE: SampleSource = {
 };
 
 type PackedRow = [
-  t: number,
-  clientId: string,
-  sessionId: string,
-  seq: number,
-  method: string,
-  target: string,
+  ...RowHead,
   us: number | null,
   status: number,
   sched: number | null,
