@@ -9,6 +9,7 @@ import type { SqlParam } from "../store/read-pool.js";
 import type { Store } from "../store/store.js";
 import { packedSamplesSql, unpackSample } from "../store/raw-layout.js";
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
+import { msOf } from "./cells.js";
 
 /** Rows per page: ~200 kB of CSV, a few ms of SQLite work between yields to the event loop. */
 export const PAGE_ROWS_DEFAULT = 2000;
@@ -118,8 +119,6 @@ type PackedRow = [
   sessionRowId: number,
 ];
 
-/** µs → ms as the view divides (`us / 1000.0`). */
-const msOf = (us: number | null): number | null => (us === null ? null : us / 1000);
 const nameOf = <T extends string>(names: readonly T[], code: number | null): T | null => (code === null ? null : (names[code] ?? null));
 
 /** A packed row as the view would have returned it; `reasonText` names a reason id. */

@@ -164,7 +164,7 @@ export function unpackSample(method: string, status: number, sched: number | nul
   const race = method === "best2" && detail !== null ? unpackRace(detail) : null;
   return {
     outcome: status % OUTCOME_UNIT,
-    flags: flagsOf(status, method),
+    flags: (Math.floor(status / OUTCOME_UNIT) % (FLAGS_MAX + 1)) ^ usualFlags(method),
     reason: reason === 0 ? null : reason - 1,
     schedMs: sched === null ? null : sched + (lateUs === null ? 0 : Math.trunc(lateUs / 1000)),
     winner: race === null ? null : race.winner,
@@ -173,8 +173,6 @@ export function unpackSample(method: string, status: number, sched: number | nul
     minrttUs: method === "tcprtt" ? detail : null,
   };
 }
-
-const flagsOf = (status: number, method: string) => (Math.floor(status / OUTCOME_UNIT) % (FLAGS_MAX + 1)) ^ usualFlags(method);
 
 /** raw_samples as logical rows (RAW_COLUMNS' names and order): for upgrade tests and benchmarks that compare with rawValues. */
 export function logicalRawSelectSql(): string {
@@ -219,19 +217,8 @@ export function edgeReader(layout: RawLayout, method: (series: number) => string
     columns: "t, series, status, us, late_us, detail",
     decode: (row) => {
       const [t, series, status, us, lateUs, detail] = row as [number, number, number, number | null, number | null, number | null];
-      const kind = method(series) ?? "";
-      const race = kind === "best2" && detail !== null ? unpackRace(detail) : null;
-      return {
-        t,
-        series,
-        outcome: status % OUTCOME_UNIT,
-        us,
-        flags: flagsOf(status, kind),
-        lateUs,
-        winner: race === null ? null : race.winner,
-        otherUs: race === null ? null : race.otherUs,
-        minrttUs: kind === "tcprtt" ? detail : null,
-      };
+      const u = unpackSample(method(series) ?? "", status, null, lateUs, detail);
+      return { t, series, outcome: u.outcome, us, flags: u.flags, lateUs, winner: u.winner, otherUs: u.otherUs, minrttUs: u.minrttUs };
     },
   };
 }
