@@ -27,13 +27,29 @@ const P99_RATIO_MAX = 1.5;
 /** Threads the ingest keeps busy: the server's event loop and writer thread, the load script. */
 const INGEST_THREADS = 3;
 
+/** One phase's paced probes, pooled over the rounds: /echo round trips and the server's reported lag, /ws round trips. */
+interface Phase {
+  ms: number[];
+  lag: number[];
+  ws: number[];
+}
+const newPhase = (): Phase => ({ ms: [], lag: [], ws: [] });
+
+/** Paced /echo and /ws probes for `seconds`, added to `into`. */
+async function measure(url: string, seconds: number, into: Phase): Promise<void> {
+  const [echo, ws] = await Promise.all([pacedEcho(url, seconds), pacedWsEcho(url, seconds)]);
+  into.ms.push(...echo.ms);
+  into.lag.push(...echo.lag);
+  into.ws.push(...ws);
+}
+
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, phaseSeconds: PHASE_SECONDS, rate: RATE } = SIZES[size];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-bench-"));
   const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--no-rate-limit", "--db", path.join(dir, "bench.db")], "tailprobe");
-  const quiet = { ms: [] as number[], lag: [] as number[], ws: [] as number[] };
-  const busy = { ms: [] as number[], lag: [] as number[], ws: [] as number[] };
-  const spun = { ms: [] as number[], lag: [] as number[], ws: [] as number[] };
+  const quiet = newPhase();
+  const busy = newPhase();
+  const spun = newPhase();
   let ingested = 0;
   /** CPU the ingest took (server and load script, every thread), as a fraction of a core, per round. */
   const ingestCores: number[] = [];
@@ -42,10 +58,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     // the first quiet phase does not carry the server's start in its tail.
     await Promise.all([pacedEcho(server.url, 1), pacedWsEcho(server.url, 1)]);
     for (let round = 0; round < ROUNDS; round++) {
-      const [q, qws] = await Promise.all([pacedEcho(server.url, PHASE_SECONDS), pacedWsEcho(server.url, PHASE_SECONDS)]);
-      quiet.ws.push(...qws);
-      quiet.ms.push(...q.ms);
-      quiet.lag.push(...q.lag);
+      await measure(server.url, PHASE_SECONDS, quiet);
       const burst = spawn(process.execPath, ["--import", "tsx", "testkit/ingest-burst.ts", server.url, "100000", "4", RATE], { stdio: ["ignore", "pipe", "inherit"] });
       let acks = 0;
       burst.stdout!.on("data", (d: Buffer) => (acks += d.toString().split("\n").filter((l) => l.startsWith("ACK")).length));
@@ -53,11 +66,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       await new Promise((r) => setTimeout(r, 1000));
       const cpu0 = threadsCpuS([server.child.pid!, burst.pid!]);
       const t0 = performance.now();
-      const [b, bws] = await Promise.all([pacedEcho(server.url, PHASE_SECONDS), pacedWsEcho(server.url, PHASE_SECONDS)]);
+      await measure(server.url, PHASE_SECONDS, busy);
       const cores = (threadsCpuS([server.child.pid!, burst.pid!]) - cpu0) / ((performance.now() - t0) / 1000);
-      busy.ws.push(...bws);
-      busy.ms.push(...b.ms);
-      busy.lag.push(...b.lag);
       burst.kill("SIGKILL");
       await new Promise((r) => burst.once("exit", r));
       ingested += acks * 200;
@@ -72,10 +82,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
         spawn(process.execPath, ["--import", "tsx", "bench/busy-loop.ts", (cores / loopCount).toFixed(3), String(PHASE_SECONDS + 10)], { stdio: "ignore" }),
       );
       await new Promise((r) => setTimeout(r, 1000));
-      const [l, lws] = await Promise.all([pacedEcho(server.url, PHASE_SECONDS), pacedWsEcho(server.url, PHASE_SECONDS)]);
-      spun.ws.push(...lws);
-      spun.ms.push(...l.ms);
-      spun.lag.push(...l.lag);
+      await measure(server.url, PHASE_SECONDS, spun);
       for (const loop of loops) loop.kill("SIGKILL");
       await Promise.all(loops.map((loop) => new Promise((r) => (loop.exitCode !== null ? r(null) : loop.once("exit", r)))));
     }
@@ -91,11 +98,13 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   console.log(`ingest-stall: ${RATE} batches/s, ${ROUNDS} rounds × ${PHASE_SECONDS} s per phase; ${ingested} samples ingested under load (${(ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0)}/s)`);
   console.log(`| phase | echo n | p50 ms | p99 ms | p99.9 ms | max ms | server lag max ms |`);
   console.log(`|---|---|---|---|---|---|---|`);
-  console.log(`| quiet | ${q.count} | ${f(q.p50)} | ${f(q.p99)} | ${f(q.p999)} | ${f(q.max)} | ${Math.max(0, ...quiet.lag).toFixed(1)} |`);
-  console.log(`| under ingest | ${b.count} | ${f(b.p50)} | ${f(b.p99)} | ${f(b.p999)} | ${f(b.max)} | ${Math.max(0, ...busy.lag).toFixed(1)} |`);
   const l = summarize(spun.ms);
   const cores = summarize(ingestCores).p50 ?? 0;
-  console.log(`| busy loops, ${(cores * 100).toFixed(0)} % of a core | ${l.count} | ${f(l.p50)} | ${f(l.p99)} | ${f(l.p999)} | ${f(l.max)} | ${Math.max(0, ...spun.lag).toFixed(1)} |`);
+  const line = (name: string, e: ReturnType<typeof summarize>, phase: Phase) =>
+    console.log(`| ${name} | ${e.count} | ${f(e.p50)} | ${f(e.p99)} | ${f(e.p999)} | ${f(e.max)} | ${Math.max(0, ...phase.lag).toFixed(1)} |`);
+  line("quiet", q, quiet);
+  line("under ingest", b, busy);
+  line(`busy loops, ${(cores * 100).toFixed(0)} % of a core`, l, spun);
   console.log(`ratio under ingest / quiet: p50 ${ratio(q.p50, b.p50)}, p99 ${ratio(q.p99, b.p99)}, max ${ratio(q.max, b.max)}`);
   const rate = (ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0);
   const qw = summarize(quiet.ws);
