@@ -241,10 +241,25 @@ export function countsAtOrBelow(r: Rollup, bounds: readonly number[]): number[] 
 }
 
 // ---- compact encoding ---------------------------------------------------------
-// A rollup is stored as one BLOB of unsigned LEB128 varints: count, min, max,
-// sum, zero, the number of buckets, then per bucket (index delta, count).
-// Indices start at -1 (1 µs), so the first delta is taken from -1. A minute
-// of one series is typically 20–60 buckets: ~60–150 bytes.
+// A rollup is stored as one BLOB of unsigned LEB128 varints, in one of two forms.
+//
+// Compact (tag byte 0; store version 6 on): what the exact fields already say
+// is not stored again. A sparse rollup (a 5-minute row of one client holds a
+// few samples) spent most of its bytes on the first bucket's index and a count
+// of 1 per bucket; this form is two thirds the size on a month of samples.
+//   0, count, min                      count 1: the one value is min
+//   max − min, sum − count·min, zero   max 0: every value is 0
+//   [first bucket + 1]                 only when min is 0; else bucketIndex(min)
+//                                      the last bucket is bucketIndex(max); if it is the first, done
+//   first bucket's count − 1, the number of buckets between, and per bucket
+//   between: (index gap − 1)·2 + (count > 1), then count − 2 if count > 1.
+//   The last bucket holds the count left over.
+// Legacy (versions 2-5; still written for a rollup whose fields and buckets
+// disagree, which record() never makes): count, min, max, sum, zero, the
+// number of buckets, then per bucket (index delta from −1, count). Its first
+// byte is the count, never 0 in a stored rollup (an empty one is stored as NULL).
+
+const COMPACT_TAG = 0;
 
 function pushVarint(out: number[], v: number): void {
   while (v >= 0x80) {
@@ -256,8 +271,46 @@ function pushVarint(out: number[], v: number): void {
 
 /** The stored form of a non-empty rollup. */
 export function encodeRollup(r: Rollup): Uint8Array {
-  const out: number[] = [];
   const sorted = sortedBuckets(r);
+  return Uint8Array.from(encodeCompact(r, sorted) ?? encodeLegacy(r, sorted));
+}
+
+/** The compact form, or null when the rollup's exact fields and buckets disagree (a hand-made rollup): those are not implied then. */
+function encodeCompact(r: Rollup, sorted: [number, number][]): number[] | null {
+  const { count, min, max, sum, zero } = r;
+  if (count < 1 || min === null || max === null || min > max || sum < count * min || zero > count) return null;
+  if ((min === 0) !== (zero > 0) || (max === 0) !== (zero === count)) return null;
+  let inBuckets = 0;
+  for (const [, c] of sorted) inBuckets += c;
+  if (inBuckets !== count - zero) return null;
+  const out = [COMPACT_TAG];
+  pushVarint(out, count);
+  pushVarint(out, min);
+  if (count === 1) return sum === min ? out : null;
+  pushVarint(out, max - min);
+  pushVarint(out, sum - count * min);
+  pushVarint(out, zero);
+  if (max === 0) return out;
+  const first = sorted[0]![0];
+  const last = sorted[sorted.length - 1]![0];
+  if (last !== bucketIndex(max)) return null;
+  if (min === 0) pushVarint(out, first + 1);
+  else if (first !== bucketIndex(min)) return null;
+  if (first === last) return out;
+  pushVarint(out, sorted[0]![1] - 1);
+  pushVarint(out, sorted.length - 2);
+  let prev = first;
+  for (let k = 1; k < sorted.length - 1; k++) {
+    const [i, c] = sorted[k]!;
+    pushVarint(out, (i - prev - 1) * 2 + (c > 1 ? 1 : 0));
+    if (c > 1) pushVarint(out, c - 2);
+    prev = i;
+  }
+  return out;
+}
+
+function encodeLegacy(r: Rollup, sorted: [number, number][]): number[] {
+  const out: number[] = [];
   for (const v of [r.count, r.min ?? 0, r.max ?? 0, r.sum, r.zero, sorted.length]) pushVarint(out, v);
   let prev = -1;
   for (const [i, c] of sorted) {
@@ -265,16 +318,37 @@ export function encodeRollup(r: Rollup): Uint8Array {
     pushVarint(out, c);
     prev = i;
   }
-  return Uint8Array.from(out);
+  return out;
 }
+
+/** encodeRollup as versions 2-5 wrote it: for tests of what older files hold. */
+export const encodeRollupLegacy = (r: Rollup): Uint8Array => Uint8Array.from(encodeLegacy(r, sortedBuckets(r)));
+
+/** Whether a stored rollup is in the compact form (an upgrade rewrites those that are not). */
+export const isCompactRollup = (blob: Uint8Array): boolean => blob[0] === COMPACT_TAG;
 
 /**
  * Where decoding a stored rollup is: one cursor for the module, reset by
  * readHeader, so reading the varints of hundreds of rows allocates nothing.
- * Decoding never awaits, so no two decodings interleave.
+ * Decoding never awaits, so no two decodings interleave. After readHeader,
+ * each nextBucket() that returns true leaves one bucket in `index`/`n`.
  */
-const cursor: { blob: Uint8Array; pos: number } = { blob: new Uint8Array(0), pos: 0 };
-const header = { count: 0, min: 0, max: 0, sum: 0, zero: 0, buckets: 0 };
+const cursor = {
+  blob: new Uint8Array(0) as Uint8Array,
+  pos: 0,
+  compact: false,
+  /** Buckets still to read through the varints (legacy: all; compact: the first and those between). */
+  toRead: 0,
+  /** Compact: the first bucket's index is known, not read; the last bucket is still to give. */
+  firstKnown: false,
+  lastPending: false,
+  last: 0,
+  /** Compact: values not yet given to a bucket (the last bucket takes them). */
+  left: 0,
+  index: -1,
+  n: 0,
+};
+const header = { count: 0, min: 0, max: 0, sum: 0, zero: 0 };
 
 function varint(): number {
   const blob = cursor.blob;
@@ -298,17 +372,96 @@ function addHeader(into: Pick<Rollup, "count" | "sum" | "zero" | "min" | "max">,
   if (into.max === null || head.max > into.max) into.max = head.max;
 }
 
-/** Starts decoding `blob`: its header fields (the object is reused), the cursor at its first bucket. */
+/** Starts decoding `blob`: its header fields (the object is reused), the cursor before its first bucket. */
 function readHeader(blob: Uint8Array): typeof header {
   cursor.blob = blob;
   cursor.pos = 0;
-  header.count = varint();
-  header.min = varint();
-  header.max = varint();
-  header.sum = varint();
+  cursor.lastPending = false;
+  cursor.firstKnown = false;
+  cursor.index = -1;
+  if (blob[0] !== COMPACT_TAG) {
+    cursor.compact = false;
+    header.count = varint();
+    header.min = varint();
+    header.max = varint();
+    header.sum = varint();
+    header.zero = varint();
+    cursor.toRead = varint();
+    return header;
+  }
+  cursor.compact = true;
+  cursor.pos = 1;
+  const count = varint();
+  const min = varint();
+  header.count = count;
+  header.min = min;
+  cursor.toRead = 0;
+  if (count === 1) {
+    header.max = min;
+    header.sum = min;
+    header.zero = min === 0 ? 1 : 0;
+    if (min > 0) singleBucket(bucketIndex(min), 1);
+    return header;
+  }
+  header.max = min + varint();
+  header.sum = count * min + varint();
   header.zero = varint();
-  header.buckets = varint();
+  const inBuckets = count - header.zero;
+  if (inBuckets < 0 || (header.max === 0) !== (inBuckets === 0)) throw new Error("corrupt rollup");
+  if (inBuckets === 0) return header;
+  const first = min === 0 ? varint() - 1 : bucketIndex(min);
+  const last = bucketIndex(header.max);
+  if (first === last) {
+    singleBucket(first, inBuckets);
+    return header;
+  }
+  const firstN = varint() + 1;
+  cursor.toRead = varint();
+  cursor.left = inBuckets - firstN;
+  cursor.last = last;
+  cursor.lastPending = true;
+  // The first bucket is given before those read: its index and count are known now.
+  cursor.firstKnown = true;
+  cursor.index = first;
+  cursor.n = firstN;
   return header;
+}
+
+/** A compact rollup whose values other than zeros lie in one bucket: nothing more to read. */
+function singleBucket(index: number, n: number): void {
+  cursor.firstKnown = true;
+  cursor.index = index;
+  cursor.n = n;
+}
+
+/** The next bucket of the rollup readHeader started, into cursor.index / cursor.n; false when there is none. */
+function nextBucket(): boolean {
+  if (cursor.firstKnown) {
+    cursor.firstKnown = false;
+    return true;
+  }
+  if (!cursor.compact) {
+    if (cursor.toRead === 0) return false;
+    cursor.toRead--;
+    cursor.index += varint();
+    cursor.n = varint();
+    return true;
+  }
+  if (cursor.toRead > 0) {
+    cursor.toRead--;
+    const step = varint();
+    cursor.index += Math.floor(step / 2) + 1;
+    cursor.n = step % 2 === 0 ? 1 : varint() + 2;
+    cursor.left -= cursor.n;
+    if (cursor.index >= cursor.last) throw new Error("corrupt rollup");
+    return true;
+  }
+  if (!cursor.lastPending) return false;
+  cursor.lastPending = false;
+  if (cursor.left < 1) throw new Error("corrupt rollup");
+  cursor.index = cursor.last;
+  cursor.n = cursor.left;
+  return true;
 }
 
 /**
@@ -335,11 +488,7 @@ export class DenseRollup {
     const head = readHeader(blob);
     if (head.count === 0) return;
     addHeader(this, head);
-    let i = -1;
-    for (let j = 0; j < head.buckets; j++) {
-      i += varint();
-      this.add(i, varint());
-    }
+    while (nextBucket()) this.add(cursor.index, cursor.n);
   }
 
   addRollup(r: Rollup): void {
@@ -376,10 +525,5 @@ export function mergeEncoded(into: Rollup, blob: Uint8Array): void {
   if (head.count === 0) return;
   addHeader(into, head);
   const buckets = into.buckets;
-  let i = -1;
-  for (let k = 0; k < head.buckets; k++) {
-    i += varint();
-    const c = varint();
-    buckets.set(i, (buckets.get(i) ?? 0) + c);
-  }
+  while (nextBucket()) buckets.set(cursor.index, (buckets.get(cursor.index) ?? 0) + cursor.n);
 }

@@ -4,7 +4,8 @@
 // version 1 (text columns, REAL ms) → 5 (codes, µs, rollups, time-ordered and
 // packed raw samples); version 2 (raw samples keyed by session, with a t index) → 3;
 // version 3 → 4 (running totals in the rollups); version 4 → 5 (raw samples'
-// sparse columns folded, raw-layout.ts).
+// sparse columns folded, raw-layout.ts); version 5 → 6 (rollups written in the
+// compact form from then on: nothing to convert, the old form stays readable).
 import type Database from "better-sqlite3";
 import type { Sample } from "../../shared/contract/index.js";
 import { RollupBatch } from "./rollup-batch.js";

@@ -1,4 +1,4 @@
-// The database layout, version 5: compact raw samples (small-integer codes,
+// The database layout, version 6: compact raw samples (small-integer codes,
 // integer µs) stored in time order, and rollup histograms per (level, time
 // bucket, series, client, flag class). `samples` is a view with version 1's columns, so a person
 // with the sqlite3 shell (and the tests) reads samples as before.
@@ -6,8 +6,13 @@ import type Database from "better-sqlite3";
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
 import { samplesViewSql } from "./raw-layout.js";
 
-/** 5: version 4's tables, raw_samples' sparse columns folded (raw-layout.ts). */
-export const SCHEMA_VERSION = 5;
+/**
+ * 5: version 4's tables, raw_samples' sparse columns folded (raw-layout.ts).
+ * 6: the same tables; rollup BLOBs written in shared/rollup.ts' compact form,
+ * which a version 5 tailprobe would misread (it refuses a newer file). Stored
+ * version 5 BLOBs are read as they are and rewritten compact when their row changes.
+ */
+export const SCHEMA_VERSION = 6;
 
 /** Bits of raw_samples.flags: booleans of the wire sample packed into one integer. */
 export const FLAG = {

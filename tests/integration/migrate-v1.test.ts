@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/store.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { prng } from "../../testkit/prng.js";
+import { SCHEMA_VERSION } from "../../server/store/schema.js";
 
 const V1_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v1.sql"), "utf8");
 const T0 = 1_750_000_000_000;
@@ -93,11 +94,11 @@ describe("a version 1 database", () => {
   const store = openStore(dbPath, { log: (l) => lines.push(l) });
   afterAll(() => store.close());
 
-  it("is upgraded to version 5 with a progress line", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
-    expect(lines[0]).toBe(`upgrading database schema 1 → 5: ${N} samples`);
-    expect(lines).toContain(`upgrading database schema 1 → 5: ${N} / ${N} samples (100 %)`);
-    expect(lines).toContain("upgraded database schema 1 → 5");
+  it("is upgraded to the current version with a progress line", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(lines[0]).toBe(`upgrading database schema 1 → ${SCHEMA_VERSION}: ${N} samples`);
+    expect(lines).toContain(`upgrading database schema 1 → ${SCHEMA_VERSION}: ${N} / ${N} samples (100 %)`);
+    expect(lines).toContain(`upgraded database schema 1 → ${SCHEMA_VERSION}`);
     expect(lines.at(-1)).toMatch(/^compacted the database file: \d+ MB$/);
   });
 

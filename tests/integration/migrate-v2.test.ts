@@ -1,5 +1,5 @@
 // A database written by version 2 of the schema (tests/fixtures/schema-v2.sql:
-// raw samples keyed by (session, seq) with a t index) opens in version 5, raw
+// raw samples keyed by (session, seq) with a t index) opens in the current version, raw
 // samples keyed by time in the packed layout (raw-layout.ts): every row is still there with every column, each
 // session knows its first and last sample's t, the timed rollups are
 // untouched and summed into running totals (version 4), the old table and
@@ -10,9 +10,10 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { logicalRawSelectSql } from "../../server/store/raw-layout.js";
 import { openStore } from "../../server/store/store.js";
-import { encodeRollup, record, type Rollup } from "../../shared/rollup.js";
+import { encodeRollup, encodeRollupLegacy, record, type Rollup } from "../../shared/rollup.js";
 import { prng } from "../../testkit/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
+import { SCHEMA_VERSION } from "../../server/store/schema.js";
 
 const V2_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v2.sql"), "utf8");
 const T0 = 1_760_000_000_000;
@@ -29,6 +30,9 @@ function rollupOf(us: readonly number[]): Rollup {
   for (const v of us) record(r, v);
   return r;
 }
+/** A rollup as a version 2 file holds it (the form versions 2-5 wrote). */
+const legacyBlob = (us: readonly number[]) => Buffer.from(encodeRollupLegacy(rollupOf(us)));
+/** A rollup as the upgrade writes it. */
 const blob = (us: readonly number[]) => Buffer.from(encodeRollup(rollupOf(us)));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -55,15 +59,15 @@ function writeV2(dbPath: string): { raw: RawRow[]; rollups: unknown[] } {
   const addRollup = db.prepare(
     "INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
-  addRollup.run(0, T0, 1, 1, 0, 2, 1, blob([300, 900]), null, 0, 0, null);
+  addRollup.run(0, T0, 1, 1, 0, 2, 1, legacyBlob([300, 900]), null, 0, 0, null);
   // Client 2's best of two on two days, client 1's XHR on one: the totals sum the days. The
   // aggregate rows of the first day are there; the second day's was pruned by a retention
   // pass that stopped before the client's row: the aggregate totals follow the clients' rows.
-  addRollup.run(3, day, 3, 2, 0, 0, 0, blob(DAY1_BEST2), blob([5000]), 7, 9, blob([40, 120]));
-  addRollup.run(3, day + DAY_MS, 3, 2, 0, 1, 2, blob(DAY2_BEST2), null, 3, 1, blob([60]));
-  addRollup.run(3, day, 3, 0, 255, 0, 0, blob(DAY1_BEST2), blob([5000]), 7, 9, blob([40, 120]));
-  addRollup.run(3, day, 1, 1, 0, 2, 1, blob([300, 900]), null, 0, 0, null);
-  addRollup.run(3, day, 1, 0, 255, 2, 1, blob([300, 900]), null, 0, 0, null);
+  addRollup.run(3, day, 3, 2, 0, 0, 0, legacyBlob(DAY1_BEST2), legacyBlob([5000]), 7, 9, legacyBlob([40, 120]));
+  addRollup.run(3, day + DAY_MS, 3, 2, 0, 1, 2, legacyBlob(DAY2_BEST2), null, 3, 1, legacyBlob([60]));
+  addRollup.run(3, day, 3, 0, 255, 0, 0, legacyBlob(DAY1_BEST2), legacyBlob([5000]), 7, 9, legacyBlob([40, 120]));
+  addRollup.run(3, day, 1, 1, 0, 2, 1, legacyBlob([300, 900]), null, 0, 0, null);
+  addRollup.run(3, day, 1, 0, 255, 2, 1, legacyBlob([300, 900]), null, 0, 0, null);
   const rand = prng(2024);
   const raw: RawRow[] = [];
   const seqs = [0, 0];
@@ -105,8 +109,8 @@ describe("a version 2 database", () => {
   const store = openStore(dbPath, { log: (l) => lines.push(l) });
   afterAll(() => store.close());
 
-  it("is upgraded to version 5 with progress lines, and the file compacted", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
+  it("is upgraded to the current version with progress lines, and the file compacted", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
     expect(lines).toEqual([
       `upgrading database schema 2 → 3: ${N} samples`,
       `upgrading database schema 2 → 3: 50000 / ${N} samples (82 %)`,

@@ -1,5 +1,5 @@
 // A database written by version 4 of the schema (tests/fixtures/schema-v4.sql:
-// one column per field of a raw sample) opens in version 5, raw samples in the
+// one column per field of a raw sample) opens in the current version, raw samples in the
 // packed layout (server/store/raw-layout.ts): the samples view reads every row
 // exactly as it did before the upgrade, rollups are untouched, the old table
 // is gone and its pages given back, the upgrade printed its progress, and a
@@ -17,6 +17,7 @@ import { openStore } from "../../server/store/store.js";
 import { RAW_COLUMNS } from "../../server/store/writer.js";
 import { prng } from "../../testkit/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
+import { SCHEMA_VERSION } from "../../server/store/schema.js";
 
 const V4_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v4.sql"), "utf8");
 const T0 = 1_790_000_000_000;
@@ -74,8 +75,8 @@ describe("a version 4 database", () => {
   const store = openStore(dbPath, { log: (l) => lines.push(l) });
   afterAll(() => store.close());
 
-  it("is upgraded to version 5 with progress lines, and the file compacted", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
+  it("is upgraded to the current version with progress lines, and the file compacted", () => {
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
     expect(lines).toEqual([
       `upgrading database schema 4 → 5: ${N} samples`,
       `upgrading database schema 4 → 5: 50000 / ${N} samples (82 %)`,
@@ -121,7 +122,7 @@ describe("a version 3 database", () => {
       `upgrading database schema 4 → 5: ${N} samples`,
       "upgraded database schema 4 → 5",
     ]);
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
     // The client's total and the aggregate's, from the client's day row.
     expect(store.db.prepare("SELECT client, class, failures, skipped FROM rollups WHERE level = 4 ORDER BY client").all()).toEqual([
       { client: 0, class: 255, failures: 3, skipped: 1 },
@@ -168,7 +169,7 @@ describe("a file marked version 4 whose raw table is already packed", () => {
     const lines: string[] = [];
     const again = openStore(dbPath, { log: (l) => lines.push(l) });
     expect(lines).toEqual([]);
-    expect(again.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "5" });
+    expect(again.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
     expect(again.db.prepare(ALL_SAMPLES).all()).toEqual(samples);
     await again.close();
   });

@@ -93,9 +93,11 @@ WHERE r.session = s.id AND s.first_t IS NULL;
 /**
  * The PostgreSQL layout's own version: 4 as SQLite's running totals; SQLite's
  * version 5 packed its raw rows (../raw-layout.ts), which this layout keeps
- * one column per field.
+ * one column per field. 5 as SQLite's 6: rollups written in the compact form
+ * (shared/rollup.ts), which a tailprobe of version 4 would misread; stored
+ * ones are read as they are.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Creates or upgrades the schema; servers starting together wait their turn on the advisory lock. */
 export async function migratePostgres(sql: postgres.Sql, log: (line: string) => void): Promise<void> {
