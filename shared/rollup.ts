@@ -324,12 +324,12 @@ function encodeLegacy(r: Rollup, sorted: [number, number][]): number[] {
 /** encodeRollup as versions 2-5 wrote it: for tests of what older files hold. */
 export const encodeRollupLegacy = (r: Rollup): Uint8Array => Uint8Array.from(encodeLegacy(r, sortedBuckets(r)));
 
-/** Whether a stored rollup is in the compact form (an upgrade rewrites those that are not). */
+/** Whether a stored rollup is in the compact form (files before version 6 hold the legacy one). */
 export const isCompactRollup = (blob: Uint8Array): boolean => blob[0] === COMPACT_TAG;
 
 /**
  * Where decoding a stored rollup is: one cursor for the module, reset by
- * readHeader, so reading the varints of hundreds of rows allocates nothing.
+ * decodeInto, so reading the varints of hundreds of rows allocates nothing.
  * Decoding never awaits, so no two decodings interleave.
  */
 const cursor = { blob: new Uint8Array(0) as Uint8Array, pos: 0 };
@@ -363,9 +363,10 @@ interface BucketSink {
 }
 
 /**
- * Decodes `blob` into `head` (reused) and adds its buckets to `sink`, one
- * call each: a month's stats merge hundreds of kilobytes of these per
- * query, so there is no callback and no object per bucket.
+ * Decodes a stored rollup of either form: its exact fields (read into the
+ * reused `header`) are added to `into`, each bucket to `sink`, one method
+ * call each: a month's stats merge hundreds of kilobytes of these per query,
+ * so there is no closure and no object per bucket.
  */
 function decodeInto(blob: Uint8Array, into: Pick<Rollup, "count" | "sum" | "zero" | "min" | "max">, sink: BucketSink): void {
   cursor.blob = blob;
