@@ -333,7 +333,6 @@ export const isCompactRollup = (blob: Uint8Array): boolean => blob[0] === COMPAC
  * Decoding never awaits, so no two decodings interleave.
  */
 const cursor = { blob: new Uint8Array(0) as Uint8Array, pos: 0 };
-const header = { count: 0, min: 0, max: 0, sum: 0, zero: 0 };
 
 function varint(): number {
   const blob = cursor.blob;
@@ -348,13 +347,13 @@ function varint(): number {
   }
 }
 
-/** Adds a non-empty stored rollup's exact fields (count, sum, zero, min, max) to a rollup or an accumulator. */
-function addHeader(into: Pick<Rollup, "count" | "sum" | "zero" | "min" | "max">, head: typeof header): void {
-  into.count += head.count;
-  into.sum += head.sum;
-  into.zero += head.zero;
-  if (into.min === null || head.min < into.min) into.min = head.min;
-  if (into.max === null || head.max > into.max) into.max = head.max;
+/** Adds a non-empty stored rollup's exact fields to a rollup or an accumulator. */
+function addExact(into: Pick<Rollup, "count" | "sum" | "zero" | "min" | "max">, count: number, min: number, max: number, sum: number, zero: number): void {
+  into.count += count;
+  into.sum += sum;
+  into.zero += zero;
+  if (into.min === null || min < into.min) into.min = min;
+  if (into.max === null || max > into.max) into.max = max;
 }
 
 /** What a stored rollup's buckets are added to. */
@@ -363,24 +362,23 @@ interface BucketSink {
 }
 
 /**
- * Decodes a stored rollup of either form: its exact fields (read into the
- * reused `header`) are added to `into`, each bucket to `sink`, one method
- * call each: a month's stats merge hundreds of kilobytes of these per query,
- * so there is no closure and no object per bucket.
+ * Decodes a stored rollup of either form: its exact fields are added to
+ * `into`, each bucket to `sink`, one method call each: a month's stats merge
+ * hundreds of kilobytes of these per query, so there is no closure and no
+ * object per bucket.
  */
 function decodeInto(blob: Uint8Array, into: Pick<Rollup, "count" | "sum" | "zero" | "min" | "max">, sink: BucketSink): void {
   cursor.blob = blob;
   cursor.pos = 0;
-  const head = header;
   if (blob[0] !== COMPACT_TAG) {
-    head.count = varint();
-    head.min = varint();
-    head.max = varint();
-    head.sum = varint();
-    head.zero = varint();
+    const count = varint();
+    const min = varint();
+    const max = varint();
+    const sum = varint();
+    const zero = varint();
     const buckets = varint();
-    if (head.count === 0) return;
-    addHeader(into, head);
+    if (count === 0) return;
+    addExact(into, count, min, max, sum, zero);
     let i = -1;
     for (let j = 0; j < buckets; j++) {
       i += varint();
@@ -391,25 +389,20 @@ function decodeInto(blob: Uint8Array, into: Pick<Rollup, "count" | "sum" | "zero
   cursor.pos = 1;
   const count = varint();
   const min = varint();
-  head.count = count;
-  head.min = min;
   if (count === 1) {
-    head.max = min;
-    head.sum = min;
-    head.zero = min === 0 ? 1 : 0;
-    addHeader(into, head);
+    addExact(into, 1, min, min, min, min === 0 ? 1 : 0);
     if (min > 0) sink.add(bucketIndex(min), 1);
     return;
   }
-  head.max = min + varint();
-  head.sum = count * min + varint();
-  head.zero = varint();
-  const inBuckets = count - head.zero;
-  if (inBuckets < 0 || (head.max === 0) !== (inBuckets === 0)) throw new Error("corrupt rollup");
-  addHeader(into, head);
+  const max = min + varint();
+  const sum = count * min + varint();
+  const zero = varint();
+  const inBuckets = count - zero;
+  if (inBuckets < 0 || (max === 0) !== (inBuckets === 0)) throw new Error("corrupt rollup");
+  addExact(into, count, min, max, sum, zero);
   if (inBuckets === 0) return;
   const first = min === 0 ? varint() - 1 : bucketIndex(min);
-  const last = bucketIndex(head.max);
+  const last = bucketIndex(max);
   if (first === last) {
     sink.add(first, inBuckets);
     return;
