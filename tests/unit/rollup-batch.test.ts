@@ -1,6 +1,8 @@
-// RollupBatch.add finds each sample's cells by packed number keys and records
-// a value's bucket once for all of them; it must give the same cells as
-// recording every sample into each of its cells one by one, the plain way.
+// RollupBatch.add records each sample once, into a staged cell of its
+// 5-minute bucket, and rolls the staged cells up into every level and the
+// aggregate when the cells are read (keys past the packed range go straight
+// in); it must give the same cells as recording every sample into each of its
+// cells one by one, the plain way, before and after merging batches.
 import { describe, expect, it } from "vitest";
 import { ANY_CLASS, ANY_CLIENT, addToCell, emptyCell, RollupBatch, type RollupCell, type RollupRow } from "../../server/store/rollup-batch.js";
 import { bucketEndMs, LEVEL_MS, TOTAL_LEVEL } from "../../server/store/rollup-class.js";
