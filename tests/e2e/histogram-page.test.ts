@@ -304,4 +304,27 @@ describe("histogram page", () => {
     expect(await page.locator("#timeseries-panels figure.panel").count()).toBe(9);
     await page.close();
   });
+
+  it("a range with nothing in it says when the last report came and shows everything in one click", { timeout: 30_000 }, async () => {
+    const page = await browser.context.newPage();
+    // An hour that ended an hour before the first sample: the store is not empty, this range is.
+    await page.goto(`${server.url}/histogram?range=custom&from=${startMs - 7_200_000}&to=${startMs - 3_600_000}`);
+    await settled(page, 0);
+    const note = await page.locator("#stats-rows td.empty").innerText();
+    expect(note).toMatch(/^no samples in this range; the last report arrived .+ ago\)/);
+    expect(note, "not the first-run hint").not.toContain("open the probe page");
+    // A filter is named as a possible cause.
+    await page.goto(`${server.url}/histogram?range=custom&from=${startMs - 7_200_000}&to=${startMs - 3_600_000}&method=xhr`);
+    await settled(page, 0);
+    expect(await page.locator("#stats-rows td.empty").innerText()).toContain("no samples in this range with these filters");
+    const shown = await generation(page);
+    await page.locator("#show-all").click();
+    await settled(page, shown);
+    expect(await page.locator("#range-preset").inputValue()).toBe("all");
+    expect(new URL(page.url()).searchParams.get("range")).toBe("all");
+    expect(await samplesOf(page, "xhr", "A")).toBeGreaterThan(300);
+    // Already showing everything: no button to show everything.
+    expect(await page.locator("#show-all").count()).toBe(0);
+    await page.close();
+  });
 });

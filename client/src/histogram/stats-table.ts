@@ -38,14 +38,55 @@ function td(tr: HTMLTableRowElement, text: string, cls = ""): HTMLTableCellEleme
   return cell;
 }
 
-export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[]): void {
-  const frag = document.createDocumentFragment();
-  if (rows.length === 0) {
-    const tr = document.createElement("tr");
-    const cell = td(tr, "no samples in this range yet: open the probe page and leave it running", "empty");
-    cell.colSpan = 13;
-    frag.appendChild(tr);
+/** What an empty table says: whether anything was ever stored, and a way out. */
+export interface EmptyTable {
+  /** The newest `lastSeen` of any client (GET /api/clients), or null when none has reported. */
+  lastReportMs: number | null;
+  /** Series, client, sample filters or a focus window narrow the range. */
+  filtered: boolean;
+  /** Switches the page to every stored sample; null when the range already is that. */
+  onShowAll: (() => void) | null;
+  nowMs: number;
+}
+
+/** "3 min", "9 h", "2 days": how long ago, coarsely. */
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 90) return `${s} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 36 * 3600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} days`;
+}
+
+/**
+ * A database opened again after the probes stopped (a saved run, a server
+ * restarted the next day) holds samples, just none in the default last hour:
+ * saying "open the probe page" there would send the user the wrong way.
+ */
+function emptyRow(empty: EmptyTable | undefined): HTMLTableRowElement {
+  const tr = document.createElement("tr");
+  const cell = td(tr, "", "empty");
+  cell.colSpan = 13;
+  if (empty === undefined || empty.lastReportMs === null) {
+    cell.textContent = "no samples in this range yet: open the probe page and leave it running";
+    return tr;
   }
+  const when = new Date(empty.lastReportMs);
+  cell.textContent = `no samples in this range${empty.filtered ? " with these filters" : ""}; the last report arrived ${when.toLocaleString()} (${ago(empty.nowMs - empty.lastReportMs)} ago) `;
+  if (empty.onShowAll !== null) {
+    const all = document.createElement("button");
+    all.type = "button";
+    all.id = "show-all";
+    all.textContent = "show all samples";
+    all.addEventListener("click", empty.onShowAll);
+    cell.appendChild(all);
+  }
+  return tr;
+}
+
+export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[], empty?: EmptyTable): void {
+  const frag = document.createDocumentFragment();
+  if (rows.length === 0) frag.appendChild(emptyRow(empty));
   let lastTarget: string | undefined;
   for (const r of orderRows(rows)) {
     const tr = document.createElement("tr");

@@ -198,9 +198,10 @@ export class Workbench {
         const before = this.knownTargets.size;
         for (const r of s.rows) this.knownTargets.add(r.target);
         if (this.knownTargets.size !== before) this.render(p);
-        renderStatsTable($<HTMLTableSectionElement>("stats-rows"), s.rows);
         this.lastSeries = orderRows(s.rows.filter((r) => r.count > 0)).map((r) => seriesId(r.method, r.target));
         $("timer-note").textContent = timerNote(s.timerResolutionMs);
+        if (s.rows.length === 0) return this.renderEmptyTable(view, signal);
+        renderStatsTable($<HTMLTableSectionElement>("stats-rows"), s.rows);
       }),
       getChecked("/api/histogram", p.summary, histogramResponseSchema, signal).then((h) =>
         this.histogram.update(h, view.histScale, this.targetList()),
@@ -263,6 +264,20 @@ export class Workbench {
       // The picker still lists the servers seen in the data.
       console.warn("tailprobe: /api/config:", err);
     }
+  }
+
+  /** An empty table says whether anything is stored at all (asked afresh: a tab may have reported since the page loaded). */
+  private async renderEmptyTable(view: ViewState, signal: AbortSignal): Promise<void> {
+    const c = await getChecked("/api/clients", null, clientsResponseSchema, signal);
+    const seen = c.clients.map((x) => x.lastSeen);
+    const filtered =
+      view.methods.length > 0 || view.targets.length > 0 || view.client !== null || view.visibleOnly || view.maxLateMs !== null || view.focus !== null;
+    renderStatsTable($<HTMLTableSectionElement>("stats-rows"), [], {
+      lastReportMs: seen.length === 0 ? null : Math.max(...seen),
+      filtered,
+      onShowAll: view.range.preset === "all" ? null : () => this.apply({ range: { preset: "all" }, focus: null }),
+      nowMs: Date.now(),
+    });
   }
 
   private async loadClients(): Promise<void> {
