@@ -2,8 +2,9 @@
 // of synthetic samples with a planted spike on xhr→A and a bimodal jsonp→B:
 // every chart draws and names its series, dragging over the spike focuses
 // the table on it and "everything except this" makes xhr→A's p99 drop, the
-// URL brings the same view back, and the light, dark and phone screenshots
-// are saved for a person to look at.
+// URL brings the same view back, a range holding none of the stored samples
+// says when the last report came instead of asking for a probe tab, and the
+// light, dark and phone screenshots are saved for a person to look at.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { artifactPath, launchBrowser, type LaunchedBrowser } from "../../testkit/browser.js";
