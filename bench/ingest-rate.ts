@@ -1,7 +1,9 @@
 // How many samples a second POST /api/samples stores: batches of 500 from a
 // few concurrent keep-alive connections against a real `tailprobe serve`
 // (writer thread), each answer read only after its commit. Bounded by count
-// and time. Baseline in the same run: the same load on one connection.
+// and time. Baseline in the same run: the same load on one connection. Two
+// more loads are reported beside it, the same batches with their sample
+// times as pages send them (Shape below).
 // Run after npm run build:server: npm run bench -- ingest-rate  (or: npx tsx bench/ingest-rate.ts [smoke|full])
 import fs from "node:fs";
 import os from "node:os";
@@ -15,11 +17,11 @@ const SIZES = { smoke: { seconds: 1, connections: 4 }, full: { seconds: 10, conn
 const BATCH_SAMPLES = 500;
 const RATE_MIN = 200_000;
 
-function body(sessionId: string, firstSeq: number, now: number): string {
+function body(sessionId: string, firstSeq: number, t0: number, gapMs: number): string {
   const samples = Array.from({ length: BATCH_SAMPLES }, (_, i) => ({
     seq: firstSeq + i,
-    t: now + i,
-    scheduledT: now + i - 1,
+    t: t0 + i * gapMs,
+    scheduledT: t0 + i * gapMs - 1,
     method: (["xhr", "jsonp", "ws", "best2"] as const)[i % 4],
     target: i % 4 === 3 ? "A+B" : "A",
     ms: 1 + ((firstSeq + i) % 97) / 10,
@@ -32,16 +34,38 @@ function body(sessionId: string, firstSeq: number, now: number): string {
   return JSON.stringify({ clientId: "bench_ingest", sessionId, samples });
 }
 
+/**
+ * How the batches' sample times fall. "burst" (the goal's load): each batch
+ * of a connection's one session starts at the wall clock, 1 ms apart, so it
+ * overlaps that session's previous ~20 batches in time. A page never does
+ * that (its samples go out in order), so two more: "ordered", each session's
+ * batches one after another in time; "tabs", 50 sessions a connection at a
+ * page's 13 samples a second, all of them writing into the same minutes.
+ */
+type Shape = "burst" | "ordered" | "tabs";
+const SHAPES: Record<Shape, { sessions: number; gapMs: number; startAgoMs: number }> = {
+  burst: { sessions: 1, gapMs: 1, startAgoMs: 0 },
+  ordered: { sessions: 1, gapMs: 1, startAgoMs: 20 * 60_000 },
+  tabs: { sessions: 50, gapMs: 77, startAgoMs: 3_600_000 },
+};
+
 /** Posts batches on `connections` keep-alive connections for `seconds`; samples stored per second. */
-async function load(url: string, connections: number, seconds: number, tag: string): Promise<number> {
+async function load(url: string, connections: number, seconds: number, tag: string, shape: Shape = "burst"): Promise<number> {
+  const { sessions, gapMs, startAgoMs } = SHAPES[shape];
   const end = performance.now() + seconds * 1000;
   let stored = 0;
   const t0 = performance.now();
+  const start = Date.now() - startAgoMs;
   await Promise.all(
     Array.from({ length: connections }, async (_, c) => {
-      const sessionId = `bench_${tag}_${c}`;
+      const next = Array.from({ length: sessions }, () => ({ seq: 0, t: start }));
       for (let k = 0; performance.now() < end && k < 100_000; k++) {
-        const res = await fetch(`${url}/api/samples`, { method: "POST", headers: { "Content-Type": "application/json" }, body: body(sessionId, k * BATCH_SAMPLES, Date.now()) });
+        const s = k % sessions;
+        const at = next[s]!;
+        const b = body(`bench_${tag}_${c}_${s}`, at.seq, shape === "burst" ? Date.now() : at.t, gapMs);
+        at.seq += BATCH_SAMPLES;
+        at.t += BATCH_SAMPLES * gapMs;
+        const res = await fetch(`${url}/api/samples`, { method: "POST", headers: { "Content-Type": "application/json" }, body: b });
         const r = (await res.json()) as { accepted?: number };
         if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
         stored += r.accepted ?? 0;
@@ -58,7 +82,12 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   try {
     const one = await load(server.url, 1, seconds, "one");
     const many = await load(server.url, connections, seconds, "many");
-    console.log(`ingest: ${one.toFixed(0)} samples/s on one connection, ${many.toFixed(0)} on ${connections}`);
+    const ordered = await load(server.url, connections, seconds, "ordered", "ordered");
+    const tabs = await load(server.url, connections, seconds, "tabs", "tabs");
+    console.log(
+      `ingest: ${one.toFixed(0)} samples/s on one connection, ${many.toFixed(0)} on ${connections}; ` +
+        `each session in time order ${ordered.toFixed(0)}; ${connections * SHAPES.tabs.sessions} sessions ${tabs.toFixed(0)}`,
+    );
     return [
       {
         figure: `POST /api/samples, batches of ${BATCH_SAMPLES}, ${connections} connections (samples/s)`,
@@ -66,6 +95,20 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
         baseline: one,
         goal: `≥ ${RATE_MIN.toLocaleString("en")} samples/s`,
         pass: size === "smoke" ? null : many >= RATE_MIN,
+      },
+      {
+        figure: `  the same, each session's batches in time order as a page sends them (samples/s; baseline: the bursts above)`,
+        value: ordered,
+        baseline: many,
+        goal: "(reported: what the raw table's time key costs overlapping batches)",
+        pass: null,
+      },
+      {
+        figure: `  the same, ${connections * SHAPES.tabs.sessions} sessions at a page's 13 samples/s writing the same minutes (samples/s; baseline: the bursts above)`,
+        value: tabs,
+        baseline: many,
+        goal: "(reported: many tabs interleave in the time-keyed raw table)",
+        pass: null,
       },
     ];
   } finally {
