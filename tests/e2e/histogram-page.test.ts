@@ -324,7 +324,10 @@ describe("histogram page", () => {
     expect(await page.locator("#range-preset").inputValue()).toBe("all");
     expect(new URL(page.url()).searchParams.get("range")).toBe("all");
     expect(await samplesOf(page, "xhr", "A")).toBeGreaterThan(300);
-    // Already showing everything: no button to show everything.
+    // Already showing everything, a client with no samples: the filter is named, and no button offers what is shown.
+    await page.goto(`${server.url}/histogram?range=all&client=nosuchclient1`);
+    await settled(page, 0);
+    expect(await page.locator("#stats-rows td.empty").innerText()).toContain("no samples in this range with these filters");
     expect(await page.locator("#show-all").count()).toBe(0);
     await page.close();
   });

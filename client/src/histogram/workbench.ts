@@ -268,12 +268,21 @@ export class Workbench {
 
   /** An empty table says whether anything is stored at all (asked afresh: a tab may have reported since the page loaded). */
   private async renderEmptyTable(view: ViewState, signal: AbortSignal): Promise<void> {
-    const c = await getChecked("/api/clients", null, clientsResponseSchema, signal);
-    const seen = c.clients.map((x) => x.lastSeen);
+    const tbody = $<HTMLTableSectionElement>("stats-rows");
+    let lastReportMs: number | null = null;
+    try {
+      const c = await getChecked("/api/clients", null, clientsResponseSchema, signal);
+      for (const x of c.clients) lastReportMs = Math.max(lastReportMs ?? x.lastSeen, x.lastSeen);
+    } catch (err) {
+      if (isAbort(err)) throw err;
+      // The table still says it is empty, as it did before it asked.
+      console.warn("tailprobe: /api/clients:", err);
+      return renderStatsTable(tbody, []);
+    }
     const filtered =
       view.methods.length > 0 || view.targets.length > 0 || view.client !== null || view.visibleOnly || view.maxLateMs !== null || view.focus !== null;
-    renderStatsTable($<HTMLTableSectionElement>("stats-rows"), [], {
-      lastReportMs: seen.length === 0 ? null : Math.max(...seen),
+    renderStatsTable(tbody, [], {
+      lastReportMs,
       filtered,
       onShowAll: view.range.preset === "all" ? null : () => this.apply({ range: { preset: "all" }, focus: null }),
       nowMs: Date.now(),
