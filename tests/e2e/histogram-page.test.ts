@@ -318,12 +318,15 @@ describe("histogram page", () => {
     await page.goto(`${server.url}/histogram?range=custom&from=${startMs - 7_200_000}&to=${startMs - 3_600_000}&method=xhr`);
     await settled(page, 0);
     expect(await page.locator("#stats-rows td.empty").innerText()).toContain("no samples in this range with these filters");
+    // The heatmap's colour key says the same rather than draw a ramp from 1 to 1.
+    expect(await page.locator("#heatmap-scale").innerText()).toMatch(/^no samples in this range/);
     const shown = await generation(page);
     await page.locator("#show-all").click();
     await settled(page, shown);
     expect(await page.locator("#range-preset").inputValue()).toBe("all");
     expect(new URL(page.url()).searchParams.get("range")).toBe("all");
     expect(await samplesOf(page, "xhr", "A")).toBeGreaterThan(300);
+    expect(await page.locator("#heatmap-scale").innerText()).toMatch(/^samples per cell: 1\s+\d+ \(log colour scale\)/);
     // Already showing everything, a client with no samples: the filter is named, and no button offers what is shown.
     await page.goto(`${server.url}/histogram?range=all&client=nosuchclient1`);
     await settled(page, 0);
