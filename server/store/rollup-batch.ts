@@ -2,7 +2,7 @@
 // chunk, the edges of a query), keyed by (level, bucket start, series,
 // client, class), then merged into the rollups table in the same transaction.
 import { bucketIndex, emptyRollup, encodeRollup, mergeEncoded, mergeInto, recordInBucket, type Rollup } from "../../shared/rollup.js";
-import { bucketEndMs, LEVEL_COUNT, LEVEL_MS, TOTAL_LEVEL } from "./rollup-class.js";
+import { bucketEndMs, bucketStartMs, LEVEL_COUNT } from "./rollup-class.js";
 
 export interface RollupCell {
   level: number;
@@ -170,7 +170,7 @@ export class RollupBatch {
     for (const inner of this.staged.values())
       for (const s of inner.values())
         for (let level = 0; level < LEVEL_COUNT; level++) {
-          const startMs = level === TOTAL_LEVEL ? 0 : s.startMs - (s.startMs % LEVEL_MS[level]!);
+          const startMs = bucketStartMs(level, s.startMs);
           mergeCell(this.cell(level, startMs, s.series, s.client, s.cls), s);
           mergeCell(this.cell(level, startMs, s.series, ANY_CLIENT, ANY_CLASS), s);
         }
@@ -225,7 +225,7 @@ export class RollupBatch {
       this.addToEveryLevel(r, b, minrtt);
       return;
     }
-    const startMs = r.t - (r.t % LEVEL_MS[0]);
+    const startMs = bucketStartMs(0, r.t);
     addIndexed(this.stagedCell(startMs, p, r.series, r.client, r.cls), r, b);
     if (minrtt) recordInBucket(this.stagedCell(startMs, q!, r.minrttSeries!, r.client, r.cls).lat, r.minrttUs!, b.minrtt);
   }
@@ -233,7 +233,7 @@ export class RollupBatch {
   /** add() for keys past the packed range (not met in practice): straight into each cell. */
   private addToEveryLevel(r: RollupRow, b: RowBuckets, minrtt: boolean): void {
     for (let level = 0; level < LEVEL_COUNT; level++) {
-      const startMs = level === TOTAL_LEVEL ? 0 : r.t - (r.t % LEVEL_MS[level]!);
+      const startMs = bucketStartMs(level, r.t);
       addIndexed(this.cell(level, startMs, r.series, r.client, r.cls), r, b);
       addIndexed(this.cell(level, startMs, r.series, ANY_CLIENT, ANY_CLASS), r, b);
       if (minrtt) {

@@ -27,7 +27,7 @@ import { describeBucket, describeRange, RangeControls } from "./range-controls.j
 import { orderRows, renderStatsTable, timerNote } from "./stats-table.js";
 import { timelineStart } from "./transforms.js";
 import { seriesLabel } from "./series-label.js";
-import { readView, seriesId, writeView, type TimeWindow, type ViewState } from "./url-state.js";
+import { readView, seriesId, setSampleFilters, writeView, type TimeWindow, type ViewState } from "./url-state.js";
 
 /** How often the page refreshes while open and visible (ms). */
 export const REFRESH_MS = 5000;
@@ -279,8 +279,10 @@ export class Workbench {
       console.warn("tailprobe: /api/clients:", err);
       return renderStatsTable(tbody, []);
     }
-    const filtered =
-      view.methods.length > 0 || view.targets.length > 0 || view.client !== null || view.visibleOnly || view.maxLateMs !== null || view.focus !== null;
+    // The filters as the queries send them (one list of them, url-state.ts); timeouts in the tail narrow nothing.
+    const sent = new URLSearchParams();
+    setSampleFilters(sent, view);
+    const filtered = [...sent.keys()].some((k) => k !== "timeouts") || view.focus !== null;
     renderStatsTable(tbody, [], {
       lastReportMs,
       filtered,
