@@ -1,6 +1,7 @@
 // The server's store writes in its own thread: a batch's promise settles
-// after the commit, a SQLite error reaches the caller with its code, and
-// while the writer waits on a lock the event loop keeps turning.
+// after the commit, a SQLite error reaches the caller with its code, while
+// the writer waits on a lock the event loop keeps turning, and on Linux the
+// thread runs as SCHED_BATCH (batch-scheduling.ts).
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -58,6 +59,34 @@ describe("the writer thread", () => {
       expect(await store.insertBatch(batch("session_b", 5), meta)).toEqual({ accepted: 5, duplicates: 0 });
     } finally {
       locker.close();
+      await store.close();
+    }
+  });
+
+  it.runIf(process.platform === "linux")("runs as SCHED_BATCH, so waking it never preempts the event loop", async () => {
+    const SCHED_BATCH = 3;
+    /** This process's threads by id → scheduling policy (/proc stat field 41). */
+    const policies = () =>
+      new Map(
+        fs.readdirSync("/proc/self/task").flatMap((tid) => {
+          try {
+            const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
+            return [[tid, Number(fields[41 - 3])] as const];
+          } catch {
+            return []; // the thread ended between the listing and the read
+          }
+        }),
+      );
+    const before = policies();
+    expect([...before.values()].filter((p) => p === SCHED_BATCH)).toEqual([]);
+    const store = await openStoreThreaded(path.join(dir, "c.db"));
+    try {
+      const added = [...policies()].filter(([tid]) => !before.has(tid));
+      // The writer's thread, and only it: the event loop keeps the default policy.
+      expect(added.filter(([, p]) => p === SCHED_BATCH)).toHaveLength(1);
+      expect(policies().get(String(process.pid))).toBe(0);
+      expect(await store.insertBatch(batch("session_c", 3), meta)).toEqual({ accepted: 3, duplicates: 0 });
+    } finally {
       await store.close();
     }
   });
