@@ -1,9 +1,10 @@
 // The writer thread asks Linux to schedule it as SCHED_BATCH. Under the
 // default policy a thread woken by a message (every ingested batch wakes the
 // writer) may preempt the thread that woke it when both share a core: on the
-// two-core machine of docs/performance.md the event loop's postMessage then
-// took 1-5 ms of wall time at half of 40 batches a second, while the writer
-// ran the batch on its core, and every echo that arrived meanwhile waited.
+// two-core machine of docs/performance.md, at 40 batches of 500 a second, the
+// event loop's postMessage then took ~2 ms of wall time at the median (3-4.5
+// at the p90) while the writer ran the batch on its core, and every echo
+// that arrived meanwhile waited.
 // A SCHED_BATCH thread never preempts on wakeup (it runs at the next tick or
 // on an idle core) and keeps its fair share of CPU, so the writer still keeps
 // up; the event loop stays a normal thread and preempts the writer as before.
