@@ -9,6 +9,7 @@
 // nearest-rank value, well inside the ±1 % the API promises (docs/api.md).
 // count, min, max and sum (hence the mean) are kept exactly.
 import { nearestRank } from "./stats.js";
+import { pushVarint } from "./varint.js";
 
 export const ROLLUP_SCALE = 7;
 /** Promised bound on a quantile read from a rollup, relative to the exact nearest-rank value. */
@@ -260,14 +261,6 @@ export function countsAtOrBelow(r: Rollup, bounds: readonly number[]): number[] 
 // byte is the count, never 0 in a stored rollup (an empty one is stored as NULL).
 
 const COMPACT_TAG = 0;
-
-function pushVarint(out: number[], v: number): void {
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-}
 
 /** The stored form of a non-empty rollup. */
 export function encodeRollup(r: Rollup): Uint8Array {

@@ -15,6 +15,7 @@
 // The logical row (writer.ts rawValues: RAW_COLUMNS, as the PostgreSQL store
 // keeps it) is what the writers build; packRaw turns it into this layout.
 import { BEST2_LEGS, OUTCOMES, PROBE_METHODS } from "../../shared/methods.js";
+import { unzigzag, zigzag } from "../../shared/varint.js";
 
 /** raw_samples' columns in packRaw's order. */
 export const PACKED_RAW_COLUMNS = "session, seq, t, series, status, us, sched, late_us, hidden_us, detail, lag_us, server_us";
@@ -28,9 +29,6 @@ const OUTCOME_UNIT = 8;
 const FLAGS_MAX = 0xffff;
 const REASON_UNIT = OUTCOME_UNIT * (FLAGS_MAX + 1);
 
-/** n ≥ 0 → 2n, n < 0 → −2n − 1 (multiplication, not shifts: µs exceed 31 bits). */
-const zigzag = (n: number) => (n >= 0 ? 2 * n : -2 * n - 1);
-const unzigzag = (z: number) => (z % 2 === 1 ? -(z + 1) / 2 : z / 2);
 
 /** best2's race in one integer: ((zigzag(otherUs) + 1) × 16 + otherOutcome + 1) × 4 + winner + 1, each 0 when absent. */
 function packRace(winner: number | null, otherOutcome: number | null, otherUs: number | null): number | null {

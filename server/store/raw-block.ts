@@ -1,0 +1,128 @@
+// Raw samples packed in blocks: the samples of one session in one 5-minute
+// bucket that one write stored, as one BLOB. A row per sample spends ~13
+// bytes of record header, 6 of t and 3 of seq, ~3 of cell and ~10 % of its
+// page on slack before any latency is stored (35 bytes a sample on the month
+// of docs/performance.md); in a block the session, bucket and first seq are
+// the row's key, paid once, and each sample is a few varints: seq and t as
+// steps from the sample before, the rest as they are.
+//
+// Layout (unsigned LEB128 varints, shared/varint.ts):
+//   BLOCK_FORMAT, count
+//   per sample, in (seq, t) order:
+//     seq − previous seq           (the first sample's previous seq is seq0: 0)
+//     zigzag(t − previous t)       (the first sample's previous t is the bucket's start)
+//     series, status               (raw-layout.ts packRaw: never NULL, ≥ 0)
+//     presence: bit k set when nullable column k is not NULL
+//     zigzag(value) per present nullable column, in NULLABLE order
+// A sample is the logical row packRaw returns: PACKED_RAW_COLUMNS' order.
+// A sample's identity stays (t, session, seq), as raw_samples' key had it: a
+// session may hold one seq at two times (a page that re-sent a seq with a new
+// t), so a block's order is (seq, t), strictly increasing.
+import { pushVarint, unzigzag, zigzag } from "../../shared/varint.js";
+
+/** The first byte of every block: the layout above. */
+export const BLOCK_FORMAT = 1;
+
+/** A sample in raw-layout.ts's packed layout: session, seq, t, series, status, then NULLABLE's columns. */
+export type PackedRow = (number | null)[];
+
+/** The packed columns after status that may be NULL, in their PACKED_RAW_COLUMNS order (index 5 on). */
+export const NULLABLE = ["us", "sched", "late_us", "hidden_us", "detail", "lag_us", "server_us"] as const;
+const FIRST_NULLABLE = 5;
+
+/** A block's key: what its rows share, stored as the table row's columns rather than in the BLOB. */
+export interface BlockKey {
+  session: number;
+  /** The 5-minute bucket's start (epoch ms). */
+  startMs: number;
+  /** The block's first (smallest) seq. */
+  seq0: number;
+}
+
+/** Rows a block cannot hold as given: the writer's contract is broken, so nothing is stored. */
+export class BlockRowError extends Error {
+  constructor(why: string) {
+    super(`raw block: ${why}`);
+    this.name = "BlockRowError";
+  }
+}
+
+const isSafeInt = (v: number | null | undefined): v is number => typeof v === "number" && Number.isSafeInteger(v);
+
+/**
+ * Packs `rows` (one session's, (seq, t) strictly increasing, every value an
+ * integer) into a block under `key` (key.seq0 must be the first row's seq).
+ */
+export function encodeBlock(key: BlockKey, rows: readonly PackedRow[]): Uint8Array {
+  if (rows.length === 0) throw new BlockRowError("no rows");
+  if (rows[0]![1] !== key.seq0) throw new BlockRowError(`the first row's seq ${rows[0]![1]} is not the key's ${key.seq0}`);
+  const out = [BLOCK_FORMAT];
+  pushVarint(out, rows.length);
+  let prevSeq = key.seq0;
+  let prevT = key.startMs;
+  let first = true;
+  for (const r of rows) {
+    const [session, seq, t, series, status] = r;
+    if (session !== key.session) throw new BlockRowError(`a row of session ${session} in a block of session ${key.session}`);
+    if (!isSafeInt(t) || !isSafeInt(series) || series < 0 || !isSafeInt(status) || status < 0) throw new BlockRowError(`seq ${seq}: t, series or status`);
+    if (!isSafeInt(seq) || seq < prevSeq || (!first && seq === prevSeq && t <= prevT))
+      throw new BlockRowError(`(seq ${seq}, t ${t}) after (seq ${prevSeq}, t ${prevT}): (seq, t) must increase`);
+    first = false;
+    pushVarint(out, seq - prevSeq);
+    pushVarint(out, zigzag(t - prevT));
+    pushVarint(out, series);
+    pushVarint(out, status);
+    let presence = 0;
+    for (let k = 0; k < NULLABLE.length; k++) {
+      const v = r[FIRST_NULLABLE + k];
+      if (v === null || v === undefined) continue;
+      if (!isSafeInt(v) || Math.abs(v) > Number.MAX_SAFE_INTEGER / 2) throw new BlockRowError(`seq ${seq}: ${NULLABLE[k]} ${v} is not an integer within ±2^52`);
+      presence |= 1 << k;
+    }
+    out.push(presence);
+    for (let k = 0; k < NULLABLE.length; k++) if ((presence >> k) & 1) pushVarint(out, zigzag(r[FIRST_NULLABLE + k] as number));
+    prevSeq = seq;
+    prevT = t;
+  }
+  return Uint8Array.from(out);
+}
+
+/** A block that does not decode: the file is damaged or was written by another format. */
+export class BlockFormatError extends Error {
+  constructor(key: BlockKey, why: string) {
+    super(`raw block (session ${key.session}, bucket ${key.startMs}, seq ${key.seq0}): ${why}`);
+    this.name = "BlockFormatError";
+  }
+}
+
+/** The block's rows, in (seq, t) order, each in PACKED_RAW_COLUMNS' order. */
+export function decodeBlock(key: BlockKey, blob: Uint8Array): PackedRow[] {
+  let pos = 0;
+  const varint = (): number => {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      const b = blob[pos++];
+      if (b === undefined) throw new BlockFormatError(key, "truncated");
+      v += (b & 0x7f) * mul;
+      if (b < 0x80) return v;
+      mul *= 0x80;
+    }
+  };
+  if (varint() !== BLOCK_FORMAT) throw new BlockFormatError(key, `format ${blob[0]} is not ${BLOCK_FORMAT}`);
+  const n = varint();
+  const rows: PackedRow[] = new Array(n);
+  let seq = key.seq0;
+  let t = key.startMs;
+  for (let i = 0; i < n; i++) {
+    seq += varint();
+    t += unzigzag(varint());
+    const row: PackedRow = [key.session, seq, t, varint(), varint(), null, null, null, null, null, null, null];
+    const presence = varint();
+    if (presence >> NULLABLE.length !== 0) throw new BlockFormatError(key, `presence ${presence} names no column`);
+    for (let k = 0; k < NULLABLE.length; k++) if ((presence >> k) & 1) row[FIRST_NULLABLE + k] = unzigzag(varint());
+    rows[i] = row;
+  }
+  if (pos !== blob.length) throw new BlockFormatError(key, `${blob.length - pos} bytes after the last row`);
+  return rows;
+}
