@@ -5,14 +5,21 @@
 // packed raw samples); version 2 (raw samples keyed by session, with a t index) → 3;
 // version 3 → 4 (running totals in the rollups); version 4 → 5 (raw samples'
 // sparse columns folded, raw-layout.ts); version 5 → 6 (rollups written in the
-// compact form from then on: nothing to convert, the old form stays readable).
+// compact form from then on: nothing to convert, the old form stays readable);
+// version 6 → 7 (raw samples into blocks, migrate-blocks.ts). The steps before
+// 7 write version 6's raw_samples (RAW_SAMPLES_V6_DDL), which the last one
+// turns into blocks.
 import type Database from "better-sqlite3";
 import type { Sample } from "../../shared/contract/index.js";
 import { RollupBatch } from "./rollup-batch.js";
 import { DAY_ROLLUPS_SQL, TOTALS_SINCE_VERSION, totalsFromDays, type DayRollupRow } from "./running-totals.js";
 import { packRaw } from "./raw-layout.js";
-import { DDL, SCHEMA_VERSION } from "./schema.js";
+import { blockRawSamples } from "./migrate-blocks.js";
+import { DDL, RAW_SAMPLES_V6_DDL, SCHEMA_VERSION } from "./schema.js";
 import { addRawToBatch, Codes, INSERT_RAW, RAW_COLUMNS, rawValues, rollupWriter } from "./writer.js";
+
+/** The last version with a row per raw sample: where the older steps lead, before blocks. */
+const ROW_LAYOUT_VERSION = 6;
 
 /** Rows converted between two progress lines and rollup flushes. */
 const MIGRATE_CHUNK_ROWS = 50_000;
@@ -37,6 +44,7 @@ export function migrate(db: Database.Database, log: (line: string) => void = () 
   if (version !== null && version >= 2 && version < TOTALS_SINCE_VERSION) addTotals(db, log);
   // By the table, not the version: versions 1 and 2 convert straight into the packed layout.
   if (version !== null && columnsOf(db, "raw_samples").has("minrtt_us")) packRawSamples(db, log);
+  if (version !== null && columnsOf(db, "raw_samples").size > 0) blockRawSamples(db, log);
   db.exec(DDL);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   // After any upgrade (one interrupted after its copy step resumes as a later version): compact() checks the free space.
@@ -84,13 +92,13 @@ interface V1Row {
 
 function migrateV1(db: Database.Database, log: (line: string) => void): void {
   const total = (db.prepare("SELECT count(*) AS n FROM samples").get() as { n: number }).n;
-  const step = `1 → ${SCHEMA_VERSION}`;
+  const step = `1 → ${ROW_LAYOUT_VERSION}`;
   log(`upgrading database schema ${step}: ${total} samples`);
   const hasServerMs = columnsOf(db, "samples").has("server_ms");
   const hasTimerRes = columnsOf(db, "sessions").has("timer_resolution_us");
   db.transaction(() => {
     db.exec("ALTER TABLE samples RENAME TO samples_v1; ALTER TABLE sessions RENAME TO sessions_v1; DROP INDEX IF EXISTS samples_t; DROP INDEX IF EXISTS sessions_client;");
-    db.exec(DDL);
+    db.exec(DDL + RAW_SAMPLES_V6_DDL);
     const codes = new Codes(db);
     const addSession = db.prepare(
       "INSERT INTO sessions (id, session_key, client_id, client, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -136,7 +144,7 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
       after = [last.session, last.seq];
       log(`upgrading database schema ${step}: ${done} / ${total} samples (${percent(done, total)} %)`);
     }
-    finishUpgrade(db, 1, SCHEMA_VERSION, total, spans, "DROP TABLE samples_v1; DROP TABLE sessions_v1;");
+    finishUpgrade(db, 1, ROW_LAYOUT_VERSION, total, spans, "DROP TABLE samples_v1; DROP TABLE sessions_v1;");
   })();
   log(`upgraded database schema ${step}`);
 }
@@ -181,7 +189,7 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
     db.exec("DROP VIEW IF EXISTS samples; ALTER TABLE raw_samples RENAME TO raw_samples_v2;");
     if (!sessionCols.has("first_t")) db.exec("ALTER TABLE sessions ADD COLUMN first_t INTEGER");
     if (!sessionCols.has("last_t")) db.exec("ALTER TABLE sessions ADD COLUMN last_t INTEGER");
-    db.exec(DDL);
+    db.exec(DDL + RAW_SAMPLES_V6_DDL);
     const spans: Spans = new Map();
     copyPacked(db, "raw_samples_v2 INDEXED BY raw_samples_t", "2 → 3", total, log, (r) => widen(spans, r[0]!, r[2]!));
     finishUpgrade(db, 2, 3, total, spans, "DROP TABLE raw_samples_v2;");
@@ -239,7 +247,7 @@ function packRawSamples(db: Database.Database, log: (line: string) => void): voi
   log(`upgrading database schema 4 → 5: ${total} samples`);
   db.transaction(() => {
     db.exec("DROP VIEW IF EXISTS samples; ALTER TABLE raw_samples RENAME TO raw_samples_v4;");
-    db.exec(DDL);
+    db.exec(DDL + RAW_SAMPLES_V6_DDL);
     copyPacked(db, "raw_samples_v4", "4 → 5", total, log);
     // Sessions already hold their spans (version 3 added them): none to write.
     finishUpgrade(db, 4, 5, total, new Map(), "DROP TABLE raw_samples_v4;");

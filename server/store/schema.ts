@@ -1,7 +1,6 @@
-// The database layout, version 6: compact raw samples (small-integer codes,
-// integer µs) stored in time order, and rollup histograms per (level, time
-// bucket, series, client, flag class). `samples` is a view with version 1's columns, so a person
-// with the sqlite3 shell (and the tests) reads samples as before.
+// The database layout, version 7: raw samples in blocks (one row per write,
+// session and 5-minute bucket; small-integer codes, integer µs, raw-block.ts)
+// and rollup histograms per (level, time bucket, series, client, flag class).
 import type Database from "better-sqlite3";
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
 import { samplesViewSql } from "./raw-layout.js";
@@ -11,8 +10,10 @@ import { samplesViewSql } from "./raw-layout.js";
  * 6: the same tables; rollup BLOBs written in shared/rollup.ts' compact form,
  * which a version 5 tailprobe would misread (it refuses a newer file). Stored
  * version 5 BLOBs are read as they are and rewritten compact when their row changes.
+ * 7: raw samples in blocks (raw_blocks, raw-block.ts) instead of a row each;
+ * sessions.max_seq. No samples view: SQL cannot read a block.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Bits of raw_samples.flags: booleans of the wire sample packed into one integer. */
 export const FLAG = {
@@ -30,6 +31,23 @@ export const FLAG_KNOWN_SHIFT = 8;
 export const outcomeCode = (o: string): number => (OUTCOMES as readonly string[]).indexOf(o);
 /** A best2 sample's winner as stored: index into BEST2_LEGS. */
 export const winnerCode = (w: string): number => (BEST2_LEGS as readonly string[]).indexOf(w);
+
+/**
+ * Raw samples in blocks (raw-block.ts; store version 7, docs/raw-blocks-plan.md):
+ * one row per write, session and 5-minute bucket. start_ms first: readers ask
+ * for time ranges, whole buckets at a time. seq_last and n let a redelivery's
+ * lookup and a row count skip the BLOB.
+ */
+export const RAW_BLOCKS_DDL = `
+CREATE TABLE IF NOT EXISTS raw_blocks (
+  start_ms INTEGER NOT NULL,  -- the 5-minute bucket's start (epoch ms)
+  session  INTEGER NOT NULL,  -- sessions.id
+  seq0     INTEGER NOT NULL,  -- the block's first seq
+  seq_last INTEGER NOT NULL,  -- its last seq
+  n        INTEGER NOT NULL,  -- samples in the block
+  data     BLOB NOT NULL,     -- raw-block.ts
+  PRIMARY KEY (start_ms, session, seq0)
+) WITHOUT ROWID;`;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -52,7 +70,9 @@ CREATE TABLE IF NOT EXISTS sessions (
   -- The t of the session's oldest and newest stored sample: raw_samples is in
   -- time order, so "when was this session last heard" is read here, not there.
   first_t             INTEGER,
-  last_t              INTEGER
+  last_t              INTEGER,
+  -- The highest seq stored: a batch above it needs no duplicate lookup (block-writer.ts).
+  max_seq             INTEGER
 );
 CREATE INDEX IF NOT EXISTS sessions_client ON sessions (client_id);
 -- (method, target) pairs, a derived series (tcpminrtt) included.
@@ -66,6 +86,37 @@ CREATE TABLE IF NOT EXISTS reasons (
   id   INTEGER PRIMARY KEY,
   text TEXT NOT NULL UNIQUE
 );
+-- Mergeable histograms (shared/rollup.ts encoding) per time bucket of a
+-- level (0: 5 minutes, 1: hour, 2: 6 hours, 3: day, 4: all time with start_ms 0; rollup-class.ts), series, client and flag class
+-- (rollup-class.ts). lat: ok latencies; tmo: timeout values; margin: best2's
+-- loser-minus-winner. Maintained in the ingest transaction.
+CREATE TABLE IF NOT EXISTS rollups (
+  level      INTEGER NOT NULL,
+  start_ms   INTEGER NOT NULL,
+  series     INTEGER NOT NULL,
+  client     INTEGER NOT NULL,
+  class      INTEGER NOT NULL,
+  failures   INTEGER NOT NULL DEFAULT 0,
+  skipped    INTEGER NOT NULL DEFAULT 0,
+  lat        BLOB,
+  tmo        BLOB,
+  wins_ws    INTEGER NOT NULL DEFAULT 0,
+  wins_jsonp INTEGER NOT NULL DEFAULT 0,
+  margin     BLOB,
+  -- Client and class before time: a query reads one contiguous run per
+  -- (client, class) it keeps, and the aggregate rows (client 0, class 255)
+  -- are one run of their own.
+  PRIMARY KEY (level, client, class, start_ms, series)
+) WITHOUT ROWID;
+${RAW_BLOCKS_DDL}
+`;
+
+/**
+ * Version 6's raw table, one row per sample, and the samples view over it:
+ * what the upgrades of older files write into (migrate.ts) before their rows
+ * become blocks (migrate-blocks.ts). Not in a version 7 file.
+ */
+export const RAW_SAMPLES_V6_DDL = `
 -- One row per probe, baseline or skipped tick. WITHOUT ROWID keyed on
 -- (t, session, seq): every reader asks for a time range (edge buckets, export,
 -- outliers, retention), so the storage order is time and no second index is
@@ -89,30 +140,9 @@ CREATE TABLE IF NOT EXISTS raw_samples (
   server_us INTEGER,           -- the server's handler time (wire serverMs)
   PRIMARY KEY (t, session, seq)
 ) WITHOUT ROWID;
--- Mergeable histograms (shared/rollup.ts encoding) per time bucket of a
--- level (0: 5 minutes, 1: hour, 2: 6 hours, 3: day, 4: all time with start_ms 0; rollup-class.ts), series, client and flag class
--- (rollup-class.ts). lat: ok latencies; tmo: timeout values; margin: best2's
--- loser-minus-winner. Maintained in the ingest transaction.
-CREATE TABLE IF NOT EXISTS rollups (
-  level      INTEGER NOT NULL,
-  start_ms   INTEGER NOT NULL,
-  series     INTEGER NOT NULL,
-  client     INTEGER NOT NULL,
-  class      INTEGER NOT NULL,
-  failures   INTEGER NOT NULL DEFAULT 0,
-  skipped    INTEGER NOT NULL DEFAULT 0,
-  lat        BLOB,
-  tmo        BLOB,
-  wins_ws    INTEGER NOT NULL DEFAULT 0,
-  wins_jsonp INTEGER NOT NULL DEFAULT 0,
-  margin     BLOB,
-  -- Client and class before time: a query reads one contiguous run per
-  -- (client, class) it keeps, and the aggregate rows (client 0, class 255)
-  -- are one run of their own.
-  PRIMARY KEY (level, client, class, start_ms, series)
-) WITHOUT ROWID;
 ${samplesViewSql()}
 `;
+
 
 /** Milliseconds (the wire's unit, 3 decimals at most matter) → integer µs. */
 export const toUs = (ms: number): number => Math.round(ms * 1000);

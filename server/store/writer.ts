@@ -1,10 +1,12 @@
-// Writing samples: the raw rows and the rollups they add to in one
-// transaction (a group of batches, see batchWriter), so a query never sees one without the other.
-// Redelivery is idempotent on the raw key (t, session, seq; a re-sent sample
-// keeps its t): only rows actually inserted count in the rollups.
+// Writing samples: the raw samples (in blocks, block-writer.ts) and the
+// rollups they add to in one transaction (a group of batches, see
+// batchWriter), so a query never sees one without the other. Redelivery is
+// idempotent on (t, session, seq) (a re-sent sample keeps its t): only
+// samples actually stored count in the rollups.
 import type Database from "better-sqlite3";
 import { TCP_MIN_RTT_SERIES, type IngestResult, type Sample, type SampleBatch } from "../../shared/contract/index.js";
 import { packRaw, PACKED_RAW_COLUMNS } from "./raw-layout.js";
+import { blockStore, type BlockItem } from "./block-writer.js";
 import { classOf } from "./rollup-class.js";
 import { blobOf, mergeStored, RollupBatch, type StoredCell } from "./rollup-batch.js";
 import { FLAG, FLAG_KNOWN_SHIFT, outcomeCode, toUs, toUsOrNull, winnerCode } from "./schema.js";
@@ -90,10 +92,10 @@ export function rollupWriter(db: Database.Database): (batch: RollupBatch) => voi
   };
 }
 
-/** Wire sample → raw_samples values (column order of INSERT_RAW) and its rollup contribution. */
 /** What rawValues needs of the codes: the SQLite Codes, or the PostgreSQL store's prepared ones. */
 export type CodeLookup = Pick<Codes, "seriesOf" | "reasonOf">;
 
+/** A wire sample's logical raw values (RAW_COLUMNS' order): what packRaw packs and the rollups read. */
 export function rawValues(session: number, s: Sample & { serverMs?: number }, codes: CodeLookup): (number | null)[] {
   return [
     session,
@@ -134,9 +136,22 @@ export function spanOf(samples: readonly { t: number }[]): { lo: number; hi: num
 /** A raw sample's logical columns in rawValues' order: the PostgreSQL store's raw_samples, SQLite's before version 5 (raw-layout.ts packs them). */
 export const RAW_COLUMNS = "session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us";
 
-/** SQLite's insert of one row, its values as packRaw returns them. */
+/** SQLite's insert of one row into version 6's raw_samples (the upgrades of older files write it first), its values as packRaw returns them. */
 export const INSERT_RAW = `INSERT OR IGNORE INTO raw_samples (${PACKED_RAW_COLUMNS})
   VALUES (${PACKED_RAW_COLUMNS.split(",").map(() => "?").join(", ")})`;
+
+/** Raises a session's highest stored seq (block-writer.ts looks up duplicates only at or below it). */
+export const RAISE_MAX_SEQ = "UPDATE sessions SET max_seq = max(coalesce(max_seq, -1), ?) WHERE id = ?";
+
+const maxSeqOf = (samples: readonly { seq: number }[]): number => samples.reduce((m, s) => (s.seq > m ? s.seq : m), -1);
+
+/** Wire samples as blockStore's items: the packed row, and the logical values and sample the rollups read. */
+function blockItems(session: number, samples: readonly Sample[], codes: CodeLookup): BlockItem<{ v: (number | null)[]; s: Sample }>[] {
+  return samples.map((s) => {
+    const v = rawValues(session, s, codes);
+    return { row: packRaw(v, s.method), extra: { v, s } };
+  });
+}
 
 /** Adds one raw row (values as rawValues returns them) to a rollup batch. */
 export function addRawToBatch(batch: RollupBatch, v: readonly (number | null)[], client: number, codes: Codes, method: string, target: string): void {
@@ -169,16 +184,17 @@ export interface GroupItem {
  * is final only after the group commits, and answers are sent after that.
  */
 export function batchWriter(db: Database.Database, codes: Codes): (items: readonly GroupItem[]) => (IngestResult | Error)[] {
-  const findSession = db.prepare<[string], { id: number; client_id: string; client: number }>(
-    "SELECT id, client_id, client FROM sessions WHERE session_key = ?",
+  const findSession = db.prepare<[string], { id: number; client_id: string; client: number; max_seq: number | null }>(
+    "SELECT id, client_id, client, max_seq FROM sessions WHERE session_key = ?",
   );
   const addSession = db.prepare(
     "INSERT INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, ?, ?)",
   );
+  const storeBlocks = blockStore(db);
+  const raiseMaxSeq = db.prepare(RAISE_MAX_SEQ);
   const updateLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ? AND label IS NOT ?");
   // The first resolution a session reports is kept: it cannot change within a page's life.
   const setTimerResolution = db.prepare("UPDATE sessions SET timer_resolution_us = ? WHERE id = ? AND timer_resolution_us IS NULL");
-  const addRaw = db.prepare(INSERT_RAW);
   const widenSpan = db.prepare(WIDEN_SESSION_SPAN);
   const writeRollups = rollupWriter(db);
 
@@ -188,22 +204,18 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
     if (session === undefined) {
       const client = codes.clientOf(batch.clientId);
       const info = addSession.run(batch.sessionId, batch.clientId, client, batch.label ?? null, meta.userAgent, meta.receivedAtMs);
-      session = { id: Number(info.lastInsertRowid), client_id: batch.clientId, client };
+      session = { id: Number(info.lastInsertRowid), client_id: batch.clientId, client, max_seq: null };
     } else if (session.client_id !== batch.clientId) {
       throw new SessionOwnerError("sessionId belongs to another clientId");
     }
     if (batch.label !== undefined) updateLabel.run(batch.label, session.id, batch.label);
     if (batch.timerResolutionMs !== undefined) setTimerResolution.run(toUs(batch.timerResolutionMs), session.id);
-    let accepted = 0;
-    for (const s of batch.samples) {
-      const v = rawValues(session.id, s, codes);
-      if (addRaw.run(packRaw(v, s.method)).changes === 0) continue;
-      accepted++;
-      addRawToBatch(rollups, v, session.client, codes, s.method, s.target);
-    }
+    const stored = storeBlocks(session.id, session.max_seq, blockItems(session.id, batch.samples, codes));
+    for (const { extra } of stored) addRawToBatch(rollups, extra.v, session.client, codes, extra.s.method, extra.s.target);
     const span = spanOf(batch.samples);
     if (span !== null) widenSpan.run({ ...span, id: session.id });
-    return { accepted, duplicates: batch.samples.length - accepted };
+    if (batch.samples.length > 0) raiseMaxSeq.run(maxSeqOf(batch.samples), session.id);
+    return { accepted: stored.length, duplicates: batch.samples.length - stored.length };
   });
 
   const group = db.transaction((items: readonly GroupItem[]): (IngestResult | Error)[] => {
@@ -244,8 +256,9 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
  */
 export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: SampleBatch): void; finish(): void } {
   const addSession = db.prepare("INSERT OR IGNORE INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, NULL, 0)");
-  const findSession = db.prepare<[string], { id: number; client: number }>("SELECT id, client FROM sessions WHERE session_key = ?");
-  const addRaw = db.prepare(INSERT_RAW);
+  const findSession = db.prepare<[string], { id: number; client: number; max_seq: number | null }>("SELECT id, client, max_seq FROM sessions WHERE session_key = ?");
+  const storeBlocks = blockStore(db);
+  const raiseMaxSeq = db.prepare(RAISE_MAX_SEQ);
   const widenSpan = db.prepare(WIDEN_SESSION_SPAN);
   const writeRollups = rollupWriter(db);
   let open = new RollupBatch();
@@ -254,14 +267,13 @@ export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: Sa
     addSession.run(batch.sessionId, batch.clientId, codes.clientOf(batch.clientId), batch.label ?? null);
     const session = findSession.get(batch.sessionId)!;
     let minT = Infinity;
-    for (const s of batch.samples) {
-      const v = rawValues(session.id, s, codes);
-      if (addRaw.run(packRaw(v, s.method)).changes === 0) continue;
-      addRawToBatch(open, v, session.client, codes, s.method, s.target);
-      if (s.t < minT) minT = s.t;
+    for (const { extra } of storeBlocks(session.id, session.max_seq, blockItems(session.id, batch.samples, codes))) {
+      addRawToBatch(open, extra.v, session.client, codes, extra.s.method, extra.s.target);
+      if (extra.s.t < minT) minT = extra.s.t;
     }
     const span = spanOf(batch.samples);
     if (span !== null) widenSpan.run({ ...span, id: session.id });
+    if (batch.samples.length > 0) raiseMaxSeq.run(maxSeqOf(batch.samples), session.id);
     flushBefore(minT);
   });
   return {
