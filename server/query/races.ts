@@ -3,7 +3,8 @@
 // from every probe of the range (race-tally.ts).
 import type { AvailabilityRow, Best2Row, RacesResponse, SingleMethod } from "../../shared/contract/index.js";
 import type { Pace, ReadPool } from "../store/read-pool.js";
-import { sampleWhere, type SampleFilter } from "../store/sample-filter.js";
+import { storedMethodOf, type SampleFilter } from "../store/sample-filter.js";
+import { PROBE_METHODS } from "../../shared/methods.js";
 import { mergedCell, percentileMs } from "./cells.js";
 import { AVAILABILITY_METHODS, RaceTally } from "./race-tally.js";
 import { readMerged, type ReadContext } from "./reader.js";
@@ -66,17 +67,19 @@ export async function rollupRaces(ctx: ReadContext, filter: SampleFilter, pace: 
 
 /** The exact path: GET /api/races over the stored samples, read in slices on a read-only connection. */
 export async function rawRaces(pool: ReadPool, filter: SampleFilter, pace: Pace): Promise<RacesResponse> {
-  const where = sampleWhere(filter);
   const tally = new RaceTally();
-  await pool.scan(
-    `SELECT method, target, outcome, ms, winner, other_ms FROM samples WHERE ${where.sql} AND method IN ('xhr', 'jsonp', 'ws', 'best2')`,
-    where.params,
-    (row) => {
-      const [method, target, outcome, ms, winner, otherMs] = row as [string, string, string, number | null, string | null, number | null];
-      tally.add({ method, target, outcome, ms, winner, otherMs });
-    },
-    pace,
-  );
+  // The races' methods, within the filter's own.
+  const methods = PROBE_METHODS.filter((m) => filter.methods === undefined || filter.methods.length === 0 || filter.methods.map(storedMethodOf).includes(m));
+  if (methods.length > 0)
+    await pool.raw.scanSamples(
+      { ...filter, methods },
+      ["method", "target", "outcome", "ms", "winner", "other_ms"],
+      (row) => {
+        const [method, target, outcome, ms, winner, otherMs] = row as [string, string, string, number | null, string | null, number | null];
+        tally.add({ method, target, outcome, ms, winner, otherMs });
+      },
+      pace,
+    );
   const figures = await tally.finish((values) => slicedSort(values, pace));
   return { from: filter.fromMs, to: filter.toMs, ...figures };
 }

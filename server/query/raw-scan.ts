@@ -5,7 +5,7 @@
 import { binEdge, TCP_MIN_RTT_SERIES, type SeriesKey } from "../../shared/contract/index.js";
 import { methodOrder } from "../../shared/methods.js";
 import type { Pace, ReadPool } from "../store/read-pool.js";
-import { sampleWhere, seriesWanted, type SampleFilter } from "../store/sample-filter.js";
+import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 
 /**
  * One row as a series sees it. `inTail`: the row is part of the latency
@@ -16,14 +16,13 @@ export type Visit = (t: number, method: string, target: string, outcome: string,
 type SampleRow = [number, string, string, string, number | null, number | null];
 
 export async function scanSamples(pool: ReadPool, filter: SampleFilter, pace: Pace, visit: Visit): Promise<void> {
-  const where = sampleWhere(filter);
   const wanted = seriesWanted(filter);
   const wantOwn = wanted("tcprtt");
   const wantMin = wanted(TCP_MIN_RTT_SERIES);
   const timeoutsInTail = filter.timeoutsInTail === true;
-  await pool.scan(
-    `SELECT t, method, target, outcome, ms, minrtt FROM samples WHERE ${where.sql}`,
-    where.params,
+  await pool.raw.scanSamples(
+    filter,
+    ["t", "method", "target", "outcome", "ms", "minrtt"],
     (row) => {
       const [t, method, target, outcome, ms, minrtt] = row as SampleRow;
       // Only tcprtt rows can be there for their derived series alone.

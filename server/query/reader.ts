@@ -5,7 +5,6 @@
 import { CLASS_COUNT, LEVEL_MS, classOf, classesFor } from "../store/rollup-class.js";
 import { addToCell, ANY_CLASS, ANY_CLIENT, emptyCell, mergeStored, type RollupCell, type StoredCell } from "../store/rollup-batch.js";
 import type { Pace, ReadPool } from "../store/read-pool.js";
-import { edgeReader } from "../store/raw-layout.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 import { decompose, RAW, runsOf, spansOf, type Piece } from "./plan.js";
 import { TCP_MIN_RTT_SERIES } from "../../shared/contract/index.js";
@@ -44,11 +43,7 @@ export async function rollupsAnswer(ctx: ReadContext, f: SampleFilter, bucketMs?
   if (classesFor(f) === null) return false;
   if (bucketMs !== undefined && bucketMs % LEVEL_MS[0] !== 0) return false;
   if (f.fromMs < ctx.rawKeptFromMs()) return true;
-  const rows = await ctx.pool.all<{ n: number }>(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM raw_samples WHERE t >= ? AND t <= ? LIMIT ${EXACT_ROWS_MAX + 1}) AS edge`,
-    [f.fromMs, f.toMs],
-  );
-  return (rows[0]?.n ?? 0) > EXACT_ROWS_MAX;
+  return (await ctx.pool.raw.estimateRows(f.fromMs, f.toMs, EXACT_ROWS_MAX)) > EXACT_ROWS_MAX;
 }
 
 /**
@@ -56,13 +51,14 @@ export async function rollupsAnswer(ctx: ReadContext, f: SampleFilter, bucketMs?
  * The hour is looked up among the aggregate rows: one index range, where any row would walk the level.
  */
 export async function firstSampleMs(ctx: ReadContext, f: SampleFilter): Promise<number | null> {
-  const rows = await ctx.pool.all<{ raw: number | null; hour: number | null }>(
-    `SELECT (SELECT min(t) FROM raw_samples WHERE t >= ? AND t <= ?) AS raw,
-            (SELECT min(start_ms) FROM rollups WHERE level = 1 AND client = ${ANY_CLIENT} AND class = ${ANY_CLASS} AND start_ms >= ? AND start_ms <= ?) AS hour`,
-    [f.fromMs, f.toMs, f.fromMs - LEVEL_MS[1], f.toMs],
+  const rows = await ctx.pool.all<{ hour: number | null }>(
+    `SELECT min(start_ms) AS hour FROM rollups WHERE level = 1 AND client = ${ANY_CLIENT} AND class = ${ANY_CLASS} AND start_ms >= ? AND start_ms <= ?`,
+    [f.fromMs - LEVEL_MS[1], f.toMs],
   );
-  const { raw = null, hour = null } = rows[0] ?? {};
+  const hour = rows[0]?.hour ?? null;
+  // Older than the raw retention, the hour rollup is the answer: no raw sample is left to look for.
   if (hour !== null && hour < ctx.rawKeptFromMs()) return Math.max(f.fromMs, hour);
+  const raw = await ctx.pool.raw.firstT(f.fromMs, f.toMs);
   return raw ?? (hour === null ? null : Math.max(f.fromMs, hour));
 }
 
@@ -209,14 +205,12 @@ async function readRaw(
   const ids = new Map(allSeries.map((s) => [`${s.method} ${s.target}`, s.id]));
   for (const s of allSeries) if (s.method === "tcprtt") minrttSeries.set(s.id, ids.get(`${TCP_MIN_RTT_SERIES} ${s.target}`) ?? -1);
   const methods = new Map(allSeries.map((s) => [s.id, s.method]));
-  const edge = edgeReader(ctx.pool.rawLayout, (series) => methods.get(series));
-  // "+session": the planner must walk the t index, not every row of the client's sessions by primary key.
-  const clientCond = client === null ? "" : " AND +session IN (SELECT id FROM sessions WHERE client = ?)";
-  await ctx.pool.scan(
-    `SELECT ${edge.columns} FROM raw_samples WHERE t >= ? AND t < ?${clientCond}`,
-    client === null ? [run.fromMs, run.toMs] : [run.fromMs, run.toMs, client],
-    (row) => {
-      const { t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs } = edge.decode(row);
+  await ctx.pool.raw.edgeRows(
+    run.fromMs,
+    run.toMs,
+    client,
+    (series) => methods.get(series),
+    ({ t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs }) => {
       if (!classes.has(classOf(flags, lateUs))) return;
       const c = cellOf(series, t);
       if (c !== null) addToCell(c, { t, series, client: 0, cls: 0, outcome, us, winner, otherUs, minrttSeries: null, minrttUs: null });

@@ -7,7 +7,9 @@ import Database from "better-sqlite3";
 import { sampleWhere, type SampleFilter } from "../store/sample-filter.js";
 import type { SqlParam } from "../store/read-pool.js";
 import type { Store } from "../store/store.js";
-import { packedSamplesSql, unpackSample } from "../store/raw-layout.js";
+import { unpackSample } from "../store/raw-layout.js";
+import type { PackedRow } from "../store/raw-block.js";
+import { bucketRange, rowMatcher, rowsOfBlock, type RowContext, type StoredBlock } from "../store/raw-rows.js";
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
 import { msOf } from "./cells.js";
 
@@ -99,14 +101,7 @@ export function pageReaderOver(fetch: PageFetch, close: () => void, source: Samp
   };
 }
 
-/** What the SQLite reader selects from packedSamplesSql, unfolded in JavaScript by packedRow. */
-const PACKED_SOURCE: SampleSource = {
-  from: packedSamplesSql(),
-  columns: `samples.t, sessions.client_id, sessions.session_key, samples.seq, samples.method, samples.target, samples.us,
-  samples.status, samples.sched, samples.late_us, samples.hidden_us, samples.detail, samples.lag_us, samples.server_us, samples.session`,
-};
-
-type PackedRow = [
+type PackedViewRow = [
   ...RowHead,
   us: number | null,
   status: number,
@@ -122,7 +117,7 @@ type PackedRow = [
 const nameOf = <T extends string>(names: readonly T[], code: number | null): T | null => (code === null ? null : (names[code] ?? null));
 
 /** A packed row as the view would have returned it; `reasonText` names a reason id. */
-function packedRow(r: PackedRow, reasonText: (id: number) => string | null): RawSampleRow {
+function packedRow(r: PackedViewRow, reasonText: (id: number) => string | null): RawSampleRow {
   const [t, clientId, sessionId, seq, method, target, us, status, sched, lateUs, hiddenUs, detail, lagUs, serverUs, session] = r;
   const u = unpackSample(method, status, sched, lateUs, detail);
   return [
@@ -136,8 +131,11 @@ function packedRow(r: PackedRow, reasonText: (id: number) => string | null): Raw
 /**
  * A reader on its own read-only connection to an SQLite file (the writer's
  * connection for an in-memory store, whose pages then read between writes).
- * It reads raw_samples' packed columns and unfolds them here rather than
- * through the view: a day's pages in ~0.6 s instead of ~1 s.
+ * Raw samples are in blocks (raw-block.ts): it reads one 5-minute bucket's
+ * blocks at a time (a fresh SELECT each, no snapshot held across yields),
+ * keeps the rows the filter keeps (rowMatcher, sampleWhere's JavaScript
+ * form), sorts them by (t, session, seq) and hands them out in pages, so
+ * memory is one bucket's rows whatever the range.
  */
 export function openSqlitePageReader(writer: Database.Database): PageReader {
   const file = writer.name;
@@ -152,11 +150,60 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
     if (text === undefined) reasons.set(id, (text = readReason.get(id)?.text ?? null));
     return text;
   };
-  return pageReaderOver(
-    (sql, params) => (db.prepare(sql).raw(true).all(...params) as PackedRow[]).map((r) => packedRow(r, reasonText)),
-    () => {
+  const nextBucket = db.prepare<[number, number], { start: number | null }>("SELECT min(start_ms) AS start FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?");
+  const bucketBlocks = db.prepare<[number]>("SELECT start_ms, session, seq0, data FROM raw_blocks WHERE start_ms = ?").raw(true);
+  const readSeries = db.prepare<[], { id: number; method: string; target: string }>("SELECT id, method, target FROM series");
+  const readSessions = db.prepare<[], { id: number; session_key: string; client_id: string }>("SELECT id, session_key, client_id FROM sessions");
+  let series = new Map<number, { method: string; target: string }>();
+  let sessions = new Map<number, { session_key: string; client_id: string }>();
+  // Series and sessions added while an export runs are read when a row names one.
+  const reload = () => {
+    series = new Map(readSeries.all().map((s) => [s.id, s]));
+    sessions = new Map(readSessions.all().map((s) => [s.id, s]));
+  };
+  const known = (row: PackedRow) => {
+    if (!series.has(row[3]!) || !sessions.has(row[0]!)) reload();
+    return series.has(row[3]!) && sessions.has(row[0]!);
+  };
+  const ctx: RowContext = { seriesOf: (id) => series.get(id), clientIdOf: (session) => sessions.get(session)?.client_id };
+  const viewRow = (r: PackedRow): RawSampleRow => {
+    const [session, seq, t, seriesId, status, us, sched, lateUs, hiddenUs, detail, lagUs, serverUs] = r as number[];
+    const s = series.get(seriesId!)!;
+    const sess = sessions.get(session!)!;
+    return packedRow([t!, sess.client_id, sess.session_key, seq!, s.method, s.target, us ?? null, status!, sched ?? null, lateUs ?? null, hiddenUs ?? null, detail ?? null, lagUs ?? null, serverUs ?? null, session!], reasonText);
+  };
+  return {
+    async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
+      reload();
+      const keep = rowMatcher(filter, ctx);
+      const fromMs = Math.ceil(filter.fromMs);
+      const toMs = Math.floor(filter.toMs);
+      let [lo, hi] = bucketRange(fromMs, toMs);
+      let page: RawSampleRow[] = [];
+      for (;;) {
+        const start = nextBucket.get(lo, hi)?.start ?? null;
+        if (start === null) break;
+        const rows: PackedRow[] = [];
+        for (const block of bucketBlocks.all(start) as StoredBlock[])
+          rowsOfBlock(block, fromMs, toMs, (r) => {
+            if (known(r) && keep(r)) rows.push(r);
+          });
+        rows.sort((a, b) => a[2]! - b[2]! || a[0]! - b[0]! || a[1]! - b[1]!);
+        for (const r of rows) {
+          page.push(viewRow(r));
+          if (page.length === pageRows) {
+            yield page;
+            page = [];
+          }
+        }
+        lo = start + 1;
+        // Let echo answers and ingest run between buckets.
+        await yieldTurn();
+      }
+      if (page.length > 0) yield page;
+    },
+    close() {
       if (own) db.close();
     },
-    PACKED_SOURCE,
-  );
+  };
 }

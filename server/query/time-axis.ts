@@ -34,14 +34,10 @@ export function axisFrom(fromMs: number | null, filter: SampleFilter, bucketMs: 
 export async function rawTimeAxis(pool: ReadPool, filter: SampleFilter, bucketMs: number | undefined): Promise<TimeAxis> {
   if (filter.fromMs >= EPOCH_MS_MIN) return axisFrom(filter.fromMs, filter, bucketMs);
   // "Everything" must not mean buckets back to 1970: start at the first
-  // stored sample. Only the time bounds, not the other filters: min(t) is
-  // then one index probe, where a filtered min could walk the whole index
-  // in one uninterruptible step.
-  const rows = await pool.all<{ first: number | null }>("SELECT min(t) AS first FROM samples WHERE t >= ? AND t <= ?", [
-    filter.fromMs,
-    filter.toMs,
-  ]);
-  return axisFrom(rows[0]?.first ?? null, filter, bucketMs);
+  // stored sample. Only the time bounds, not the other filters: the first
+  // t is then found in the first bucket that has one, where a filtered
+  // search could walk every block in one uninterruptible step.
+  return axisFrom(await pool.raw.firstT(filter.fromMs, filter.toMs), filter, bucketMs);
 }
 
 export function bucketStarts(axis: TimeAxis): number[] {

@@ -8,7 +8,7 @@
 // per-client rows that remain.
 import type Database from "better-sqlite3";
 import { ANY_CLASS, ANY_CLIENT, blobOf, emptyCell, mergeStored, type RollupCell, type StoredCell } from "./rollup-batch.js";
-import { CLASS_COUNT, LEVEL_COUNT } from "./rollup-class.js";
+import { bucketStartMs, CLASS_COUNT, LEVEL_COUNT } from "./rollup-class.js";
 
 export interface DeletedClient {
   samples: number;
@@ -18,16 +18,16 @@ export interface DeletedClient {
 export function deleteClientData(db: Database.Database, clientId: string): DeletedClient {
   const run = db.transaction((): DeletedClient => {
     const codes = (db.prepare("SELECT DISTINCT client FROM sessions WHERE client_id = ?").all(clientId) as { client: number }[]).map((r) => r.client);
-    // Raw samples are in time order: walk the client's time span (its sessions' first_t..last_t).
-    // With other clients in the same weeks that is a scan of those weeks, on the writer's
-    // thread: seconds for a month of many clients, once per deleted client.
+    // Raw blocks are in time order: walk the client's time span (its sessions' first_t..last_t),
+    // block keys only (a row per write, not per sample; the BLOBs are not read).
     const tSpan = db.prepare("SELECT min(first_t) AS lo, max(last_t) AS hi FROM sessions WHERE client_id = ?").get(clientId) as { lo: number | null; hi: number | null };
-    const samples =
-      tSpan.lo === null || tSpan.hi === null
-        ? 0
-        : db
-            .prepare("DELETE FROM raw_samples WHERE t BETWEEN ? AND ? AND +session IN (SELECT id FROM sessions WHERE client_id = ?)")
-            .run(tSpan.lo, tSpan.hi, clientId).changes;
+    let samples = 0;
+    if (tSpan.lo !== null && tSpan.hi !== null) {
+      const range = [bucketStartMs(0, tSpan.lo), tSpan.hi, clientId] as const;
+      const mine = "start_ms BETWEEN ? AND ? AND +session IN (SELECT id FROM sessions WHERE client_id = ?)";
+      samples = (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM raw_blocks WHERE ${mine}`).get(...range) as { n: number }).n;
+      db.prepare(`DELETE FROM raw_blocks WHERE ${mine}`).run(...range);
+    }
     const aggregates = new Map<string, RollupCell>();
     const span = Array.from({ length: LEVEL_COUNT }, () => ({ fromMs: Infinity, toMs: -Infinity }));
     const touched = db.prepare("SELECT DISTINCT start_ms, series FROM rollups WHERE level = ? AND client = ?");

@@ -10,12 +10,15 @@
 // ingest keeps committing on the writer.
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
-import type { RawLayout } from "./raw-layout.js";
+import { blockReads, type RawReads } from "./raw-rows.js";
 
 /** Work done between two yields to the event loop. */
 export const SLICE_MS = 4;
 /** Queries running at once; more wait their turn (2 cores: more would only share them). */
 export const READERS_MAX = 2;
+
+/** Rows between two looks at the clock: checking it on every row would show in the profile. */
+const ROWS_PER_CHECK = 256;
 
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -60,13 +63,14 @@ export type SqlParam = string | number | null;
 export interface ReadPool {
   /**
    * Streams the rows of one SELECT (as arrays, in column order) to `onRow`,
-   * yielding to the event loop whenever the slice is spent.
+   * yielding to the event loop whenever the slice is spent (the clock is
+   * read every `rowsPerCheck` rows, 256 unless a row is much work).
    */
-  scan(sql: string, params: readonly SqlParam[], onRow: (row: unknown[]) => void, pace: Pace): Promise<void>;
+  scan(sql: string, params: readonly SqlParam[], onRow: (row: unknown[]) => void, pace: Pace, rowsPerCheck?: number): Promise<void>;
   /** A small SELECT read in one go (rows as objects). */
   all<T>(sql: string, params: readonly SqlParam[]): Promise<T[]>;
-  /** How raw_samples holds a sample here (raw-layout.ts): readers of its columns decode by it. */
-  readonly rawLayout: RawLayout;
+  /** The store's raw samples, read the way it holds them (raw-rows.ts). */
+  readonly raw: RawReads;
   close(): void;
 }
 
@@ -110,17 +114,15 @@ export function openReadPool(dbPath: string, writer: Database.Database): ReadPoo
     else idle.push(db);
   }
 
-  return {
-    rawLayout: "packed",
-    async scan(sql, params, onRow, pace) {
+  const pool: Omit<ReadPool, "raw"> = {
+    async scan(sql, params, onRow, pace, rowsPerCheck = ROWS_PER_CHECK) {
       const db = await acquire();
       try {
         pace.checkAborted();
         const it = db.prepare(sql).raw(true).iterate(...params) as IterableIterator<unknown[]>;
         try {
           for (;;) {
-            // Checking the clock every 256 rows keeps its cost out of the profile.
-            for (let i = 0; i < 256; i++) {
+            for (let i = 0; i < rowsPerCheck; i++) {
               const r = it.next();
               if (r.done === true) return;
               onRow(r.value);
@@ -148,4 +150,5 @@ export function openReadPool(dbPath: string, writer: Database.Database): ReadPoo
       for (const w of waiting.splice(0)) w.reject(new Error("store is closed"));
     },
   };
+  return { ...pool, raw: blockReads(pool) };
 }

@@ -13,6 +13,8 @@ export const RETENTION_DAYS_MIN = 1;
 export const RETENTION_DAYS_MAX = 36_500;
 /** Rows deleted per step: a few ms of work. */
 export const PRUNE_BATCH_ROWS = 2000;
+/** Raw blocks deleted per step (up to a batch of samples each). */
+export const PRUNE_BATCH_BLOCKS = 200;
 /** How often retention looks for old rows (ms). */
 export const PRUNE_INTERVAL_MS = 60_000;
 /** Pause between two full batches (ms), leaving the event loop to others. */
@@ -39,9 +41,21 @@ export function startRetention(
 ): Retention {
   const rawCutoff = () => nowMs() - options.rawDays * DAY_MS;
   const rollupCutoff = () => nowMs() - options.rollupDays * DAY_MS;
-  const deleteRaw = db.prepare(
-    `DELETE FROM raw_samples WHERE (t, session, seq) IN (SELECT t, session, seq FROM raw_samples WHERE t < ? ORDER BY t LIMIT ${PRUNE_BATCH_ROWS})`,
+  // Whole blocks: a block's bucket ends at or before the cutoff (the bucket the cutoff falls in stays until it has passed).
+  const oldBlocks = db.prepare<[number], { start_ms: number; session: number; seq0: number; n: number }>(
+    `SELECT start_ms, session, seq0, n FROM raw_blocks WHERE start_ms + ${LEVEL_MS[0]} <= ? ORDER BY start_ms LIMIT ${PRUNE_BATCH_BLOCKS}`,
   );
+  const deleteBlock = db.prepare("DELETE FROM raw_blocks WHERE start_ms = ? AND session = ? AND seq0 = ?");
+  /** Deletes a batch of old blocks: the samples they held, and whether the batch was full. */
+  const deleteRaw = db.transaction((cutoffMs: number): [number, boolean] => {
+    const blocks = oldBlocks.all(cutoffMs);
+    let samples = 0;
+    for (const b of blocks) {
+      deleteBlock.run(b.start_ms, b.session, b.seq0);
+      samples += b.n;
+    }
+    return [samples, blocks.length === PRUNE_BATCH_BLOCKS];
+  });
   // One key range per (level, client, class): the rollups' key order (schema.ts).
   const deleteRollupsOf = db.prepare(
     `DELETE FROM rollups WHERE (level, client, class, start_ms, series) IN
@@ -65,10 +79,15 @@ export function startRetention(
   const writePruned = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('raw_pruned_before_ms', ?)");
   let prunedBeforeMs = Number(readPruned.get()?.value ?? 0);
   let passCutoff = 0;
-  const steps: (() => number)[] = [
-    () => deleteRaw.run(passCutoff).changes,
-    () => deleteRollups.run(0, LEVEL_MS[0], passCutoff).changes,
-    ...LEVEL_MS.slice(1).map((widthMs, i) => () => deleteRollups.run(i + 1, widthMs, rollupCutoff()).changes),
+  /** Each step deletes a batch: what it deleted (samples, rollup rows) and whether there may be more. */
+  const rollupStep = (level: number, widthMs: number, cutoffMs: () => number) => (): [number, boolean] => {
+    const { changes } = deleteRollups.run(level, widthMs, cutoffMs());
+    return [changes, changes >= PRUNE_BATCH_ROWS];
+  };
+  const steps: (() => [number, boolean])[] = [
+    () => deleteRaw(passCutoff),
+    rollupStep(0, LEVEL_MS[0], () => passCutoff),
+    ...LEVEL_MS.slice(1).map((widthMs, i) => rollupStep(i + 1, widthMs, rollupCutoff)),
   ];
 
   let stopped = false;
@@ -86,9 +105,9 @@ export function startRetention(
       }
       for (;;) {
         if (stopped) return deleted;
-        const n = step();
+        const [n, more] = step();
         deleted += n;
-        if (n < PRUNE_BATCH_ROWS) break;
+        if (!more) break;
         await pause();
       }
     }

@@ -4,6 +4,7 @@
 import type postgres from "postgres";
 import type { ReadPool, SqlParam } from "../read-pool.js";
 import { toPostgresPlaceholders } from "./dialect.js";
+import { postgresRawReads } from "./raw-reads.js";
 
 /** Rows fetched per cursor round trip. */
 export const CURSOR_ROWS = 2000;
@@ -24,8 +25,7 @@ export function postgresReadPool(sql: postgres.Sql, onError: (err: unknown) => u
   const check = () => {
     if (closed) throw new Error("store is closed");
   };
-  return {
-    rawLayout: "columns",
+  const pool: Omit<ReadPool, "raw"> = {
     async scan(q, params, onRow, pace) {
       check();
       pace.checkAborted();
@@ -61,4 +61,5 @@ export function postgresReadPool(sql: postgres.Sql, onError: (err: unknown) => u
       closed = true;
     },
   };
+  return { ...pool, raw: postgresRawReads(pool) };
 }
