@@ -13,6 +13,8 @@ import { bytesWithWal, monthOfSamples, SAMPLES_PER_TICK, TABS } from "./month-of
 import { publicIdOf } from "../testkit/public-id.js";
 import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
+import { decodeBlock } from "../server/store/raw-block.js";
+import type { StoredBlock } from "../server/store/raw-rows.js";
 
 const SIZES = { smoke: { samples: 20_000, repeats: 1 }, full: { samples: 10_000_000, repeats: 3 } } as const;
 const STATS_MS_MAX = 100;
@@ -26,12 +28,13 @@ function rawScanAndSort(dbPath: string): number {
   try {
     const t0 = performance.now();
     const bySeries = new Map<number, number[]>();
-    for (const [series, outcome, us] of db.prepare("SELECT series, status & 7, us FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null]>) {
-      if (outcome !== 0 || us === null) continue;
-      let list = bySeries.get(series);
-      if (list === undefined) bySeries.set(series, (list = []));
-      list.push(us);
-    }
+    for (const [startMs, session, seq0, data] of db.prepare("SELECT start_ms, session, seq0, data FROM raw_blocks").raw(true).iterate() as IterableIterator<StoredBlock>)
+      for (const [, , , series, status, us] of decodeBlock({ startMs, session, seq0 }, data)) {
+        if (status! % 8 !== 0 || us === null) continue;
+        let list = bySeries.get(series!);
+        if (list === undefined) bySeries.set(series!, (list = []));
+        list.push(us!);
+      }
     for (const list of bySeries.values()) Float64Array.from(list).sort();
     return performance.now() - t0;
   } finally {

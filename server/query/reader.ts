@@ -4,7 +4,7 @@
 // (stats.ts, histogram.ts, …) turns the merged cells into its answer.
 import { CLASS_COUNT, LEVEL_MS, classOf, classesFor } from "../store/rollup-class.js";
 import { addToCell, ANY_CLASS, ANY_CLIENT, emptyCell, mergeStored, type RollupCell, type StoredCell } from "../store/rollup-batch.js";
-import type { Pace, ReadPool } from "../store/read-pool.js";
+import { Pace, type ReadPool } from "../store/read-pool.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 import { decompose, RAW, runsOf, spansOf, type Piece } from "./plan.js";
 import { TCP_MIN_RTT_SERIES } from "../../shared/contract/index.js";
@@ -43,7 +43,7 @@ export async function rollupsAnswer(ctx: ReadContext, f: SampleFilter, bucketMs?
   if (classesFor(f) === null) return false;
   if (bucketMs !== undefined && bucketMs % LEVEL_MS[0] !== 0) return false;
   if (f.fromMs < ctx.rawKeptFromMs()) return true;
-  return (await ctx.pool.raw.estimateRows(f.fromMs, f.toMs, EXACT_ROWS_MAX)) > EXACT_ROWS_MAX;
+  return (await ctx.pool.raw.estimateRows(f.fromMs, f.toMs, EXACT_ROWS_MAX, new Pace())) > EXACT_ROWS_MAX;
 }
 
 /**

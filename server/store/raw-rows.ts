@@ -78,7 +78,7 @@ export function rowMatcher(f: SampleFilter, ctx: RowContext): (row: PackedRow) =
 
 /** What the SQLite read pool lends the block readers: a paced scan of one SELECT, and small SELECTs. */
 export interface BlockPool {
-  scan(sql: string, params: readonly (string | number | null)[], onRow: (row: unknown[]) => void, pace: Pace, rowsPerCheck?: number): Promise<void>;
+  scan(sql: string, params: readonly (string | number | null)[], onRow: (row: unknown[]) => void | false, pace: Pace, rowsPerCheck?: number): Promise<void>;
   all<T>(sql: string, params: readonly (string | number | null)[]): Promise<T[]>;
 }
 
@@ -106,12 +106,14 @@ export async function rowContext(pool: BlockPool): Promise<RowContext & { client
  * `limit`: whole buckets, so a partial bucket at either end counts whole (an
  * estimate, as the planner wants it: is the raw path cheap here?).
  */
-export async function estimateRows(pool: BlockPool, fromMs: number, toMs: number, limit: number): Promise<number> {
-  const rows = await pool.all<{ n: number }>(
-    `SELECT coalesce(sum(n), 0) AS n FROM (SELECT n FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ? LIMIT ${limit + 1})`,
-    bucketRange(fromMs, toMs),
-  );
-  return rows[0]?.n ?? 0;
+export async function estimateRows(pool: BlockPool, fromMs: number, toMs: number, limit: number, pace: Pace): Promise<number> {
+  // Stops at the block that passes the limit: a month of sparse blocks would otherwise be read whole.
+  let n = 0;
+  await pool.scan("SELECT n FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?", bucketRange(fromMs, toMs), (row) => {
+    n += row[0] as number;
+    return n <= limit ? undefined : false;
+  }, pace);
+  return n;
 }
 
 /** The smallest stored t with fromMs ≤ t ≤ toMs, or null: bucket by bucket from the first block at or after fromMs' bucket. */
@@ -182,7 +184,7 @@ export async function scanSamples(pool: BlockPool, filter: SampleFilter, columns
 /** How a store reads its raw samples: blocks here, a row per sample on PostgreSQL (postgres/raw-reads.ts). */
 export interface RawReads {
   /** Raw samples with fromMs ≤ t ≤ toMs, estimated, counted no further than past `limit`. */
-  estimateRows(fromMs: number, toMs: number, limit: number): Promise<number>;
+  estimateRows(fromMs: number, toMs: number, limit: number, pace: Pace): Promise<number>;
   /** The smallest stored t with fromMs ≤ t ≤ toMs, or null. */
   firstT(fromMs: number, toMs: number): Promise<number | null>;
   /** The raw samples with fromMs ≤ t < toMs (of client code `client`, or every client), as the rollup reader folds them. */
@@ -194,7 +196,7 @@ export interface RawReads {
 /** RawReads over raw_blocks. */
 export function blockReads(pool: BlockPool): RawReads {
   return {
-    estimateRows: (fromMs, toMs, limit) => estimateRows(pool, fromMs, toMs, limit),
+    estimateRows: (fromMs, toMs, limit, pace) => estimateRows(pool, fromMs, toMs, limit, pace),
     firstT: (fromMs, toMs) => firstT(pool, fromMs, toMs),
     async edgeRows(fromMs, toMs, client, methodOf, onRow, pace) {
       const ctx = client === null ? null : await rowContext(pool);

@@ -64,9 +64,10 @@ export interface ReadPool {
   /**
    * Streams the rows of one SELECT (as arrays, in column order) to `onRow`,
    * yielding to the event loop whenever the slice is spent (the clock is
-   * read every `rowsPerCheck` rows, 256 unless a row is much work).
+   * read every `rowsPerCheck` rows, 256 unless a row is much work); onRow
+   * returning false stops the scan there.
    */
-  scan(sql: string, params: readonly SqlParam[], onRow: (row: unknown[]) => void, pace: Pace, rowsPerCheck?: number): Promise<void>;
+  scan(sql: string, params: readonly SqlParam[], onRow: (row: unknown[]) => void | false, pace: Pace, rowsPerCheck?: number): Promise<void>;
   /** A small SELECT read in one go (rows as objects). */
   all<T>(sql: string, params: readonly SqlParam[]): Promise<T[]>;
   /** The store's raw samples, read the way it holds them (raw-rows.ts). */
@@ -125,7 +126,7 @@ export function openReadPool(dbPath: string, writer: Database.Database): ReadPoo
             for (let i = 0; i < rowsPerCheck; i++) {
               const r = it.next();
               if (r.done === true) return;
-              onRow(r.value);
+              if (onRow(r.value) === false) return;
             }
             if (!shared && pace.spent()) await pace.yieldNow();
           }

@@ -8,7 +8,7 @@ import { sampleWhere } from "../sample-filter.js";
 
 export function postgresRawReads(pool: Omit<ReadPool, "raw">): RawReads {
   return {
-    async estimateRows(fromMs, toMs, limit) {
+    async estimateRows(fromMs, toMs, limit, _pace) {
       const rows = await pool.all<{ n: number | string }>(
         `SELECT count(*) AS n FROM (SELECT 1 FROM raw_samples WHERE t >= ? AND t <= ? LIMIT ${limit + 1}) AS edge`,
         [Math.ceil(fromMs), Math.floor(toMs)],

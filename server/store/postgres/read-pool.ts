@@ -35,7 +35,7 @@ export function postgresReadPool(sql: postgres.Sql, onError: (err: unknown) => u
       let abandoned: unknown = null;
       try {
         await sql.unsafe(translate(q), params as SqlParam[] as postgres.ParameterOrJSON<never>[]).values().cursor(CURSOR_ROWS, async (rows) => {
-          for (const r of rows) onRow(r as unknown[]);
+          for (const r of rows) if (onRow(r as unknown[]) === false) return sql.CLOSE;
           try {
             await pace.maybeYield();
           } catch (err) {
