@@ -20,6 +20,7 @@ import { startServerProcess, waitFor, type ServerProcess } from "../testkit/serv
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 import { ATTENDED_MS } from "../client/src/probe/render-cadence.js";
+import { loadSampleTables } from "../testkit/sample-table.js";
 
 /** Rounds per page and seconds per round; the issue's measurement was two rounds of 45 s. */
 const SIZES = { smoke: { rounds: 1, seconds: 5 }, full: { rounds: 2, seconds: 75 } } as const;
@@ -94,7 +95,8 @@ async function measureRound(page: Page, seconds: number, splitAtS?: number): Pro
 function storedSamples(a: ServerProcess, fromMs: number, toMs: number): Sample[] {
   const db = new Database(a.dbPath, { readonly: true });
   try {
-    return db
+    // Raw samples are blocks (store version 7): read through the decoded TEMP view.
+    return loadSampleTables(db)
       .prepare("SELECT method, target, t, CASE WHEN outcome = 'ok' THEN ms END AS ms FROM samples WHERE t >= ? AND t < ? AND method IN ('xhr', 'jsonp', 'ws', 'best2')")
       .all(fromMs, toMs) as Sample[];
   } finally {

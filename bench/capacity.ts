@@ -145,7 +145,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     if (totals.done !== true) throw new Error(`the tab generator did not finish its last reports within 90 s; its totals then: ${JSON.stringify(totals)}`);
     const db = new Database(dbPath, { readonly: true });
     try {
-      stored = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
+      stored = (db.prepare("SELECT coalesce(sum(n), 0) AS n FROM raw_blocks").get() as { n: number }).n;
     } finally {
       db.close();
     }

@@ -16,6 +16,8 @@ import { TCP_MIN_RTT_SERIES } from "../shared/contract/index.js";
 import { monthOfSamples, type Month } from "./month-of-samples.js";
 import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
+import { decodeBlock } from "../server/store/raw-block.js";
+import type { StoredBlock } from "../server/store/raw-rows.js";
 
 /** Samples in the month; the hour store has the same rate (month / 720). */
 const SIZES = { smoke: { samples: 20_000, repeats: 2 }, full: { samples: 10_000_000, repeats: 25 } } as const;
@@ -101,13 +103,14 @@ function exactBuckets(dbPath: string): { buckets: Map<string, number[]>; counts:
       const i = leUs.findIndex((le) => us <= le);
       row[i < 0 ? leUs.length : i]!++;
     };
-    // status & 7 and detail: raw-layout.ts' folded columns (the outcome; a tcprtt sample's min RTT).
-    const rows = db.prepare("SELECT series, status & 7, us, detail FROM raw_samples").raw(true).iterate() as IterableIterator<[number, number, number | null, number | null]>;
-    for (const [series, outcome, us, detail] of rows) {
-      const s = names.get(series)!;
-      if (outcome === 0 && us !== null) add(`${s.method} ${s.target}`, us);
-      if (s.method === "tcprtt" && detail !== null) add(`${TCP_MIN_RTT_SERIES} ${s.target}`, detail);
-    }
+    // status % 8 and detail: raw-layout.ts' folded columns (the outcome; a tcprtt sample's min RTT), decoded from the blocks.
+    const blocks = db.prepare("SELECT start_ms, session, seq0, data FROM raw_blocks").raw(true).iterate() as IterableIterator<StoredBlock>;
+    for (const [startMs, session, seq0, data] of blocks)
+      for (const [, , , series, status, us, , , , detail] of decodeBlock({ startMs, session, seq0 }, data)) {
+        const s = names.get(series!)!;
+        if (status! % 8 === 0 && us !== null) add(`${s.method} ${s.target}`, us!);
+        if (s.method === "tcprtt" && detail !== null) add(`${TCP_MIN_RTT_SERIES} ${s.target}`, detail!);
+      }
     const scanMs = performance.now() - t0;
     const buckets = new Map<string, number[]>();
     const counts = new Map<string, number>();

@@ -1,6 +1,6 @@
-// What the raw table's layout costs and saves: the same rows inserted into
-// today's layout (schema.ts, keyed by (t, session, seq), no other index,
-// sparse columns folded: raw-layout.ts) and
+// What the raw table's layout costs and saves: the same rows stored in
+// today's layout (schema.ts version 7: blocks of a session's samples per
+// 5-minute bucket, raw-block.ts, written by block-writer.ts) and
 // into version 2's (tests/fixtures/schema-v2.sql: keyed by (session, seq),
 // plus an index on t), alternating, in three arrival patterns: tabs as they
 // report (each its last 5 s, 65 samples, every 5 s; a commit per group of
@@ -15,7 +15,8 @@ import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { DDL } from "../server/store/schema.js";
 import { packRaw, TYPICAL_FLAGS } from "../server/store/raw-layout.js";
-import { INSERT_RAW, RAW_COLUMNS } from "../server/store/writer.js";
+import { RAW_COLUMNS } from "../server/store/writer.js";
+import { blockStore } from "../server/store/block-writer.js";
 import { tempDir } from "../testkit/server-process.js";
 import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
@@ -71,9 +72,25 @@ function insertAll(layout: "current" | "v2", commits: () => Generator<Commit>): 
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.exec(layout === "current" ? DDL : V2_DDL);
-    const insert = db.prepare(layout === "current" ? INSERT_RAW : INSERT_V2);
+    const insert = layout === "v2" ? db.prepare(INSERT_V2) : null;
+    const storeBlocks = layout === "current" ? blockStore(db) : null;
+    const maxSeq = new Map<number, number>();
     const write = db.transaction((commit: Commit) => {
-      for (const r of commit) insert.run(layout === "current" ? packRaw(r, "xhr") : r);
+      if (insert !== null) {
+        for (const r of commit) insert.run(r);
+        return;
+      }
+      // A commit holds batches of several sessions: each session's rows are one write, as the writer stores them.
+      const bySession = new Map<number, Row[]>();
+      for (const r of commit) {
+        const mine = bySession.get(r[0]!);
+        if (mine === undefined) bySession.set(r[0]!, [r]);
+        else mine.push(r);
+      }
+      for (const [session, rows] of bySession) {
+        storeBlocks!(session, maxSeq.get(session) ?? null, rows.map((r) => ({ row: packRaw(r, "xhr"), extra: null })));
+        maxSeq.set(session, Math.max(maxSeq.get(session) ?? -1, ...rows.map((r) => r[1]!)));
+      }
     });
     let n = 0;
     const t0 = performance.now();
@@ -83,7 +100,7 @@ function insertAll(layout: "current" | "v2", commits: () => Generator<Commit>): 
     }
     const seconds = (performance.now() - t0) / 1000;
     db.pragma("wal_checkpoint(TRUNCATE)");
-    const bytes = (db.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name LIKE 'raw_samples%'").get() as { b: number }).b;
+    const bytes = (db.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name LIKE 'raw_%'").get() as { b: number }).b;
     return { rowsPerS: n / seconds, bytesPerRow: bytes / n };
   } finally {
     db.close();

@@ -5,6 +5,7 @@
 import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
 import { waitFor } from "./server-process.js";
+import { loadSampleTables } from "./sample-table.js";
 
 export async function waitForDelivered(page: Page, dbPath: string, timeoutMs = 20_000): Promise<void> {
   const { sent, sessionId } = await page.evaluate(() => {
@@ -13,10 +14,11 @@ export async function waitForDelivered(page: Page, dbPath: string, timeoutMs = 2
   });
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    const count = db.prepare<[string], { n: number }>(
+    const count = loadSampleTables(db).prepare<[string], { n: number }>(
       "SELECT count(*) AS n FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = ?)",
     );
-    await waitFor(() => ((count.get(sessionId)?.n ?? 0) >= sent ? true : undefined), timeoutMs, `${sent} samples stored`);
+    // The TEMP tables are a snapshot: decoded again before each look.
+    await waitFor(() => ((loadSampleTables(db), count.get(sessionId)?.n ?? 0) >= sent ? true : undefined), timeoutMs, `${sent} samples stored`);
   } finally {
     db.close();
   }

@@ -9,6 +9,7 @@ import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
 import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const PROBE_MS = 7000;
 /** Chromium's isolated resolution is 5 µs; 10 µs leaves room for a browser that differs a little. */
@@ -70,7 +71,8 @@ describe("cross-origin isolation", () => {
     await page.close();
 
     const db = new Database(a.dbPath, { readonly: true });
-    const rows = db
+    // Raw samples are blocks (store version 7): read through the decoded TEMP view.
+    const rows = loadSampleTables(db)
       .prepare("SELECT method, target, outcome, reason FROM samples WHERE t >= ? AND method IN ('xhr', 'jsonp', 'ws', 'best2')")
       .all(startMs - 1000) as { method: string; target: string; outcome: string; reason: string | null }[];
     const session = db.prepare("SELECT timer_resolution_us AS us FROM sessions WHERE session_key = ?").get(sessionId) as { us: number | null };

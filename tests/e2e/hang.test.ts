@@ -9,6 +9,7 @@ import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 import { failedProbe, type StoredRow } from "../helpers/stored-rows.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const BEFORE_MS = 5000;
 const HANG_MS = 14_000;
@@ -57,7 +58,8 @@ describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
     await waitForDelivered(page, a.dbPath);
 
     const db = new Database(a.dbPath, { readonly: true });
-    const rows = db
+    // Raw samples are blocks (store version 7): read through the decoded TEMP view.
+    const rows = loadSampleTables(db)
       .prepare("SELECT t, method, target, ms, outcome, reason, winner, other_outcome AS otherOutcome FROM samples WHERE t >= ? AND t < ? ORDER BY t")
       .all(startMs, endMs) as Row[];
     db.close();

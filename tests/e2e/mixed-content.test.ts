@@ -8,6 +8,7 @@ import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const PROBE_MS = 6000;
 
@@ -52,7 +53,8 @@ describe("HTTPS page, plain-HTTP peer", () => {
     await page.close();
 
     const db = new Database(a.dbPath, { readonly: true });
-    const rows = db
+    // Raw samples are blocks (store version 7): read through the decoded TEMP view.
+    const rows = loadSampleTables(db)
       .prepare("SELECT method, target, outcome, reason, winner FROM samples WHERE t >= ?")
       .all(startMs - 1000) as { method: string; target: string; outcome: string; reason: string | null; winner: string | null }[];
     db.close();

@@ -13,6 +13,7 @@ import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 import { failedProbe, type StoredRow } from "../helpers/stored-rows.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const BEFORE_MS = 10_000;
 const OUTAGE_MS = 15_000;
@@ -82,7 +83,8 @@ describe("B's outage", () => {
     await waitForDelivered(page, a.dbPath);
 
     const db = new Database(a.dbPath, { readonly: true });
-    const rows = db
+    // Raw samples are blocks (store version 7): read through the decoded TEMP view.
+    const rows = loadSampleTables(db)
       .prepare("SELECT t, method, target, ms, outcome, reason, flags, scheduled_t AS scheduledT FROM samples WHERE t >= ? AND t < ? ORDER BY t")
       .all(startMs, endMs) as Row[];
     db.close();

@@ -9,6 +9,7 @@ import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
 import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
 import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const PROBE_MS = 5 * 60_000;
 const PROBE_METHODS = ["xhr", "jsonp", "ws", "best2"];
@@ -38,7 +39,8 @@ describe("reports never share a probe's moment", () => {
     await page.close();
 
     const db = new Database(a.dbPath, { readonly: true });
-    const rows = db
+    // Raw samples are blocks (store version 7): read through the decoded TEMP view.
+    const rows = loadSampleTables(db)
       .prepare(`SELECT method, target, outcome, flags FROM samples WHERE t >= ? AND method IN (${PROBE_METHODS.map(() => "?").join(", ")})`)
       .all(startMs, ...PROBE_METHODS) as { method: string; target: string; outcome: string; flags: number }[];
     db.close();

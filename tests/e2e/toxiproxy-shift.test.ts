@@ -20,6 +20,7 @@ import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startProxyControl, type ControlSample } from "../helpers/proxy-control.js";
 import { waitForDelivered } from "../../testkit/delivered.js";
 import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const INJECTED_MS = 50;
 /**
@@ -86,7 +87,8 @@ describe(`+${INJECTED_MS} ms through Toxiproxy in front of B`, () => {
     await page.close();
 
     const db = new Database(a.dbPath, { readonly: true });
-    const rows = db.prepare("SELECT t, method, target, ms, outcome, winner FROM samples WHERE t >= ? AND t < ?").all(begin, last) as {
+    // Raw samples are blocks (store version 7): read through the decoded TEMP view.
+    const rows = loadSampleTables(db).prepare("SELECT t, method, target, ms, outcome, winner FROM samples WHERE t >= ? AND t < ?").all(begin, last) as {
       t: number;
       method: string;
       target: string;

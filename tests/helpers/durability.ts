@@ -4,6 +4,7 @@ import fs from "node:fs";
 import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
 import { PROBE_METHODS } from "../../shared/methods.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 export interface StoredSample {
   seq: number;
@@ -28,7 +29,7 @@ export function readSession(dbPath: string, sessionId: string): StoredSample[] {
   if (!fs.existsSync(dbPath)) return [];
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    return db
+    return loadSampleTables(db)
       .prepare(
         `SELECT seq, t, method, target, ms, outcome, reason, scheduled_t AS scheduledT, hidden_ms AS hiddenMs,
                 late_ms AS lateMs, flags, winner, other_ms AS otherMs, other_outcome AS otherOutcome

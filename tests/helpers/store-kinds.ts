@@ -10,6 +10,7 @@ import type { RunningServer } from "../../server/app.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "../../testkit/postgres.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 import { tempDir } from "../../testkit/server-process.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 export type StoreKind = "sqlite" | "postgres";
 
@@ -33,7 +34,12 @@ export async function freshDb(kind: StoreKind, name: string): Promise<string> {
 
 /** The rows of a portable SELECT (`?` placeholders) on the server's database, read as the test sees it. */
 export async function selectAll<T>(server: RunningServer & { options: { dbPath: string } }, sql: string, params: (string | number)[] = []): Promise<T[]> {
-  if (server.store.kind === "sqlite") return sqliteDb(server.store).prepare(sql).all(...params) as T[];
+  if (server.store.kind === "sqlite") {
+    const db = sqliteDb(server.store);
+    // Raw samples are blocks since store version 7: SQL reads them through decoded TEMP tables.
+    if (/\bsamples\b/.test(sql)) loadSampleTables(db);
+    return db.prepare(sql).all(...params) as T[];
+  }
   let n = 0;
   return selectPostgres<T>(server.options.dbPath, sql.replace(/\?/g, () => `$${++n}`), params);
 }

@@ -6,6 +6,7 @@ import { RAW_DAYS_DEFAULT } from "../../server/store/retention.js";
 import { SAMPLE_REASONS, sampleRefusalSchema } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const NOW = Date.UTC(2026, 10, 23, 12);
 const DAY = 86_400_000;
@@ -26,7 +27,7 @@ function post(samples: unknown[]) {
     body: JSON.stringify({ clientId: "client_deploy", sessionId: `session_deploy_${n}`, samples }),
   });
 }
-const stored = () => (sqliteDb(server.store).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+const stored = () => (loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
 const sample = (seq: number, o: Record<string, unknown> = {}) => ({ seq, t: NOW - 1000, method: "xhr", target: "A", ms: 3, outcome: "ok", ...o });
 
 describe("deployment checks on ingest", () => {
@@ -63,7 +64,7 @@ describe("deployment checks on ingest", () => {
   it("accepts every reason of the vocabulary, and stores it as sent", async () => {
     const res = await post(SAMPLE_REASONS.map((reason, seq) => sample(seq, { ms: null, outcome: "error", reason })));
     expect(res.status).toBe(200);
-    const rows = sqliteDb(server.store)
+    const rows = loadSampleTables(sqliteDb(server.store))
       .prepare("SELECT reason FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = ?) ORDER BY seq")
       .all(`session_deploy_${sessions}`) as { reason: string }[];
     expect(rows.map((r) => r.reason)).toEqual([...SAMPLE_REASONS]);

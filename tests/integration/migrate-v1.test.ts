@@ -11,6 +11,7 @@ import { openStore } from "../../server/store/store.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { prng } from "../../testkit/prng.js";
 import { SCHEMA_VERSION } from "../../server/store/schema.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const V1_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v1.sql"), "utf8");
 const T0 = 1_750_000_000_000;
@@ -96,14 +97,17 @@ describe("a version 1 database", () => {
 
   it("is upgraded to the current version with a progress line", () => {
     expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
-    expect(lines[0]).toBe(`upgrading database schema 1 → ${SCHEMA_VERSION}: ${N} samples`);
-    expect(lines).toContain(`upgrading database schema 1 → ${SCHEMA_VERSION}: ${N} / ${N} samples (100 %)`);
-    expect(lines).toContain(`upgraded database schema 1 → ${SCHEMA_VERSION}`);
+    // Into version 6's row table, then into blocks (store version 7).
+    expect(lines[0]).toBe(`upgrading database schema 1 → 6: ${N} samples`);
+    expect(lines).toContain(`upgrading database schema 1 → 6: ${N} / ${N} samples (100 %)`);
+    expect(lines).toContain(`upgraded database schema 1 → 6`);
+    expect(lines).toContain(`upgrading database schema 6 → 7: ${N} samples into blocks`);
+    expect(lines).toContain(`upgraded database schema 6 → 7`);
     expect(lines.at(-1)).toMatch(/^compacted the database file: \d+ MB$/);
   });
 
   it("keeps every sample with every field", () => {
-    const back = store.db.prepare("SELECT * FROM samples ORDER BY session, seq").all() as V1Row[];
+    const back = loadSampleTables(store.db).prepare("SELECT * FROM samples ORDER BY session, seq").all() as V1Row[];
     const want = [...written].sort((a, b) => a.session - b.session || a.seq - b.seq);
     expect(back).toEqual(want);
   });
@@ -148,7 +152,7 @@ describe("a version 1 database", () => {
     const again: string[] = [];
     const s2 = openStore(dbPath, { log: (l) => again.push(l) });
     expect(again).toEqual([]);
-    expect((s2.db.prepare("SELECT count(*) AS n FROM samples").get() as { n: number }).n).toBe(N);
+    expect((s2.db.prepare("SELECT sum(n) AS n FROM raw_blocks").get() as { n: number }).n).toBe(N);
     s2.close();
   });
 });

@@ -14,6 +14,7 @@ import { encodeRollup, encodeRollupLegacy, record, type Rollup } from "../../sha
 import { prng } from "../../testkit/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { SCHEMA_VERSION } from "../../server/store/schema.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const V2_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v2.sql"), "utf8");
 const T0 = 1_760_000_000_000;
@@ -118,6 +119,10 @@ describe("a version 2 database", () => {
       "upgraded database schema 2 → 3",
       "upgrading database schema 3 → 4: running totals from 3 day rollups",
       "upgraded database schema 3 → 4",
+      `upgrading database schema 6 → 7: ${N} samples into blocks`,
+      `upgrading database schema 6 → 7: 50000 / ${N} samples (82 %)`,
+      `upgrading database schema 6 → 7: ${N} / ${N} samples (100 %)`,
+      "upgraded database schema 6 → 7",
       expect.stringMatching(/^compacting the database file after the upgrade: \d+ MB, of which \d+ MB free$/),
       expect.stringMatching(/^compacted the database file: \d+ MB$/),
     ]);
@@ -127,19 +132,20 @@ describe("a version 2 database", () => {
   });
 
   it("keeps every raw row with every column", () => {
-    const back = store.db.prepare(`${logicalRawSelectSql()} ORDER BY r.session, r.seq`).all();
+    // Decoded from the blocks into version 6's table (testkit/sample-table.ts), read as logical rows.
+    const back = loadSampleTables(store.db).prepare(`${logicalRawSelectSql()} ORDER BY r.session, r.seq`).all();
     const want = [...written.raw].sort((a, b) => a.session! - b.session! || a.seq! - b.seq!);
     expect(back).toEqual(want);
   });
 
-  it("keys raw samples by time, with no second index and no old table left", () => {
-    const objects = store.db.prepare("SELECT type, name FROM sqlite_master WHERE tbl_name LIKE 'raw_samples%' ORDER BY name").all();
-    expect(objects).toEqual([{ type: "table", name: "raw_samples" }]);
-    const pk = (store.db.prepare("PRAGMA table_info(raw_samples)").all() as { name: string; pk: number }[])
+  it("keeps raw samples in blocks keyed by time, with no second index and no old table left", () => {
+    const objects = store.db.prepare("SELECT type, name FROM sqlite_master WHERE tbl_name LIKE 'raw_%' ORDER BY name").all();
+    expect(objects).toEqual([{ type: "table", name: "raw_blocks" }]);
+    const pk = (store.db.prepare("PRAGMA table_info(raw_blocks)").all() as { name: string; pk: number }[])
       .filter((c) => c.pk > 0)
       .sort((a, b) => a.pk - b.pk)
       .map((c) => c.name);
-    expect(pk).toEqual(["t", "session", "seq"]);
+    expect(pk).toEqual(["start_ms", "session", "seq0"]);
   });
 
   it("gives each session the t of its oldest and newest sample", () => {
@@ -172,7 +178,7 @@ describe("a version 2 database", () => {
   });
 
   it("reads samples through the view and answers clients as before", async () => {
-    const n = (store.db.prepare("SELECT count(*) AS n FROM samples WHERE method = 'xhr' AND target = 'A'").get() as { n: number }).n;
+    const n = (loadSampleTables(store.db).prepare("SELECT count(*) AS n FROM samples WHERE method = 'xhr' AND target = 'A'").get() as { n: number }).n;
     expect(n).toBe(written.raw.filter((r) => r.series === 1).length);
     const clients = await store.clients();
     const lastOf = (session: number) => Math.max(...written.raw.filter((r) => r.session === session).map((r) => r.t!));
@@ -187,7 +193,7 @@ describe("a version 2 database", () => {
     const again: string[] = [];
     const s2 = openStore(dbPath, { log: (l) => again.push(l) });
     expect(again).toEqual([]);
-    expect((s2.db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n).toBe(N);
+    expect((s2.db.prepare("SELECT sum(n) AS n FROM raw_blocks").get() as { n: number }).n).toBe(N);
     await s2.close();
   });
 });

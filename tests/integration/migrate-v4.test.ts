@@ -18,6 +18,7 @@ import { RAW_COLUMNS } from "../../server/store/writer.js";
 import { prng } from "../../testkit/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { SCHEMA_VERSION } from "../../server/store/schema.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const V4_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v4.sql"), "utf8");
 const T0 = 1_790_000_000_000;
@@ -82,20 +83,24 @@ describe("a version 4 database", () => {
       `upgrading database schema 4 → 5: 50000 / ${N} samples (82 %)`,
       `upgrading database schema 4 → 5: ${N} / ${N} samples (100 %)`,
       "upgraded database schema 4 → 5",
+      `upgrading database schema 6 → 7: ${N} samples into blocks`,
+      `upgrading database schema 6 → 7: 50000 / ${N} samples (82 %)`,
+      `upgrading database schema 6 → 7: ${N} / ${N} samples (100 %)`,
+      "upgraded database schema 6 → 7",
       expect.stringMatching(/^compacting the database file after the upgrade: \d+ MB, of which \d+ MB free$/),
       expect.stringMatching(/^compacted the database file: \d+ MB$/),
     ]);
   });
 
-  it("reads every sample through the samples view exactly as before", () => {
-    expect(store.db.prepare(ALL_SAMPLES).all()).toEqual(written.samples);
+  it("reads every sample, decoded from its blocks through version 6's samples view, exactly as before", () => {
+    expect(loadSampleTables(store.db).prepare(ALL_SAMPLES).all()).toEqual(written.samples);
   });
 
   it("keeps the rollups and leaves no old table", () => {
     expect(store.db.prepare("SELECT * FROM rollups").all()).toEqual(written.rollups);
-    const objects = store.db.prepare("SELECT name FROM sqlite_master WHERE tbl_name LIKE 'raw_samples%'").all();
-    expect(objects).toEqual([{ name: "raw_samples" }]);
-    expect(store.db.prepare("SELECT count(*) AS n FROM pragma_table_info('raw_samples')").get()).toEqual({ n: 12 });
+    const objects = store.db.prepare("SELECT name FROM sqlite_master WHERE tbl_name LIKE 'raw_samples%' OR name = 'samples'").all();
+    expect(objects).toEqual([]);
+    expect(store.db.prepare("SELECT sum(n) AS n FROM raw_blocks").get()).toEqual({ n: N });
   });
 
   it("opens again without upgrading twice", async () => {
@@ -103,7 +108,7 @@ describe("a version 4 database", () => {
     const again: string[] = [];
     const reopened = openStore(dbPath, { log: (l) => again.push(l) });
     expect(again).toEqual([]);
-    expect(reopened.db.prepare("SELECT count(*) AS n FROM raw_samples").get()).toEqual({ n: N });
+    expect(reopened.db.prepare("SELECT sum(n) AS n FROM raw_blocks").get()).toEqual({ n: N });
     await reopened.close();
   });
 });
@@ -121,6 +126,8 @@ describe("a version 3 database", () => {
       "upgraded database schema 3 → 4",
       `upgrading database schema 4 → 5: ${N} samples`,
       "upgraded database schema 4 → 5",
+      `upgrading database schema 6 → 7: ${N} samples into blocks`,
+      "upgraded database schema 6 → 7",
     ]);
     expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
     // The client's total and the aggregate's, from the client's day row.
@@ -128,7 +135,7 @@ describe("a version 3 database", () => {
       { client: 0, class: 255, failures: 3, skipped: 1 },
       { client: 1, class: 0, failures: 3, skipped: 1 },
     ]);
-    expect(store.db.prepare(ALL_SAMPLES).all()).toEqual(written.samples);
+    expect(loadSampleTables(store.db).prepare(ALL_SAMPLES).all()).toEqual(written.samples);
   });
 });
 
@@ -153,7 +160,7 @@ describe("a version 4 database with a row the packed layout cannot hold", () => 
     db.prepare("UPDATE raw_samples SET flags = 7939 WHERE seq = 55000").run();
     db.close();
     const store = openStore(dbPath, { log: () => {} });
-    expect(store.db.prepare(ALL_SAMPLES).all()).toEqual(written.samples.map((r) => ((r as { seq: number }).seq === 55000 ? { ...(r as object), flags: 7939 } : r)));
+    expect(loadSampleTables(store.db).prepare(ALL_SAMPLES).all()).toEqual(written.samples.map((r) => ((r as { seq: number }).seq === 55000 ? { ...(r as object), flags: 7939 } : r)));
     await store.close();
   });
 });
@@ -163,14 +170,14 @@ describe("a file marked version 4 whose raw table is already packed", () => {
     const dbPath = path.join(dir, "marked.db");
     writeV4(dbPath);
     const first = openStore(dbPath, { log: () => {} });
-    const samples = first.db.prepare(ALL_SAMPLES).all();
+    const samples = loadSampleTables(first.db).prepare(ALL_SAMPLES).all();
     first.db.prepare("UPDATE meta SET value = '4' WHERE key = 'schema_version'").run();
     await first.close();
     const lines: string[] = [];
     const again = openStore(dbPath, { log: (l) => lines.push(l) });
     expect(lines).toEqual([]);
     expect(again.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
-    expect(again.db.prepare(ALL_SAMPLES).all()).toEqual(samples);
+    expect(loadSampleTables(again.db).prepare(ALL_SAMPLES).all()).toEqual(samples);
     await again.close();
   });
 });

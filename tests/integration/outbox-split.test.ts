@@ -8,6 +8,7 @@ import type { RunningServer } from "../../server/app.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -43,7 +44,7 @@ describe("outbox against a real server", () => {
       { timeout: 15_000, interval: 100 },
     );
     expect(outbox.counters).toMatchObject({ delivered: 499, rejected: 1, duplicates: 0, failures: 0 });
-    const rows = sqliteDb(server.store).prepare("SELECT seq, target FROM samples ORDER BY seq").all() as { seq: number; target: string }[];
+    const rows = loadSampleTables(sqliteDb(server.store)).prepare("SELECT seq, target FROM samples ORDER BY seq").all() as { seq: number; target: string }[];
     expect(rows).toHaveLength(499);
     expect(rows.some((r) => r.seq === 250)).toBe(false);
     expect(new Set(rows.map((r) => r.target))).toEqual(new Set(["A"]));

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 let server: RunningServer | undefined;
 afterEach(async () => {
@@ -44,7 +45,7 @@ describe("per-address budgets", () => {
     server = await startInProcess(["--ingest-rate", "1"]);
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await post(server, batch(i))).status);
-    const stored = (sqliteDb(server.store).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+    const stored = (loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
     expect(stored).toBe(statuses.filter((s) => s === 200).length);
   });

@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 import { freshDb, selectPostgres, STORE_KINDS } from "../helpers/store-kinds.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const LOAD_SCRIPT = path.resolve("testkit/ingest-burst.ts");
 
@@ -36,7 +37,7 @@ async function storedCounts(kind: string, db: string, ranges: { session: string;
   const conn = new Database(db, { readonly: true });
   try {
     expect(conn.pragma("integrity_check", { simple: true })).toBe("ok");
-    const count = conn.prepare(inRange);
+    const count = loadSampleTables(conn).prepare(inRange);
     for (const a of ranges) missing += a.last - a.first + 1 - (count.get(a.session, a.first, a.last) as { n: number }).n;
     return { missing, total: (conn.prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n };
   } finally {

@@ -10,6 +10,7 @@ import type { RunningServer } from "../../server/app.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { runCli, tempDir } from "../../testkit/server-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 /**
  * chattr +i needs root and a file system with attributes (ext4, xfs), which
@@ -45,7 +46,7 @@ function post() {
     }),
   });
 }
-const stored = () => (sqliteDb(server.store).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+const stored = () => (loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
 
 describe("storage faults", () => {
   it("a database locked by another process: 503 at once (the event loop never waits), then ingest resumes", async () => {

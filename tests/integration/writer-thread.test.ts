@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openStoreThreaded, StorageError, WRITER_BUSY_TIMEOUT_MS } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { tempDir } from "../../testkit/server-process.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const dir = tempDir();
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -27,7 +28,7 @@ describe("the writer thread", () => {
     try {
       expect(await store.insertBatch(batch("session_a", 300), meta)).toEqual({ accepted: 300, duplicates: 0 });
       const other = new Database(dbPath, { readonly: true });
-      expect(other.prepare("SELECT count(*) AS n FROM raw_samples").get()).toEqual({ n: 300 });
+      expect(loadSampleTables(other).prepare("SELECT count(*) AS n FROM raw_samples").get()).toEqual({ n: 300 });
       other.close();
       expect(await store.insertBatch(batch("session_a", 310), meta)).toEqual({ accepted: 10, duplicates: 300 });
       expect((await store.stats({ fromMs: T0, toMs: T0 + 1000 }))[0]).toMatchObject({ count: 310, min: 1, max: 310 });

@@ -9,7 +9,8 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { edgeReader, logicalRawSelectSql, packRaw, TYPICAL_FLAGS, UnpackableRowError } from "../../server/store/raw-layout.js";
-import { DDL } from "../../server/store/schema.js";
+import { DDL, RAW_SAMPLES_V6_DDL } from "../../server/store/schema.js";
+import { blockStore } from "../../server/store/block-writer.js";
 import { INSERT_RAW, RAW_COLUMNS } from "../../server/store/writer.js";
 import { prng } from "../../testkit/prng.js";
 import { openSqlitePageReader, pageReaderOver, type RawSampleRow } from "../../server/query/sample-pages.js";
@@ -23,7 +24,8 @@ type Row = (number | null)[];
 
 function database(): Database.Database {
   const db = new Database(":memory:");
-  db.exec(DDL);
+  // Version 6's row table beside version 7's blocks: the packed row is both one's row and the other's sample.
+  db.exec(DDL + RAW_SAMPLES_V6_DDL);
   db.exec("INSERT INTO series (id, method, target) VALUES (1, 'xhr', 'A'), (2, 'best2', 'A+B'), (3, 'tcprtt', 'A'), (4, 'ping', 'A')");
   db.exec("INSERT INTO reasons (id, text) VALUES (1, 'network'), (2, 'http-503'), (300, 'a reason past the first hundreds')");
   db.exec("INSERT INTO clients (id, client_key) VALUES (1, 'k1'), (2, 'k2')");
@@ -118,12 +120,20 @@ describe("raw_samples' packed layout", () => {
     for (const r of cases) expect(() => pack(r), JSON.stringify(r)).toThrow(UnpackableRowError);
   });
 
-  it("unfolds pages in JavaScript exactly as the samples view does, under every filter", async () => {
+  it("reads pages from the blocks exactly as the samples view reads the same rows, under every filter", async () => {
     const db = database();
     const insert = db.prepare(INSERT_RAW);
     // Session 2's generated rows interleaved in time with session 1's edges.
     const rows = [...EDGES, ...generated(3000).map((r) => r.map((v, i) => (i === 2 ? v! - 100_000 + (r[1]! % 7) : v)))];
     db.transaction(() => rows.forEach((r) => insert.run(pack(r))))();
+    // The same rows as blocks, a session's in batches of 100 as a writer would store them.
+    const storeBlocks = blockStore(db);
+    db.transaction(() => {
+      for (const session of [1, 2]) {
+        const mine = rows.filter((r) => r[0] === session).map((r) => ({ row: pack(r), extra: null }));
+        for (let i = 0; i < mine.length; i += 100) storeBlocks(session, null, mine.slice(i, i + 100));
+      }
+    })();
     const viewReader = pageReaderOver((sql, params) => db.prepare(sql).raw(true).all(...params) as RawSampleRow[], () => {});
     const packedReader = openSqlitePageReader(db);
     const all = async (reader: typeof viewReader, f: SampleFilter) => {

@@ -11,6 +11,7 @@ import { openStore, type Store } from "../../server/store/store.js";
 import { batchWriter, Codes, SessionOwnerError, type GroupItem } from "../../server/store/writer.js";
 import type { Sample, SampleBatch } from "../../shared/contract/index.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
+import { loadSampleTables } from "../../testkit/sample-table.js";
 import { prng } from "../../testkit/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
 
@@ -54,7 +55,8 @@ function someBatches(): SampleBatch[] {
 }
 
 const dump = (db: Database.Database) => ({
-  raw: db.prepare("SELECT * FROM raw_samples ORDER BY session, seq").all(),
+  // Decoded from the blocks (testkit/sample-table.ts): the same samples, whichever writes made the blocks.
+  raw: loadSampleTables(db).prepare("SELECT * FROM raw_samples ORDER BY session, seq, t").all(),
   rollups: db.prepare("SELECT * FROM rollups ORDER BY level, client, class, start_ms, series").all(),
   sessions: db.prepare("SELECT id, session_key, client, first_t, last_t FROM sessions ORDER BY id").all(),
 });
