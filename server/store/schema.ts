@@ -67,7 +67,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   user_agent          TEXT,
   first_seen_ms       INTEGER NOT NULL,
   timer_resolution_us INTEGER,
-  -- The t of the session's oldest and newest stored sample: raw_samples is in
+  -- The t of the session's oldest and newest stored sample: raw samples are in
   -- time order, so "when was this session last heard" is read here, not there.
   first_t             INTEGER,
   last_t              INTEGER,
