@@ -35,7 +35,7 @@ const BATCH = 6500;
 export const TABS = CLIENTS.length;
 export const SAMPLES_PER_TICK = SERIES.length;
 /** Bump when the generated data or the schema changes, so a cached file of the old shape is not reused. */
-const DATA_VERSION = 11;
+const DATA_VERSION = 12;
 
 export interface Month {
   dbPath: string;

@@ -6,7 +6,7 @@
 // goes back to seqs at or below the session's highest stored one (a page's
 // outbox sends in seq order, so a batch that does not needs no lookup).
 import type Database from "better-sqlite3";
-import { decodeBlock, encodeBlock, type PackedRow } from "./raw-block.js";
+import { decodeBlock, encodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
 import { bucketStartMs } from "./rollup-class.js";
 
 /** The rollups' finest level: a block never spans two of its buckets, so edges cut at whole blocks. */
@@ -65,7 +65,8 @@ export function blockStore(db: Database.Database): <T>(session: number, maxSeq: 
         rows = [...same, ...rows].sort((a, b) => a[1]! - b[1]! || a[2]! - b[2]!);
         remove.run(startMs, session, seq0);
       }
-      insert.run(startMs, session, seq0, rows[rows.length - 1]![1], rows.length, encodeBlock({ session, startMs, seq0 }, rows));
+      for (const block of splitIntoBlocks(session, startMs, rows))
+        insert.run(startMs, session, block.key.seq0, block.rows[block.rows.length - 1]![1], block.rows.length, encodeBlock(block.key, block.rows));
       stored.push(...fresh);
     }
     return stored;

@@ -4,7 +4,7 @@
 // highest seq is written for the writer's duplicate check (block-writer.ts).
 // The samples view and raw_samples are dropped: no SQL can read a block.
 import type Database from "better-sqlite3";
-import { encodeBlock, type PackedRow } from "./raw-block.js";
+import { encodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
 import { PACKED_RAW_COLUMNS } from "./raw-layout.js";
 import { bucketStartMs } from "./rollup-class.js";
 import { RAW_BLOCKS_DDL } from "./schema.js";
@@ -28,8 +28,8 @@ export function blockRawSamples(db: Database.Database, log: (line: string) => vo
     const flush = () => {
       for (const [session, rows] of open) {
         rows.sort((a, b) => a[1]! - b[1]! || a[2]! - b[2]!);
-        const seq0 = rows[0]![1]!;
-        insert.run(openStart, session, seq0, rows[rows.length - 1]![1], rows.length, encodeBlock({ session, startMs: openStart!, seq0 }, rows));
+        for (const block of splitIntoBlocks(session, openStart!, rows))
+          insert.run(openStart, session, block.key.seq0, block.rows[block.rows.length - 1]![1], block.rows.length, encodeBlock(block.key, block.rows));
       }
       open = new Map();
     };

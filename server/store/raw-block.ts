@@ -50,6 +50,36 @@ export class BlockRowError extends Error {
 const isSafeInt = (v: number | null | undefined): v is number => typeof v === "number" && Number.isSafeInteger(v);
 
 /**
+ * A block's BLOB stays within this many bytes: SQLite keeps about 1,000 bytes
+ * of a WITHOUT ROWID row on a 4,096-byte page, and spills the rest into an
+ * overflow page of its own, mostly empty for a BLOB just past it (measured:
+ * 72 bytes a sample for blocks of ~1.1 kB, 17.6 for blocks of ~8 kB).
+ */
+export const BLOCK_BYTES_MAX = 900;
+
+/** Appends one row's varints, after the row (prevSeq, prevT); checks it as encodeBlock promises. */
+function pushRow(out: number[], key: BlockKey, r: PackedRow, prevSeq: number, prevT: number, first: boolean): void {
+  const [session, seq, t, series, status] = r;
+  if (session !== key.session) throw new BlockRowError(`a row of session ${session} in a block of session ${key.session}`);
+  if (!isSafeInt(t) || !isSafeInt(series) || series < 0 || !isSafeInt(status) || status < 0) throw new BlockRowError(`seq ${seq}: t, series or status`);
+  if (!isSafeInt(seq) || seq < prevSeq || (!first && seq === prevSeq && t <= prevT))
+    throw new BlockRowError(`(seq ${seq}, t ${t}) after (seq ${prevSeq}, t ${prevT}): (seq, t) must increase`);
+  pushVarint(out, seq - prevSeq);
+  pushVarint(out, zigzag(t - prevT));
+  pushVarint(out, series);
+  pushVarint(out, status);
+  let presence = 0;
+  for (let k = 0; k < NULLABLE.length; k++) {
+    const v = r[FIRST_NULLABLE + k];
+    if (v === null || v === undefined) continue;
+    if (!isSafeInt(v) || Math.abs(v) > Number.MAX_SAFE_INTEGER / 2) throw new BlockRowError(`seq ${seq}: ${NULLABLE[k]} ${v} is not an integer within ±2^52`);
+    presence |= 1 << k;
+  }
+  out.push(presence);
+  for (let k = 0; k < NULLABLE.length; k++) if ((presence >> k) & 1) pushVarint(out, zigzag(r[FIRST_NULLABLE + k] as number));
+}
+
+/**
  * Packs `rows` (one session's, (seq, t) strictly increasing, every value an
  * integer) into a block under `key` (key.seq0 must be the first row's seq).
  */
@@ -60,31 +90,46 @@ export function encodeBlock(key: BlockKey, rows: readonly PackedRow[]): Uint8Arr
   pushVarint(out, rows.length);
   let prevSeq = key.seq0;
   let prevT = key.startMs;
-  let first = true;
-  for (const r of rows) {
-    const [session, seq, t, series, status] = r;
-    if (session !== key.session) throw new BlockRowError(`a row of session ${session} in a block of session ${key.session}`);
-    if (!isSafeInt(t) || !isSafeInt(series) || series < 0 || !isSafeInt(status) || status < 0) throw new BlockRowError(`seq ${seq}: t, series or status`);
-    if (!isSafeInt(seq) || seq < prevSeq || (!first && seq === prevSeq && t <= prevT))
-      throw new BlockRowError(`(seq ${seq}, t ${t}) after (seq ${prevSeq}, t ${prevT}): (seq, t) must increase`);
-    first = false;
-    pushVarint(out, seq - prevSeq);
-    pushVarint(out, zigzag(t - prevT));
-    pushVarint(out, series);
-    pushVarint(out, status);
-    let presence = 0;
-    for (let k = 0; k < NULLABLE.length; k++) {
-      const v = r[FIRST_NULLABLE + k];
-      if (v === null || v === undefined) continue;
-      if (!isSafeInt(v) || Math.abs(v) > Number.MAX_SAFE_INTEGER / 2) throw new BlockRowError(`seq ${seq}: ${NULLABLE[k]} ${v} is not an integer within ±2^52`);
-      presence |= 1 << k;
-    }
-    out.push(presence);
-    for (let k = 0; k < NULLABLE.length; k++) if ((presence >> k) & 1) pushVarint(out, zigzag(r[FIRST_NULLABLE + k] as number));
-    prevSeq = seq;
-    prevT = t;
-  }
+  rows.forEach((r, i) => {
+    pushRow(out, key, r, prevSeq, prevT, i === 0);
+    prevSeq = r[1]!;
+    prevT = r[2]!;
+  });
   return Uint8Array.from(out);
+}
+
+/**
+ * `rows` (as encodeBlock takes them, one bucket's) as consecutive runs whose
+ * blocks stay within maxBytes (a single row that alone is larger gets a
+ * block of its own), each with its key.
+ */
+export function splitIntoBlocks(session: number, startMs: number, rows: readonly PackedRow[], maxBytes = BLOCK_BYTES_MAX): { key: BlockKey; rows: PackedRow[] }[] {
+  const runs: { key: BlockKey; rows: PackedRow[] }[] = [];
+  // The format byte and a count of up to 16,383 samples.
+  const HEADER_BYTES_MAX = 3;
+  let run: PackedRow[] = [];
+  let bytes = HEADER_BYTES_MAX;
+  let prev: PackedRow | null = null;
+  const scratch: number[] = [];
+  for (const r of rows) {
+    const key = { session, startMs, seq0: run.length === 0 ? r[1]! : run[0]![1]! };
+    scratch.length = 0;
+    pushRow(scratch, key, r, prev === null ? key.seq0 : prev[1]!, prev === null ? startMs : prev[2]!, prev === null);
+    if (run.length > 0 && bytes + scratch.length > maxBytes) {
+      runs.push({ key: { session, startMs, seq0: run[0]![1]! }, rows: run });
+      run = [];
+      bytes = HEADER_BYTES_MAX;
+      prev = null;
+      // Measured again as a first row: its steps are then from the new block's start.
+      scratch.length = 0;
+      pushRow(scratch, { session, startMs, seq0: r[1]! }, r, r[1]!, startMs, true);
+    }
+    run.push(r);
+    bytes += scratch.length;
+    prev = r;
+  }
+  if (run.length > 0) runs.push({ key: { session, startMs, seq0: run[0]![1]! }, rows: run });
+  return runs;
 }
 
 /** A block that does not decode: the file is damaged or was written by another format. */

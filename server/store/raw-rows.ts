@@ -2,7 +2,7 @@
 // SQLite's readers get raw rows by time, and the JavaScript form of
 // sampleWhere that filters them. SQL cannot look inside a block, and a
 // better-sqlite3 virtual table cannot read its own connection (see
-// docs/raw-blocks-plan.md), so the readers that filtered raw rows in SQL
+// docs/architecture.md), so the readers that filtered raw rows in SQL
 // (raw-scan, races, sample pages) filter decoded rows here instead; the
 // PostgreSQL store keeps a row per sample and sampleWhere's SQL.
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";

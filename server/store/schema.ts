@@ -33,7 +33,7 @@ export const outcomeCode = (o: string): number => (OUTCOMES as readonly string[]
 export const winnerCode = (w: string): number => (BEST2_LEGS as readonly string[]).indexOf(w);
 
 /**
- * Raw samples in blocks (raw-block.ts; store version 7, docs/raw-blocks-plan.md):
+ * Raw samples in blocks (raw-block.ts; store version 7, docs/architecture.md):
  * one row per write, session and 5-minute bucket. start_ms first: readers ask
  * for time ranges, whole buckets at a time. seq_last and n let a redelivery's
  * lookup and a row count skip the BLOB.

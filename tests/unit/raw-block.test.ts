@@ -3,7 +3,18 @@
 // block is refused rather than read as other samples.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BLOCK_FORMAT, BlockFormatError, BlockRowError, decodeBlock, encodeBlock, NULLABLE, type BlockKey, type PackedRow } from "../../server/store/raw-block.js";
+import {
+  BLOCK_BYTES_MAX,
+  BLOCK_FORMAT,
+  BlockFormatError,
+  BlockRowError,
+  decodeBlock,
+  encodeBlock,
+  NULLABLE,
+  splitIntoBlocks,
+  type BlockKey,
+  type PackedRow,
+} from "../../server/store/raw-block.js";
 import { packRaw } from "../../server/store/raw-layout.js";
 import { rawValues } from "../../server/store/writer.js";
 import type { Sample } from "../../shared/contract/index.js";
@@ -111,5 +122,29 @@ describe("raw sample blocks", () => {
     const badPresence = Uint8Array.from(encodeBlock(key, [[7, 1000, START, 1, 0, null, null, null, null, null, null, null]]));
     badPresence[badPresence.length - 1] = 0x7f; // all seven columns present, none written
     expect(() => decodeBlock(key, badPresence)).toThrow(BlockFormatError);
+  });
+
+  it("splits a bucket's rows into blocks that stay on their page, and lose or reorder nothing", () => {
+    fc.assert(
+      fc.property(blockArb, fc.integer({ min: 40, max: 2000 }), ({ key, rows }, maxBytes) => {
+        const blocks = splitIntoBlocks(key.session, key.startMs, rows, maxBytes);
+        expect(blocks.flatMap((b) => b.rows)).toEqual(rows);
+        for (const b of blocks) {
+          expect(b.key).toEqual({ session: key.session, startMs: key.startMs, seq0: b.rows[0]![1] });
+          const blob = encodeBlock(b.key, b.rows);
+          // Over the limit only a block of one row that alone is larger.
+          if (b.rows.length > 1) expect(blob.length).toBeLessThanOrEqual(maxBytes);
+          expect(decodeBlock(b.key, blob)).toEqual(b.rows);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // A page's 5 s report (65 samples, ~1.1 kB) is two blocks; 500 samples are several, each within the default.
+    const page = Array.from({ length: 65 }, (_, i) => pageProbe(i, START + 77 * i));
+    expect(splitIntoBlocks(7, START, page)).toHaveLength(2);
+    const burst = Array.from({ length: 500 }, (_, i) => pageProbe(i, START + i));
+    const blocks = splitIntoBlocks(7, START, burst);
+    expect(blocks.length).toBeGreaterThan(5);
+    for (const b of blocks) expect(encodeBlock(b.key, b.rows).length).toBeLessThanOrEqual(BLOCK_BYTES_MAX);
   });
 });
