@@ -8,7 +8,8 @@
 // per-client rows that remain.
 import type Database from "better-sqlite3";
 import { ANY_CLASS, ANY_CLIENT, blobOf, emptyCell, mergeStored, type RollupCell, type StoredCell } from "./rollup-batch.js";
-import { bucketStartMs, CLASS_COUNT, LEVEL_COUNT } from "./rollup-class.js";
+import { CLASS_COUNT, LEVEL_COUNT } from "./rollup-class.js";
+import { blockStartMs } from "./raw-block.js";
 
 export interface DeletedClient {
   samples: number;
@@ -23,7 +24,7 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
     const tSpan = db.prepare("SELECT min(first_t) AS lo, max(last_t) AS hi FROM sessions WHERE client_id = ?").get(clientId) as { lo: number | null; hi: number | null };
     let samples = 0;
     if (tSpan.lo !== null && tSpan.hi !== null) {
-      const range = [bucketStartMs(0, tSpan.lo), tSpan.hi, clientId] as const;
+      const range = [blockStartMs(tSpan.lo), tSpan.hi, clientId] as const;
       const mine = "start_ms BETWEEN ? AND ? AND +session IN (SELECT id FROM sessions WHERE client_id = ?)";
       samples = (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM raw_blocks WHERE ${mine}`).get(...range) as { n: number }).n;
       db.prepare(`DELETE FROM raw_blocks WHERE ${mine}`).run(...range);

@@ -6,11 +6,8 @@
 // goes back to seqs at or below the session's highest stored one (a page's
 // outbox sends in seq order, so a batch that does not needs no lookup).
 import type Database from "better-sqlite3";
-import { decodeBlock, encodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
-import { bucketStartMs } from "./rollup-class.js";
+import { blockStartMs, decodeBlock, encodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
 
-/** The rollups' finest level: a block never spans two of its buckets, so edges cut at whole blocks. */
-const BLOCK_LEVEL = 0;
 
 /** A sample to store, with whatever the caller keeps beside its packed row (its logical values, for the rollups). */
 export interface BlockItem<T> {
@@ -32,7 +29,7 @@ export function blockStore(db: Database.Database): <T>(session: number, maxSeq: 
   return (session, maxSeq, items) => {
     const byBucket = new Map<number, BlockItem<(typeof items)[number]["extra"]>[]>();
     for (const item of items) {
-      const start = bucketStartMs(BLOCK_LEVEL, item.row[2]!);
+      const start = blockStartMs(item.row[2]!);
       const bucket = byBucket.get(start);
       if (bucket === undefined) byBucket.set(start, [item]);
       else bucket.push(item);

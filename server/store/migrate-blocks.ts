@@ -4,14 +4,12 @@
 // highest seq is written for the writer's duplicate check (block-writer.ts).
 // The samples view and raw_samples are dropped: no SQL can read a block.
 import type Database from "better-sqlite3";
-import { encodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
+import { blockStartMs, encodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
 import { PACKED_RAW_COLUMNS } from "./raw-layout.js";
-import { bucketStartMs } from "./rollup-class.js";
 import { RAW_BLOCKS_DDL } from "./schema.js";
 
 /** Rows read between two progress lines. */
 const CHUNK_ROWS = 50_000;
-const BLOCK_LEVEL = 0;
 
 export function blockRawSamples(db: Database.Database, log: (line: string) => void): void {
   const total = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
@@ -42,7 +40,7 @@ export function blockRawSamples(db: Database.Database, log: (line: string) => vo
       if (rows.length === 0) break;
       for (const r of rows) {
         const [session, seq, t] = r as [number, number, number];
-        const start = bucketStartMs(BLOCK_LEVEL, t);
+        const start = blockStartMs(t);
         if (openStart !== start) {
           flush();
           openStart = start;

@@ -6,15 +6,12 @@
 // (raw-scan, races, sample pages) filter decoded rows here instead; the
 // PostgreSQL store keeps a row per sample and sampleWhere's SQL.
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
-import { decodeBlock, type PackedRow } from "./raw-block.js";
+import { blockStartMs, decodeBlock, type PackedRow } from "./raw-block.js";
 import type { Pace } from "./read-pool.js";
 import { edgeReader, unpackSample, type EdgeRow } from "./raw-layout.js";
-import { bucketStartMs } from "./rollup-class.js";
 import { storedMethodOf, type SampleFilter } from "./sample-filter.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
 
-/** Level 0 of the rollups: a block never spans two of its buckets. */
-const BLOCK_LEVEL = 0;
 
 /** A raw_blocks row as the readers select it (BLOCKS_IN_RANGE_SQL's columns, in order). */
 export type StoredBlock = [startMs: number, session: number, seq0: number, data: Uint8Array];
@@ -26,7 +23,7 @@ export type StoredBlock = [startMs: number, session: number, seq0: number, data:
 export const BLOCKS_IN_RANGE_SQL = "SELECT start_ms, session, seq0, data FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?";
 
 /** BLOCKS_IN_RANGE_SQL's parameters for the inclusive range [fromMs, toMs]. */
-export const bucketRange = (fromMs: number, toMs: number): [number, number] => [bucketStartMs(BLOCK_LEVEL, Math.ceil(fromMs)), Math.floor(toMs)];
+export const bucketRange = (fromMs: number, toMs: number): [number, number] => [blockStartMs(Math.ceil(fromMs)), Math.floor(toMs)];
 
 /** The rows of a stored block whose t lies in [fromMs, toMs], passed to onRow in seq order. */
 export function rowsOfBlock(block: StoredBlock, fromMs: number, toMs: number, onRow: (row: PackedRow) => void): void {
