@@ -53,30 +53,17 @@ export interface PageReader {
 /** One SELECT (SQLite's placeholders) read as rows of arrays. */
 export type PageFetch = (sql: string, params: SqlParam[]) => Promise<RawSampleRow[]> | RawSampleRow[];
 
-/**
- * Where a page reader's SELECT reads: a table or subquery named `samples`
- * carrying the columns sampleWhere filters on, and the columns it selects
- * (with `sessions` joined); its fetch turns them into RawSampleRows.
- */
-export interface SampleSource {
-  from: string;
-  columns: string;
-}
-
-/** The `samples` view (both stores define it), whose columns are RawSampleRow's as they are. */
-const VIEW_SOURCE: SampleSource = { from: "samples", columns: SAMPLE_COLUMNS_SQL };
-
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The store's page reader: its own connection (see Store.openPageReader). */
 export const openPageReader = (store: Store): PageReader => store.openPageReader();
 
-/** Keyset paging over any store's SELECT: the same SQL on SQLite and PostgreSQL. */
-export function pageReaderOver(fetch: PageFetch, close: () => void, source: SampleSource = VIEW_SOURCE): PageReader {
+/** Keyset paging over a `samples` view's SELECT (the PostgreSQL store's; version 6's SQLite view in tests). */
+export function pageReaderOver(fetch: PageFetch, close: () => void): PageReader {
   return {
     async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
       const order = "ORDER BY samples.t, samples.session, samples.seq LIMIT ?";
-      const select = (where: string) => `SELECT ${source.columns} FROM ${source.from} JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
+      const select = (where: string) => `SELECT ${SAMPLE_COLUMNS_SQL} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
       const first = sampleWhere(filter);
       let rows = await fetch(select(first.sql), [...first.params, pageRows]);
       while (rows.length === pageRows) {

@@ -130,19 +130,6 @@ SELECT r.session, r.seq, r.t, s.method, s.target, r.us / 1000.0 AS ms, ${caseOf(
 FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.id = ${l.reason};`;
 }
 
-/**
- * raw_samples as table `samples` for readers that decode rows in JavaScript
- * (unpackSample): its stored columns, plus the columns sampleWhere filters on
- * (method, target, flags, late_ms) as the view defines them. Decoding every
- * selected column with the view's CASEs costs SQLite more than the read itself.
- */
-export function packedSamplesSql(): string {
-  const l = logicalRawSql("r", "s");
-  return `(SELECT r.session, r.seq, r.t, s.method, s.target, r.status, r.us, r.sched, r.late_us, r.hidden_us, r.detail, r.lag_us,
-       r.server_us, ${l.flags} AS flags, r.late_us / 1000.0 AS late_ms
-FROM raw_samples r JOIN series s ON s.id = r.series) AS samples`;
-}
-
 /** A sample's folded columns in logical form (integer codes, µs), as rawValues wrote them. */
 export interface UnpackedSample {
   outcome: number;

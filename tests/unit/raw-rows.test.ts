@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/store.js";
 import { batchWriter, Codes } from "../../server/store/writer.js";
-import { packedSamplesSql, PACKED_RAW_COLUMNS } from "../../server/store/raw-layout.js";
+import { PACKED_RAW_COLUMNS } from "../../server/store/raw-layout.js";
 import { rowMatcher } from "../../server/store/raw-rows.js";
 import { sampleWhere, type SampleFilter } from "../../server/store/sample-filter.js";
 import type { Sample } from "../../shared/contract/index.js";
@@ -83,7 +83,7 @@ describe("rowMatcher", () => {
     fc.assert(
       fc.property(filterArb, (f) => {
         const where = sampleWhere(f);
-        const bySql = (db.prepare(`SELECT samples.session, samples.seq FROM ${packedSamplesSql()} WHERE ${where.sql}`).raw(true).all(...where.params) as number[][])
+        const bySql = (db.prepare(`SELECT samples.session, samples.seq FROM samples WHERE ${where.sql}`).raw(true).all(...where.params) as number[][])
           .map(([s, q]) => key(s!, q!))
           .sort();
         const match = rowMatcher(f, { seriesOf: (id) => series.get(id), clientIdOf: (s) => clients.get(s) });
