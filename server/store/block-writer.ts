@@ -24,8 +24,27 @@ export function blockStore(db: Database.Database): <T>(session: number, maxSeq: 
   const overlapping = db.prepare<[number, number, number, number], { seq0: number; data: Uint8Array }>(
     "SELECT seq0, data FROM raw_blocks WHERE start_ms = ? AND session = ? AND seq0 <= ? AND seq_last >= ?",
   );
+  const bySeq0 = db.prepare<[number, number, number], { data: Uint8Array }>("SELECT data FROM raw_blocks WHERE start_ms = ? AND session = ? AND seq0 = ?");
   const remove = db.prepare("DELETE FROM raw_blocks WHERE start_ms = ? AND session = ? AND seq0 = ?");
-  const insert = db.prepare("INSERT INTO raw_blocks (start_ms, session, seq0, seq_last, n, data) VALUES (?, ?, ?, ?, ?, ?)");
+  const insert = db.prepare("INSERT INTO raw_blocks (start_ms, session, seq0, seq_last, n, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  /**
+   * Writes rows (sorted, distinct (seq, t)) as blocks. A block whose seq0 is
+   * some stored block's (a seq stored at two times, the other one first in its
+   * block) takes that block's rows in and is split again: the insert's
+   * conflict says so, so the common path costs no lookup. Each merge removes a
+   * stored block, so it ends.
+   */
+  const write = (session: number, startMs: number, rows: readonly PackedRow[]): void => {
+    for (const block of splitIntoBlocks(session, startMs, rows)) {
+      const { seq0 } = block.key;
+      if (insert.run(startMs, session, seq0, block.rows[block.rows.length - 1]![1], block.rows.length, encodeBlock(block.key, block.rows)).changes === 1) continue;
+      const stored = decodeBlock({ session, startMs, seq0 }, bySeq0.get(startMs, session, seq0)!.data);
+      remove.run(startMs, session, seq0);
+      const ids = new Set(stored.map((r) => `${r[1]} ${r[2]}`));
+      const merged = [...stored, ...block.rows.filter((r) => !ids.has(`${r[1]} ${r[2]}`))].sort((a, b) => a[1]! - b[1]! || a[2]! - b[2]!);
+      write(session, startMs, merged);
+    }
+  };
   return (session, maxSeq, items) => {
     const byBucket = new Map<number, BlockItem<(typeof items)[number]["extra"]>[]>();
     for (const item of items) {
@@ -39,13 +58,9 @@ export function blockStore(db: Database.Database): <T>(session: number, maxSeq: 
       bucket.sort((a, b) => a.row[1]! - b.row[1]! || a.row[2]! - b.row[2]!);
       const seen = new Set<string>();
       const first = bucket[0]!.row[1]!;
-      /** The stored rows of each block the lookup found, by seq0. */
-      const found = new Map<number, PackedRow[]>();
       if (maxSeq !== null && first <= maxSeq)
         for (const b of overlapping.all(startMs, session, bucket[bucket.length - 1]!.row[1]!, first)) {
-          const rows = decodeBlock({ session, startMs, seq0: b.seq0 }, b.data);
-          found.set(b.seq0, rows);
-          for (const r of rows) seen.add(`${r[1]} ${r[2]}`);
+          for (const r of decodeBlock({ session, startMs, seq0: b.seq0 }, b.data)) seen.add(`${r[1]} ${r[2]}`);
         }
       const fresh = bucket.filter((item) => {
         const id = `${item.row[1]} ${item.row[2]}`;
@@ -54,16 +69,7 @@ export function blockStore(db: Database.Database): <T>(session: number, maxSeq: 
         return true;
       });
       if (fresh.length === 0) continue;
-      const seq0 = fresh[0]!.row[1]!;
-      let rows = fresh.map((item) => item.row);
-      // A block keyed by this seq0 already (its seq at another t): the two become one block.
-      const same = found.get(seq0);
-      if (same !== undefined) {
-        rows = [...same, ...rows].sort((a, b) => a[1]! - b[1]! || a[2]! - b[2]!);
-        remove.run(startMs, session, seq0);
-      }
-      for (const block of splitIntoBlocks(session, startMs, rows))
-        insert.run(startMs, session, block.key.seq0, block.rows[block.rows.length - 1]![1], block.rows.length, encodeBlock(block.key, block.rows));
+      write(session, startMs, fresh.map((item) => item.row));
       stored.push(...fresh);
     }
     return stored;

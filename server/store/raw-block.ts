@@ -104,8 +104,8 @@ export function encodeBlock(key: BlockKey, rows: readonly PackedRow[]): Uint8Arr
 
 /**
  * `rows` (as encodeBlock takes them, one bucket's) as consecutive runs whose
- * blocks stay within maxBytes (a single row that alone is larger gets a
- * block of its own), each with its key.
+ * blocks stay within maxBytes (a single row, or the rows of one seq, that
+ * alone are larger get a block of their own), each with its key.
  */
 export function splitIntoBlocks(session: number, startMs: number, rows: readonly PackedRow[], maxBytes = BLOCK_BYTES_MAX): { key: BlockKey; rows: PackedRow[] }[] {
   const runs: { key: BlockKey; rows: PackedRow[] }[] = [];
@@ -113,24 +113,35 @@ export function splitIntoBlocks(session: number, startMs: number, rows: readonly
   const HEADER_BYTES_MAX = 3;
   let run: PackedRow[] = [];
   let bytes = HEADER_BYTES_MAX;
-  let prev: PackedRow | null = null;
   const scratch: number[] = [];
-  for (const r of rows) {
-    const key = { session, startMs, seq0: run.length === 0 ? r[1]! : run[0]![1]! };
+  /** The bytes `group` adds after the run's last row, or as a new block's first rows. */
+  const measure = (group: readonly PackedRow[], after: PackedRow | undefined): number => {
     scratch.length = 0;
-    pushRow(scratch, key, r, prev === null ? key.seq0 : prev[1]!, prev === null ? startMs : prev[2]!, prev === null);
-    if (run.length > 0 && bytes + scratch.length > maxBytes) {
+    const key = { session, startMs, seq0: after === undefined ? group[0]![1]! : run[0]![1]! };
+    let prev = after;
+    for (const r of group) {
+      pushRow(scratch, key, r, prev === undefined ? key.seq0 : prev[1]!, prev === undefined ? startMs : prev[2]!, prev === undefined);
+      prev = r;
+    }
+    return scratch.length;
+  };
+  // Rows of one seq (stored at two times) go into one block together: each
+  // block's seq0 is then a seq no other block of the split holds.
+  for (let i = 0; i < rows.length; ) {
+    let j = i + 1;
+    while (j < rows.length && rows[j]![1] === rows[i]![1]) j++;
+    const group = rows.slice(i, j);
+    i = j;
+    let add = measure(group, run[run.length - 1]);
+    if (run.length > 0 && bytes + add > maxBytes) {
       runs.push({ key: { session, startMs, seq0: run[0]![1]! }, rows: run });
       run = [];
       bytes = HEADER_BYTES_MAX;
-      prev = null;
-      // Measured again as a first row: its steps are then from the new block's start.
-      scratch.length = 0;
-      pushRow(scratch, { session, startMs, seq0: r[1]! }, r, r[1]!, startMs, true);
+      // Measured again as first rows: their steps are then from the new block's start.
+      add = measure(group, undefined);
     }
-    run.push(r);
-    bytes += scratch.length;
-    prev = r;
+    run.push(...group);
+    bytes += add;
   }
   if (run.length > 0) runs.push({ key: { session, startMs, seq0: run[0]![1]! }, rows: run });
   return runs;

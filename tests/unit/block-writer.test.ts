@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { blockStore, type BlockItem } from "../../server/store/block-writer.js";
-import { decodeBlock, type PackedRow } from "../../server/store/raw-block.js";
+import { decodeBlock, splitIntoBlocks, type PackedRow } from "../../server/store/raw-block.js";
 import { RAW_BLOCKS_DDL } from "../../server/store/schema.js";
 
 const T0 = Date.UTC(2026, 10, 26, 11, 58);
@@ -75,9 +75,34 @@ describe("blockStore", () => {
     const items = (seqs: number[]) => seqs.map((seq) => ({ row: row(seq, T0 + seq, 1), extra: seq }));
     expect(store(SESSION, null, items([0, 1, 2])).map((i) => i.extra)).toEqual([0, 1, 2]);
     expect(store(SESSION, 2, items([2, 3, 5])).map((i) => i.extra)).toEqual([3, 5]);
-    // Told (wrongly) that seq 2 is the highest stored, it looks nothing up for seq 3 and meets the stored block's key.
-    expect(() => store(SESSION, 2, items([3]))).toThrow(/UNIQUE|PRIMARY KEY/);
+    // Told (wrongly) that seq 2 is the highest stored, it looks nothing up for
+    // seq 3 and calls it new (a lookup would have found it); the stored
+    // block's key still keeps the row once.
+    expect(store(SESSION, 2, items([3])).map((i) => i.extra)).toEqual([3]);
     expect(storedRows(db)).toHaveLength(5);
+    db.close();
+  });
+
+  it("stores a batch whose split starts a block at a seq another block of the bucket starts with (that seq at another t)", () => {
+    const S = 500;
+    const tOf = (seq: number) => T0 + 1_000 + seq * 10;
+    // Long latencies, so a few dozen rows fill a block; enough rows before S that a block starts at S.
+    const rowsFrom = (lead: number) => Array.from({ length: lead + 20 }, (_, i) => S - lead + i).map((seq) => row(seq, seq === S ? tOf(S) + 5 : tOf(seq), 123_456_789 + seq * 7_919));
+    const start = T0 - (T0 % 300_000);
+    const lead = Array.from({ length: 400 }, (_, i) => i + 1).find((n) => splitIntoBlocks(SESSION, start, rowsFrom(n)).some((b) => b.key.seq0 === S && b.rows[0]![1] === S));
+    expect(lead).toBeDefined();
+    const db = new Database(":memory:");
+    db.exec(RAW_BLOCKS_DDL);
+    const store = blockStore(db);
+    // Seq S stored first at its own t, alone: its block's key is (bucket, session, S).
+    expect(store(SESSION, null, [{ row: row(S, tOf(S), 1), extra: 0 }])).toHaveLength(1);
+    const batch = rowsFrom(lead!).map((r, i) => ({ row: r, extra: i + 1 }));
+    expect(store(SESSION, S, batch)).toHaveLength(batch.length);
+    const expected = [`${S} ${tOf(S)} 1`, ...batch.map((i) => `${i.row[1]} ${i.row[2]} ${i.row[5]}`)].sort();
+    expect(storedRows(db)).toEqual(expected);
+    // Redelivered, it stores nothing twice.
+    expect(store(SESSION, S + 19, batch)).toHaveLength(0);
+    expect(storedRows(db)).toEqual(expected);
     db.close();
   });
 });

@@ -132,10 +132,13 @@ describe("raw sample blocks", () => {
         for (const b of blocks) {
           expect(b.key).toEqual({ session: key.session, startMs: key.startMs, seq0: b.rows[0]![1] });
           const blob = encodeBlock(b.key, b.rows);
-          // Over the limit only a block of one row that alone is larger.
-          if (b.rows.length > 1) expect(blob.length).toBeLessThanOrEqual(maxBytes);
+          // Over the limit only a block of one seq's rows, which alone are larger.
+          if (b.rows.some((r) => r[1] !== b.key.seq0)) expect(blob.length).toBeLessThanOrEqual(maxBytes);
           expect(decodeBlock(b.key, blob)).toEqual(b.rows);
         }
+        // No two blocks share a seq, so none shares a key with another.
+        const seqs = blocks.map((b) => [...new Set(b.rows.map((r) => r[1]))]);
+        expect(new Set(seqs.flat()).size).toBe(seqs.flat().length);
       }),
       { numRuns: 300 },
     );
