@@ -5,11 +5,9 @@
 // The samples view and raw_samples are dropped: no SQL can read a block.
 import type Database from "better-sqlite3";
 import { blockStartMs, encodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
+import { MIGRATE_CHUNK_ROWS, progressLine } from "./migrate-progress.js";
 import { PACKED_RAW_COLUMNS } from "./raw-layout.js";
 import { RAW_BLOCKS_DDL } from "./schema.js";
-
-/** Rows read between two progress lines. */
-const CHUNK_ROWS = 50_000;
 
 export function blockRawSamples(db: Database.Database, log: (line: string) => void): void {
   const total = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
@@ -32,7 +30,7 @@ export function blockRawSamples(db: Database.Database, log: (line: string) => vo
       open = new Map();
     };
     // The writer connection may not run other statements while iterating, so read in keyset pages.
-    const page = db.prepare(`SELECT ${PACKED_RAW_COLUMNS} FROM raw_samples WHERE (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${CHUNK_ROWS}`);
+    const page = db.prepare(`SELECT ${PACKED_RAW_COLUMNS} FROM raw_samples WHERE (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`);
     let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
     let done = 0;
     for (;;) {
@@ -53,7 +51,7 @@ export function blockRawSamples(db: Database.Database, log: (line: string) => vo
       done += rows.length;
       const last = rows[rows.length - 1]!;
       after = [last[2]!, last[0]!, last[1]!];
-      log(`upgrading database schema 6 → 7: ${done} / ${total} samples (${total === 0 ? 100 : Math.floor((100 * done) / total)} %)`);
+      log(progressLine("6 → 7", done, total));
     }
     flush();
     const blocked = (db.prepare("SELECT coalesce(sum(n), 0) AS n FROM raw_blocks").get() as { n: number }).n;

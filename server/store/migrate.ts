@@ -15,14 +15,12 @@ import { RollupBatch } from "./rollup-batch.js";
 import { DAY_ROLLUPS_SQL, TOTALS_SINCE_VERSION, totalsFromDays, type DayRollupRow } from "./running-totals.js";
 import { packRaw } from "./raw-layout.js";
 import { blockRawSamples } from "./migrate-blocks.js";
+import { MIGRATE_CHUNK_ROWS, progressLine } from "./migrate-progress.js";
 import { DDL, RAW_SAMPLES_V6_DDL, SCHEMA_VERSION } from "./schema.js";
 import { addRawToBatch, Codes, INSERT_RAW, RAW_COLUMNS, rawValues, rollupWriter } from "./writer.js";
 
 /** The last version with a row per raw sample: where the older steps lead, before blocks. */
 const ROW_LAYOUT_VERSION = 6;
-
-/** Rows converted between two progress lines and rollup flushes. */
-const MIGRATE_CHUNK_ROWS = 50_000;
 
 function schemaVersion(db: Database.Database): number | null {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
@@ -142,7 +140,7 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
       done += rows.length;
       const last = rows[rows.length - 1]!;
       after = [last.session, last.seq];
-      log(`upgrading database schema ${step}: ${done} / ${total} samples (${percent(done, total)} %)`);
+      log(progressLine(step, done, total));
     }
     finishUpgrade(db, 1, ROW_LAYOUT_VERSION, total, spans, "DROP TABLE samples_v1; DROP TABLE sessions_v1;");
   })();
@@ -172,8 +170,6 @@ function finishUpgrade(db: Database.Database, from: number, to: number, total: n
   db.exec(dropOld);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(to));
 }
-
-const percent = (done: number, total: number) => (total === 0 ? 100 : Math.floor((100 * done) / total));
 
 /**
  * Version 2 → 3: the raw rows are copied into the time-keyed table (packed,
@@ -221,7 +217,7 @@ function copyPacked(db: Database.Database, source: string, step: string, total: 
     done += rows.length;
     const last = rows[rows.length - 1]!;
     after = [last[2]!, last[0]!, last[1]!];
-    log(`upgrading database schema ${step}: ${done} / ${total} samples (${percent(done, total)} %)`);
+    log(progressLine(step, done, total));
   }
 }
 
