@@ -7,11 +7,10 @@
 // Without a rate it sends as fast as the server answers.
 // It is also the load of bench/ingest-stall.ts, which measures the echo beside
 // it on the same two cores, so it costs as little CPU as it can: node:http on
-// keep-alive sockets rather than fetch (whose streams and abort plumbing cost
-// more than the request), and each body written from a template rather than
-// 200 objects serialised.
+// keep-alive sockets (post-json.ts), and each body written from a template
+// rather than 200 objects serialised.
 import { randomBytes } from "node:crypto";
-import http from "node:http";
+import { keepAliveAgent, postJson } from "./post-json.js";
 
 const [url, batchesArg, concurrencyArg, rateArg] = process.argv.slice(2);
 if (url === undefined) {
@@ -41,22 +40,8 @@ function batch(n: number): { sessionId: string; body: string; first: number; las
   return { sessionId, body: `{"clientId":"${clientId}","sessionId":"${sessionId}","samples":[${samples.join(",")}]}`, first, last: first + SAMPLES_PER_BATCH - 1 };
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-
-/** Posts one body; resolves with the answer's status and text. */
-function post(body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/api/samples`, { method: "POST", agent, headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const agent = keepAliveAgent(CONCURRENCY);
+const post = (body: string) => postJson(`${url}/api/samples`, body, agent);
 
 async function worker(): Promise<void> {
   while (next < BATCHES_MAX && failuresInARow < FAILURES_TO_STOP) {
