@@ -6,7 +6,7 @@
 // goes back to seqs at or below the session's highest stored one (a page's
 // outbox sends in seq order, so a batch that does not needs no lookup).
 import type Database from "better-sqlite3";
-import { blockStartMs, decodeBlock, encodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
+import { blockStartMs, decodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
 
 
 /** A sample to store, with whatever the caller keeps beside its packed row (its logical values, for the rollups). */
@@ -37,7 +37,7 @@ export function blockStore(db: Database.Database): <T>(session: number, maxSeq: 
   const write = (session: number, startMs: number, rows: readonly PackedRow[]): void => {
     for (const block of splitIntoBlocks(session, startMs, rows)) {
       const { seq0 } = block.key;
-      if (insert.run(startMs, session, seq0, block.rows[block.rows.length - 1]![1], block.rows.length, encodeBlock(block.key, block.rows)).changes === 1) continue;
+      if (insert.run(startMs, session, seq0, block.rows[block.rows.length - 1]![1], block.rows.length, block.data).changes === 1) continue;
       const stored = decodeBlock({ session, startMs, seq0 }, bySeq0.get(startMs, session, seq0)!.data);
       remove.run(startMs, session, seq0);
       const ids = new Set(stored.map((r) => `${r[1]} ${r[2]}`));
@@ -56,17 +56,19 @@ export function blockStore(db: Database.Database): <T>(session: number, maxSeq: 
     const stored: BlockItem<(typeof items)[number]["extra"]>[] = [];
     for (const [startMs, bucket] of [...byBucket].sort((a, b) => a[0] - b[0])) {
       bucket.sort((a, b) => a.row[1]! - b.row[1]! || a.row[2]! - b.row[2]!);
-      const seen = new Set<string>();
       const first = bucket[0]!.row[1]!;
+      // The stored (seq, t) of the blocks the batch's seqs overlap: looked up
+      // only when the batch goes back to a stored seq.
+      const before = new Set<string>();
       if (maxSeq !== null && first <= maxSeq)
         for (const b of overlapping.all(startMs, session, bucket[bucket.length - 1]!.row[1]!, first)) {
-          for (const r of decodeBlock({ session, startMs, seq0: b.seq0 }, b.data)) seen.add(`${r[1]} ${r[2]}`);
+          for (const r of decodeBlock({ session, startMs, seq0: b.seq0 }, b.data)) before.add(`${r[1]} ${r[2]}`);
         }
-      const fresh = bucket.filter((item) => {
-        const id = `${item.row[1]} ${item.row[2]}`;
-        if (seen.has(id)) return false;
-        seen.add(id);
-        return true;
+      // Sorted, a repeat within the items is the row before it.
+      const fresh = bucket.filter((item, i) => {
+        const prev = i === 0 ? undefined : bucket[i - 1]!.row;
+        if (prev !== undefined && prev[1] === item.row[1] && prev[2] === item.row[2]) return false;
+        return before.size === 0 || !before.has(`${item.row[1]} ${item.row[2]}`);
       });
       if (fresh.length === 0) continue;
       write(session, startMs, fresh.map((item) => item.row));

@@ -4,7 +4,7 @@
 // highest seq is written for the writer's duplicate check (block-writer.ts).
 // The samples view and raw_samples are dropped: no SQL can read a block.
 import type Database from "better-sqlite3";
-import { blockStartMs, encodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
+import { blockStartMs, splitIntoBlocks, type PackedRow } from "./raw-block.js";
 import { MIGRATE_CHUNK_ROWS, progressLine } from "./migrate-progress.js";
 import { PACKED_RAW_COLUMNS } from "./raw-layout.js";
 import { RAW_BLOCKS_DDL } from "./schema.js";
@@ -25,7 +25,7 @@ export function blockRawSamples(db: Database.Database, log: (line: string) => vo
       for (const [session, rows] of open) {
         rows.sort((a, b) => a[1]! - b[1]! || a[2]! - b[2]!);
         for (const block of splitIntoBlocks(session, openStart!, rows))
-          insert.run(openStart, session, block.key.seq0, block.rows[block.rows.length - 1]![1], block.rows.length, encodeBlock(block.key, block.rows));
+          insert.run(openStart, session, block.key.seq0, block.rows[block.rows.length - 1]![1], block.rows.length, block.data);
       }
       open = new Map();
     };

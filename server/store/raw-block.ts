@@ -105,45 +105,59 @@ export function encodeBlock(key: BlockKey, rows: readonly PackedRow[]): Uint8Arr
 /**
  * `rows` (as encodeBlock takes them, one bucket's) as consecutive runs whose
  * blocks stay within maxBytes (a single row, or the rows of one seq, that
- * alone are larger get a block of their own), each with its key.
+ * alone are larger get a block of their own), each with its key and its
+ * encoded block (what encodeBlock returns: measuring a row is encoding it).
  */
-export function splitIntoBlocks(session: number, startMs: number, rows: readonly PackedRow[], maxBytes = BLOCK_BYTES_MAX): { key: BlockKey; rows: PackedRow[] }[] {
-  const runs: { key: BlockKey; rows: PackedRow[] }[] = [];
+export function splitIntoBlocks(
+  session: number,
+  startMs: number,
+  rows: readonly PackedRow[],
+  maxBytes = BLOCK_BYTES_MAX,
+): { key: BlockKey; rows: PackedRow[]; data: Uint8Array }[] {
+  const runs: { key: BlockKey; rows: PackedRow[]; data: Uint8Array }[] = [];
   // The format byte and a count of up to 16,383 samples.
   const HEADER_BYTES_MAX = 3;
   let run: PackedRow[] = [];
-  let bytes = HEADER_BYTES_MAX;
+  let body: number[] = [];
   const scratch: number[] = [];
-  /** The bytes `group` adds after the run's last row, or as a new block's first rows. */
-  const measure = (group: readonly PackedRow[], after: PackedRow | undefined): number => {
+  const close = () => {
+    const key = { session, startMs, seq0: run[0]![1]! };
+    const head = [BLOCK_FORMAT];
+    pushVarint(head, run.length);
+    const data = new Uint8Array(head.length + body.length);
+    data.set(head);
+    data.set(body, head.length);
+    runs.push({ key, rows: run, data });
+    run = [];
+    body = [];
+  };
+  /** Encodes rows[i, j) into scratch: after the run's last row, or as a new block's first rows. */
+  const measure = (i: number, j: number, continuing: boolean): void => {
     scratch.length = 0;
-    const key = { session, startMs, seq0: after === undefined ? group[0]![1]! : run[0]![1]! };
-    let prev = after;
-    for (const r of group) {
+    const key = { session, startMs, seq0: continuing ? run[0]![1]! : rows[i]![1]! };
+    let prev = continuing ? run[run.length - 1] : undefined;
+    for (let k = i; k < j; k++) {
+      const r = rows[k]!;
       pushRow(scratch, key, r, prev === undefined ? key.seq0 : prev[1]!, prev === undefined ? startMs : prev[2]!, prev === undefined);
       prev = r;
     }
-    return scratch.length;
   };
   // Rows of one seq (stored at two times) go into one block together: each
   // block's seq0 is then a seq no other block of the split holds.
   for (let i = 0; i < rows.length; ) {
     let j = i + 1;
     while (j < rows.length && rows[j]![1] === rows[i]![1]) j++;
-    const group = rows.slice(i, j);
-    i = j;
-    let add = measure(group, run[run.length - 1]);
-    if (run.length > 0 && bytes + add > maxBytes) {
-      runs.push({ key: { session, startMs, seq0: run[0]![1]! }, rows: run });
-      run = [];
-      bytes = HEADER_BYTES_MAX;
-      // Measured again as first rows: their steps are then from the new block's start.
-      add = measure(group, undefined);
+    measure(i, j, run.length > 0);
+    if (run.length > 0 && HEADER_BYTES_MAX + body.length + scratch.length > maxBytes) {
+      close();
+      // Encoded again as first rows: their steps are then from the new block's start.
+      measure(i, j, false);
     }
-    run.push(...group);
-    bytes += add;
+    for (let k = i; k < j; k++) run.push(rows[k]!);
+    for (const byte of scratch) body.push(byte);
+    i = j;
   }
-  if (run.length > 0) runs.push({ key: { session, startMs, seq0: run[0]![1]! }, rows: run });
+  if (run.length > 0) close();
   return runs;
 }
 

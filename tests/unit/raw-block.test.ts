@@ -132,6 +132,7 @@ describe("raw sample blocks", () => {
         for (const b of blocks) {
           expect(b.key).toEqual({ session: key.session, startMs: key.startMs, seq0: b.rows[0]![1] });
           const blob = encodeBlock(b.key, b.rows);
+          expect(b.data).toEqual(blob);
           // Over the limit only a block of one seq's rows, which alone are larger.
           if (b.rows.some((r) => r[1] !== b.key.seq0)) expect(blob.length).toBeLessThanOrEqual(maxBytes);
           expect(decodeBlock(b.key, blob)).toEqual(b.rows);
