@@ -8,7 +8,6 @@
 import type Database from "better-sqlite3";
 import { blockStartMs, decodeBlock, splitIntoBlocks, type PackedRow } from "./raw-block.js";
 
-
 /** A sample to store, with whatever the caller keeps beside its packed row (its logical values, for the rollups). */
 export interface BlockItem<T> {
   row: PackedRow;

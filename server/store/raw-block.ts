@@ -90,16 +90,8 @@ function pushRow(out: number[], key: BlockKey, r: PackedRow, prevSeq: number, pr
 export function encodeBlock(key: BlockKey, rows: readonly PackedRow[]): Uint8Array {
   if (rows.length === 0) throw new BlockRowError("no rows");
   if (rows[0]![1] !== key.seq0) throw new BlockRowError(`the first row's seq ${rows[0]![1]} is not the key's ${key.seq0}`);
-  const out = [BLOCK_FORMAT];
-  pushVarint(out, rows.length);
-  let prevSeq = key.seq0;
-  let prevT = key.startMs;
-  rows.forEach((r, i) => {
-    pushRow(out, key, r, prevSeq, prevT, i === 0);
-    prevSeq = r[1]!;
-    prevT = r[2]!;
-  });
-  return Uint8Array.from(out);
+  // One block however large: the writer's path, splitIntoBlocks, without its limit.
+  return splitIntoBlocks(key.session, key.startMs, rows, Number.POSITIVE_INFINITY)[0]!.data;
 }
 
 /**
