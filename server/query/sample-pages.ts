@@ -22,12 +22,14 @@ const SAMPLE_COLUMNS_SQL = `samples.t, sessions.client_id, sessions.session_key,
   samples.reason, samples.winner, samples.other_ms, samples.other_outcome, samples.minrtt, samples.server_lag_ms,
   samples.server_ms, samples.session`;
 
-/** The columns every page row starts with: the sample's key, session and series. */
-type RowHead = [t: number, clientId: string, sessionId: string, seq: number, method: string, target: string];
-
 /** One row as the `samples` view returns it, columns in SAMPLE_COLUMNS_SQL order. */
 export type RawSampleRow = [
-  ...RowHead,
+  t: number,
+  clientId: string,
+  sessionId: string,
+  seq: number,
+  method: string,
+  target: string,
   ms: number | null,
   outcome: string,
   scheduledT: number | null,
@@ -88,32 +90,7 @@ export function pageReaderOver(fetch: PageFetch, close: () => void): PageReader 
   };
 }
 
-type PackedViewRow = [
-  ...RowHead,
-  us: number | null,
-  status: number,
-  sched: number | null,
-  lateUs: number | null,
-  hiddenUs: number | null,
-  detail: number | null,
-  lagUs: number | null,
-  serverUs: number | null,
-  sessionRowId: number,
-];
-
 const nameOf = <T extends string>(names: readonly T[], code: number | null): T | null => (code === null ? null : (names[code] ?? null));
-
-/** A packed row as the view would have returned it; `reasonText` names a reason id. */
-function packedRow(r: PackedViewRow, reasonText: (id: number) => string | null): RawSampleRow {
-  const [t, clientId, sessionId, seq, method, target, us, status, sched, lateUs, hiddenUs, detail, lagUs, serverUs, session] = r;
-  const u = unpackSample(method, status, sched, lateUs, detail);
-  return [
-    t, clientId, sessionId, seq, method, target, msOf(us), nameOf(OUTCOMES, u.outcome)!,
-    u.schedMs === null ? null : t - u.schedMs, msOf(lateUs), msOf(hiddenUs), u.flags,
-    u.reason === null ? null : reasonText(u.reason), nameOf(BEST2_LEGS, u.winner), msOf(u.otherUs),
-    nameOf(OUTCOMES, u.otherOutcome), msOf(u.minrttUs), msOf(lagUs), msOf(serverUs), session,
-  ];
-}
 
 /**
  * A reader on its own read-only connection to an SQLite file (the writer's
@@ -153,11 +130,18 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
     return series.has(row[3]!) && sessions.has(row[0]!);
   };
   const ctx: RowContext = { seriesOf: (id) => series.get(id), clientIdOf: (session) => sessions.get(session)?.client_id };
+  /** A packed row as version 6's samples view returned it, joined with its session. */
   const viewRow = (r: PackedRow): RawSampleRow => {
-    const [session, seq, t, seriesId, status, us, sched, lateUs, hiddenUs, detail, lagUs, serverUs] = r as number[];
-    const s = series.get(seriesId!)!;
-    const sess = sessions.get(session!)!;
-    return packedRow([t!, sess.client_id, sess.session_key, seq!, s.method, s.target, us ?? null, status!, sched ?? null, lateUs ?? null, hiddenUs ?? null, detail ?? null, lagUs ?? null, serverUs ?? null, session!], reasonText);
+    const [session, seq, t, seriesId, status, us, sched, lateUs, hiddenUs, detail, lagUs, serverUs] = r as [number, number, number, number, number, ...(number | null)[]];
+    const { method, target } = series.get(seriesId)!;
+    const { client_id, session_key } = sessions.get(session)!;
+    const u = unpackSample(method, status, sched ?? null, lateUs ?? null, detail ?? null);
+    return [
+      t, client_id, session_key, seq, method, target, msOf(us ?? null), nameOf(OUTCOMES, u.outcome)!,
+      u.schedMs === null ? null : t - u.schedMs, msOf(lateUs ?? null), msOf(hiddenUs ?? null), u.flags,
+      u.reason === null ? null : reasonText(u.reason), nameOf(BEST2_LEGS, u.winner), msOf(u.otherUs),
+      nameOf(OUTCOMES, u.otherOutcome), msOf(u.minrttUs), msOf(lagUs ?? null), msOf(serverUs ?? null), session,
+    ];
   };
   return {
     async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
