@@ -42,24 +42,21 @@ export function startRetention(
   const rawCutoff = () => nowMs() - options.rawDays * DAY_MS;
   const rollupCutoff = () => nowMs() - options.rollupDays * DAY_MS;
   // Whole blocks: a block's bucket ends at or before the cutoff (the bucket the cutoff falls in stays until it has passed).
-  const oldBlocks = db.prepare<[number], { start_ms: number; session: number; seq0: number; n: number }>(
-    `SELECT start_ms, session, seq0, n FROM raw_blocks WHERE start_ms + ${LEVEL_MS[0]} <= ? ORDER BY start_ms LIMIT ${PRUNE_BATCH_BLOCKS}`,
+  // The bound is on start_ms itself, so the key's range is searched: `start_ms + width <= ?` would scan every block, BLOBs and all.
+  const deleteOldBlocks = db.prepare<[number], { n: number }>(
+    `DELETE FROM raw_blocks WHERE (start_ms, session, seq0) IN
+       (SELECT start_ms, session, seq0 FROM raw_blocks WHERE start_ms <= ? ORDER BY start_ms LIMIT ${PRUNE_BATCH_BLOCKS})
+     RETURNING n`,
   );
-  const deleteBlock = db.prepare("DELETE FROM raw_blocks WHERE start_ms = ? AND session = ? AND seq0 = ?");
   /** Deletes a batch of old blocks: the samples they held, and whether the batch was full. */
-  const deleteRaw = db.transaction((cutoffMs: number): [number, boolean] => {
-    const blocks = oldBlocks.all(cutoffMs);
-    let samples = 0;
-    for (const b of blocks) {
-      deleteBlock.run(b.start_ms, b.session, b.seq0);
-      samples += b.n;
-    }
-    return [samples, blocks.length === PRUNE_BATCH_BLOCKS];
-  });
-  // One key range per (level, client, class): the rollups' key order (schema.ts).
+  const deleteRaw = (cutoffMs: number): [number, boolean] => {
+    const blocks = deleteOldBlocks.all(cutoffMs - LEVEL_MS[0]);
+    return [blocks.reduce((sum, b) => sum + b.n, 0), blocks.length === PRUNE_BATCH_BLOCKS];
+  };
+  // One key range per (level, client, class): the rollups' key order (schema.ts), bounded on start_ms itself.
   const deleteRollupsOf = db.prepare(
     `DELETE FROM rollups WHERE (level, client, class, start_ms, series) IN
-       (SELECT level, client, class, start_ms, series FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms + ? <= ? LIMIT ${PRUNE_BATCH_ROWS})`,
+       (SELECT level, client, class, start_ms, series FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms <= ? LIMIT ${PRUNE_BATCH_ROWS})`,
   );
   const listClients = db.prepare<[], { id: number }>("SELECT id FROM clients");
   /** Deletes up to a batch of old rollups of a level, walking every (client, class) range. */
@@ -69,7 +66,7 @@ export function startRetention(
       const clients = [ANY_CLIENT, ...listClients.all().map((c) => c.id)];
       for (const client of clients)
         for (const cls of client === ANY_CLIENT ? [ANY_CLASS] : Array.from({ length: CLASS_COUNT }, (_, c) => c)) {
-          changes += deleteRollupsOf.run(level, client, cls, widthMs, cutoffMs).changes;
+          changes += deleteRollupsOf.run(level, client, cls, cutoffMs - widthMs).changes;
           if (changes >= PRUNE_BATCH_ROWS) return { changes };
         }
       return { changes };
