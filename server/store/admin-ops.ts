@@ -24,10 +24,10 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
     const tSpan = db.prepare("SELECT min(first_t) AS lo, max(last_t) AS hi FROM sessions WHERE client_id = ?").get(clientId) as { lo: number | null; hi: number | null };
     let samples = 0;
     if (tSpan.lo !== null && tSpan.hi !== null) {
-      const range = [blockStartMs(tSpan.lo), tSpan.hi, clientId] as const;
-      const mine = "start_ms BETWEEN ? AND ? AND +session IN (SELECT id FROM sessions WHERE client_id = ?)";
-      samples = (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM raw_blocks WHERE ${mine}`).get(...range) as { n: number }).n;
-      db.prepare(`DELETE FROM raw_blocks WHERE ${mine}`).run(...range);
+      const deleted = db
+        .prepare("DELETE FROM raw_blocks WHERE start_ms BETWEEN ? AND ? AND +session IN (SELECT id FROM sessions WHERE client_id = ?) RETURNING n")
+        .all(blockStartMs(tSpan.lo), tSpan.hi, clientId) as { n: number }[];
+      samples = deleted.reduce((sum, b) => sum + b.n, 0);
     }
     const aggregates = new Map<string, RollupCell>();
     const span = Array.from({ length: LEVEL_COUNT }, () => ({ fromMs: Infinity, toMs: -Infinity }));
