@@ -176,6 +176,32 @@ export interface GroupItem {
 }
 
 /**
+ * Stores one session's samples (those not stored yet) as blocks, adds them to
+ * `rollups`, and widens the session's span and highest seq: what every
+ * writer of a batch does once it has the session. Returns the samples stored.
+ */
+function sessionSamplesWriter(db: Database.Database, codes: Codes): (session: StoredSession, samples: readonly Sample[], rollups: RollupBatch) => Sample[] {
+  const storeBlocks = blockStore(db);
+  const raiseMaxSeq = db.prepare(RAISE_MAX_SEQ);
+  const widenSpan = db.prepare(WIDEN_SESSION_SPAN);
+  return (session, samples, rollups) => {
+    const stored = storeBlocks(session.id, session.max_seq, blockItems(session.id, samples, codes));
+    for (const { extra } of stored) addRawToBatch(rollups, extra.v, session.client, codes, extra.s.method, extra.s.target);
+    const span = spanOf(samples);
+    if (span !== null) widenSpan.run({ ...span, id: session.id });
+    if (samples.length > 0) raiseMaxSeq.run(maxSeqOf(samples), session.id);
+    return stored.map((item) => item.extra.s);
+  };
+}
+
+/** A session row as the writers read it. */
+interface StoredSession {
+  id: number;
+  client: number;
+  max_seq: number | null;
+}
+
+/**
  * Writes the batches that queued while the last write ran in one transaction
  * (group commit): each batch in a savepoint of its own, so one refused batch
  * leaves the others stored, and their rollups merged in memory and written
@@ -184,18 +210,16 @@ export interface GroupItem {
  * is final only after the group commits, and answers are sent after that.
  */
 export function batchWriter(db: Database.Database, codes: Codes): (items: readonly GroupItem[]) => (IngestResult | Error)[] {
-  const findSession = db.prepare<[string], { id: number; client_id: string; client: number; max_seq: number | null }>(
+  const findSession = db.prepare<[string], StoredSession & { client_id: string }>(
     "SELECT id, client_id, client, max_seq FROM sessions WHERE session_key = ?",
   );
   const addSession = db.prepare(
     "INSERT INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, ?, ?)",
   );
-  const storeBlocks = blockStore(db);
-  const raiseMaxSeq = db.prepare(RAISE_MAX_SEQ);
+  const writeSamples = sessionSamplesWriter(db, codes);
   const updateLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ? AND label IS NOT ?");
   // The first resolution a session reports is kept: it cannot change within a page's life.
   const setTimerResolution = db.prepare("UPDATE sessions SET timer_resolution_us = ? WHERE id = ? AND timer_resolution_us IS NULL");
-  const widenSpan = db.prepare(WIDEN_SESSION_SPAN);
   const writeRollups = rollupWriter(db);
 
   /** One batch's rows, its rollups gathered into `rollups`; run as a savepoint inside the group's transaction. */
@@ -210,11 +234,7 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
     }
     if (batch.label !== undefined) updateLabel.run(batch.label, session.id, batch.label);
     if (batch.timerResolutionMs !== undefined) setTimerResolution.run(toUs(batch.timerResolutionMs), session.id);
-    const stored = storeBlocks(session.id, session.max_seq, blockItems(session.id, batch.samples, codes));
-    for (const { extra } of stored) addRawToBatch(rollups, extra.v, session.client, codes, extra.s.method, extra.s.target);
-    const span = spanOf(batch.samples);
-    if (span !== null) widenSpan.run({ ...span, id: session.id });
-    if (batch.samples.length > 0) raiseMaxSeq.run(maxSeqOf(batch.samples), session.id);
+    const stored = writeSamples(session, batch.samples, rollups);
     return { accepted: stored.length, duplicates: batch.samples.length - stored.length };
   });
 
@@ -256,25 +276,16 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
  */
 export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: SampleBatch): void; finish(): void } {
   const addSession = db.prepare("INSERT OR IGNORE INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, NULL, 0)");
-  const findSession = db.prepare<[string], { id: number; client: number; max_seq: number | null }>("SELECT id, client, max_seq FROM sessions WHERE session_key = ?");
-  const storeBlocks = blockStore(db);
-  const raiseMaxSeq = db.prepare(RAISE_MAX_SEQ);
-  const widenSpan = db.prepare(WIDEN_SESSION_SPAN);
+  const findSession = db.prepare<[string], StoredSession>("SELECT id, client, max_seq FROM sessions WHERE session_key = ?");
+  const writeSamples = sessionSamplesWriter(db, codes);
   const writeRollups = rollupWriter(db);
   let open = new RollupBatch();
   const flushBefore = (watermarkMs: number) => writeRollups(open.takeClosed(watermarkMs));
   const add = db.transaction((batch: SampleBatch) => {
     addSession.run(batch.sessionId, batch.clientId, codes.clientOf(batch.clientId), batch.label ?? null);
     const session = findSession.get(batch.sessionId)!;
-    let minT = Infinity;
-    for (const { extra } of storeBlocks(session.id, session.max_seq, blockItems(session.id, batch.samples, codes))) {
-      addRawToBatch(open, extra.v, session.client, codes, extra.s.method, extra.s.target);
-      if (extra.s.t < minT) minT = extra.s.t;
-    }
-    const span = spanOf(batch.samples);
-    if (span !== null) widenSpan.run({ ...span, id: session.id });
-    if (batch.samples.length > 0) raiseMaxSeq.run(maxSeqOf(batch.samples), session.id);
-    flushBefore(minT);
+    const stored = writeSamples(session, batch.samples, open);
+    flushBefore(stored.reduce((min, s) => (s.t < min ? s.t : min), Infinity));
   });
   return {
     add,
