@@ -6,13 +6,19 @@
 // A snapshot: call it again after more writes.
 import type Database from "better-sqlite3";
 import { decodeBlock } from "../server/store/raw-block.js";
-import { PACKED_RAW_COLUMNS, samplesViewSql } from "../server/store/raw-layout.js";
+import { RAW_SAMPLES_V6_DDL } from "../server/store/schema.js";
+import { PACKED_RAW_COLUMNS } from "../server/store/raw-layout.js";
 
 export function loadSampleTables(db: Database.Database): Database.Database {
-  db.exec(`DROP VIEW IF EXISTS temp.samples; DROP TABLE IF EXISTS temp.raw_samples;
-CREATE TEMP TABLE raw_samples (session INTEGER, seq INTEGER, t INTEGER, series INTEGER, status INTEGER, us INTEGER, sched INTEGER,
-  late_us INTEGER, hidden_us INTEGER, detail INTEGER, lag_us INTEGER, server_us INTEGER, PRIMARY KEY (t, session, seq)) WITHOUT ROWID;`);
-  db.exec(samplesViewSql().replace("CREATE VIEW IF NOT EXISTS samples", "CREATE TEMP VIEW samples"));
+  db.exec("DROP VIEW IF EXISTS temp.samples; DROP TABLE IF EXISTS temp.raw_samples;");
+  // Version 6's own DDL, made TEMP (a TEMP view may only name TEMP tables, so both).
+  db.exec(
+    RAW_SAMPLES_V6_DDL.replace("CREATE TABLE IF NOT EXISTS raw_samples", "CREATE TEMP TABLE raw_samples").replace(
+      "CREATE VIEW IF NOT EXISTS samples",
+      "CREATE TEMP VIEW samples",
+    ),
+  );
+  // A plain INSERT: a sample stored twice in the blocks fails here rather than being read once.
   const add = db.prepare(`INSERT INTO temp.raw_samples (${PACKED_RAW_COLUMNS}) VALUES (${PACKED_RAW_COLUMNS.split(",").map(() => "?").join(", ")})`);
   const blocks = db.prepare("SELECT start_ms, session, seq0, data FROM main.raw_blocks").all() as { start_ms: number; session: number; seq0: number; data: Uint8Array }[];
   db.transaction(() => {
