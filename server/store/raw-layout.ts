@@ -29,7 +29,6 @@ const OUTCOME_UNIT = 8;
 const FLAGS_MAX = 0xffff;
 const REASON_UNIT = OUTCOME_UNIT * (FLAGS_MAX + 1);
 
-
 /** best2's race in one integer: ((zigzag(otherUs) + 1) × 16 + otherOutcome + 1) × 4 + winner + 1, each 0 when absent. */
 function packRace(winner: number | null, otherOutcome: number | null, otherUs: number | null): number | null {
   if (winner === null && otherOutcome === null && otherUs === null) return null;

@@ -12,7 +12,6 @@ import { edgeReader, unpackSample, type EdgeRow } from "./raw-layout.js";
 import { storedMethodOf, type SampleFilter } from "./sample-filter.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
 
-
 /** A raw_blocks row as the readers select it (BLOCKS_IN_RANGE_SQL's columns, in order). */
 export type StoredBlock = [startMs: number, session: number, seq0: number, data: Uint8Array];
 

@@ -143,7 +143,6 @@ CREATE TABLE IF NOT EXISTS raw_samples (
 ${samplesViewSql()}
 `;
 
-
 /** Milliseconds (the wire's unit, 3 decimals at most matter) → integer µs. */
 export const toUs = (ms: number): number => Math.round(ms * 1000);
 export const toUsOrNull = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : toUs(ms));
