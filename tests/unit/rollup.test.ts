@@ -11,6 +11,7 @@ import {
   countsAtOrBelow,
   DenseRollup,
   emptyRollup,
+  encodeMerged,
   encodeRollup,
   encodeRollupLegacy,
   isCompactRollup,
@@ -174,6 +175,20 @@ describe("merging", () => {
         mergeEncoded(back, encodeRollup(rollupOf(a.slice(half))));
         expect(back).toEqual(rollupOf(a));
       }),
+    );
+  });
+  it("encodeMerged(A, stored B) is the bytes of rollup(A ∪ B), B stored in either form or not at all, A unchanged", () => {
+    fc.assert(
+      fc.property(fc.array(latencyUs, { maxLength: 80 }), fc.array(latencyUs, { maxLength: 300 }), fc.constantFrom("compact", "legacy", "none"), (a, b, form) => {
+        const mine = rollupOf(a);
+        const before = { ...mine, buckets: new Map(mine.buckets) };
+        const stored = form === "none" || b.length === 0 ? null : form === "compact" ? encodeRollup(rollupOf(b)) : encodeRollupLegacy(rollupOf(b));
+        const union = stored === null ? a : [...a, ...b];
+        const got = encodeMerged(mine, stored);
+        expect(got === null ? null : [...got]).toEqual(union.length === 0 ? null : [...encodeRollup(rollupOf(union))]);
+        expect(mine).toEqual(before);
+      }),
+      { numRuns: 400 },
     );
   });
   it("a dense accumulator of many stored and in-memory rollups equals the rollup of their union, buckets ascending", () => {
