@@ -3,8 +3,7 @@
 // rollups for rollupDays. Old rows go in small batches, one batch per turn of
 // the event loop, so pruning a month never holds up an echo for long.
 import type Database from "better-sqlite3";
-import { ANY_CLASS, ANY_CLIENT } from "./rollup-batch.js";
-import { CLASS_COUNT, LEVEL_MS } from "./rollup-class.js";
+import { LEVEL_MS } from "./rollup-class.js";
 
 export const DAY_MS = 86_400_000;
 export const RAW_DAYS_DEFAULT = 30;
@@ -58,17 +57,28 @@ export function startRetention(
     `DELETE FROM rollups WHERE (level, client, class, start_ms, series) IN
        (SELECT level, client, class, start_ms, series FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms <= ? LIMIT ${PRUNE_BATCH_ROWS})`,
   );
-  const listClients = db.prepare<[], { id: number }>("SELECT id FROM clients");
-  /** Deletes up to a batch of old rollups of a level, walking every (client, class) range. */
+  // The next (client, class) run of a level after a given one, and its oldest bucket (start_ms follows them in the key).
+  const nextRun = db.prepare<[number, number, number], { client: number; class: number; start_ms: number }>(
+    "SELECT client, class, start_ms FROM rollups WHERE level = ? AND (client, class) > (?, ?) ORDER BY client, class, start_ms LIMIT 1",
+  );
+  /**
+   * Deletes up to a batch of old rollups of a level. It seeks from one
+   * (client, class) run to the next that exists and deletes only in runs whose
+   * oldest bucket is old enough: walking every client × class instead (48 classes)
+   * took ~1.5 s of the writer thread a pass at 2,000 clients, ingest waiting behind it.
+   */
   const deleteRollups = {
     run(level: number, widthMs: number, cutoffMs: number): { changes: number } {
+      const before = cutoffMs - widthMs;
       let changes = 0;
-      const clients = [ANY_CLIENT, ...listClients.all().map((c) => c.id)];
-      for (const client of clients)
-        for (const cls of client === ANY_CLIENT ? [ANY_CLASS] : Array.from({ length: CLASS_COUNT }, (_, c) => c)) {
-          changes += deleteRollupsOf.run(level, client, cls, cutoffMs - widthMs).changes;
-          if (changes >= PRUNE_BATCH_ROWS) return { changes };
-        }
+      let client = -1;
+      let cls = -1;
+      for (let run = nextRun.get(level, client, cls); run !== undefined; run = nextRun.get(level, client, cls)) {
+        ({ client, class: cls } = run);
+        if (run.start_ms > before) continue;
+        changes += deleteRollupsOf.run(level, client, cls, before).changes;
+        if (changes >= PRUNE_BATCH_ROWS) return { changes };
+      }
       return { changes };
     },
   };

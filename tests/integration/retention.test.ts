@@ -51,3 +51,57 @@ describe("retention", () => {
     expect(await store.pruneNow()).toBe(0);
   });
 });
+
+describe("retention over many clients and flag classes", () => {
+  const store = openStore(path.join(dir, "many.db"), { rawDays: 2, rollupDays: 10, nowMs: () => NOW });
+  afterAll(() => store.close());
+  const CLIENTS = 30;
+  // Each client one sample an hour for 20 days, in three lateness and two visibility classes:
+  // 14,400 samples, several thousand 5-minute rollup rows, so a pass takes more than one batch.
+  const inserted = Promise.all(
+    Array.from({ length: CLIENTS }, (_, c) =>
+      store.insertBatch(
+        {
+          clientId: `client_many_${c}`,
+          sessionId: `session_many_${c}`,
+          samples: Array.from(
+            { length: 480 },
+            (_, i): Sample => ({
+              seq: i,
+              t: NOW - 20 * DAY_MS + i * 3_600_000 + 1000 + c,
+              method: "ws",
+              target: "A",
+              ms: 1 + ((i + c) % 10),
+              outcome: "ok",
+              lateMs: [0, 30, 900][i % 3]!,
+              visibleAtSend: i % 2 === 0,
+              visibleAtReply: true,
+            }),
+          ),
+        },
+        { userAgent: null, receivedAtMs: NOW },
+      ),
+    ),
+  );
+  const count = (sql: string, ...args: number[]) => (store.db.prepare(sql).get(...args) as { n: number }).n;
+  const WIDTHS = [300_000, 3_600_000, 21_600_000, DAY_MS];
+  /** A level's rows whose bucket ends by its cutoff (raw days for level 0, rollup days above). */
+  const oldBound = (level: number) => NOW - (level === 0 ? 2 : 10) * DAY_MS - WIDTHS[level]!;
+
+  it("deletes every old rollup of every (client, class) run and keeps every newer one", async () => {
+    await inserted;
+    const classes = count("SELECT count(DISTINCT class) AS n FROM rollups WHERE level = 0 AND client != 0");
+    expect(classes).toBeGreaterThanOrEqual(6);
+    const kept = WIDTHS.map((_, level) => count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms > ?", level, oldBound(level)));
+    const old = WIDTHS.map((_, level) => count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms <= ?", level, oldBound(level)));
+    expect(old[0]).toBeGreaterThan(2000); // more than one delete batch (PRUNE_BATCH_ROWS)
+    const totals = count("SELECT count(*) AS n FROM rollups WHERE level = 4");
+    await store.pruneNow();
+    for (const level of WIDTHS.keys()) {
+      expect(count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms <= ?", level, oldBound(level)), `level ${level} old rows`).toBe(0);
+      expect(count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms > ?", level, oldBound(level)), `level ${level} kept rows`).toBe(kept[level]);
+    }
+    // The all-time level is never pruned.
+    expect(count("SELECT count(*) AS n FROM rollups WHERE level = 4")).toBe(totals);
+  });
+});
