@@ -13,11 +13,11 @@
 // "stop" (a last report from every tab, then exit). Prints one JSON line of
 // running totals a second.
 import { randomBytes } from "node:crypto";
-import http from "node:http";
 import readline from "node:readline";
 import WebSocket from "ws";
 import type { BaselineSample, Sample } from "../shared/contract/index.js";
 import type { Outcome, ProbeMethod } from "../shared/methods.js";
+import { BareHttpConn, BareHttpError } from "./bare-http-conn.js";
 
 const [baseUrl, addressesArg] = process.argv.slice(2);
 if (baseUrl === undefined) {
@@ -35,6 +35,9 @@ const STOP_REPORTS_MAX = 40;
 /** A report unanswered this long (ms) is an error and its samples are kept; a stuck one must not hang the stop. */
 const REPORT_TIMEOUT_MS = 30_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const { hostname: HOST, port: PORT } = new URL(baseUrl);
+/** How often requests in flight are checked against their deadline (ms): a timeout reads up to this much late. */
+const SWEEP_MS = 250;
 
 const totals = { tabs: 0, probes: 0, probeErrors: 0, timeouts: 0, acked: 0, duplicates: 0, retried: 0, refused: 0, reportErrors: 0, wsDrops: 0, unsentAtStop: 0, errorKinds: {} as Record<string, number> };
 /** Why probes and reports failed (HTTP status or error code), so a failed run says what the server answered. */
@@ -49,7 +52,7 @@ function addressOf(i: number): string {
 class Tab {
   private readonly clientId = randomBytes(12).toString("base64url");
   private readonly sessionId = randomBytes(12).toString("base64url");
-  private readonly agent: http.Agent;
+  private readonly http: BareHttpConn;
   private ws: WebSocket | null = null;
   private name = "A";
   private seq = 0;
@@ -62,7 +65,8 @@ class Tab {
 
   constructor(private readonly address: string) {
     // One keep-alive HTTP connection a tab (issue 13's model of a tab): its probes and reports queue on it.
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: address });
+    this.http = new BareHttpConn(HOST, Number(PORT), address);
+    conns.add(this.http);
   }
 
   start(): void {
@@ -102,26 +106,19 @@ class Tab {
     this.outbox.push({ seq: this.seq++, t, scheduledT, method, target: this.name, ms, outcome, lateMs: Math.max(0, t - scheduledT), visibleAtSend: true, visibleAtReply: true });
   }
 
-  private httpProbe(path: string): Promise<[number | null, Outcome]> {
+  private async httpProbe(path: string): Promise<[number | null, Outcome]> {
     const start = performance.now();
-    return new Promise((resolve) => {
-      const req = http.get(`${baseUrl}${path}`, { agent: this.agent, timeout: TIMEOUT_MS }, (res) => {
-        res.resume();
-        res.on("end", () => {
-          if (res.statusCode === 200) return resolve([performance.now() - start, "ok"]);
-          countError(`probe HTTP ${res.statusCode}`);
-          resolve([null, "error"]);
-        });
-      });
-      req.on("timeout", () => {
-        req.destroy();
-        resolve([TIMEOUT_MS, "timeout"]);
-      });
-      req.on("error", (err: NodeJS.ErrnoException) => {
-        countError(`probe ${err.code ?? err.message}`);
-        resolve([null, "error"]);
-      });
-    });
+    try {
+      const res = await this.http.request("GET", path, TIMEOUT_MS);
+      if (res.status === 200) return [performance.now() - start, "ok"];
+      countError(`probe HTTP ${res.status}`);
+      return [null, "error"];
+    } catch (err) {
+      const code = err instanceof BareHttpError ? err.code : (err as Error).message;
+      if (code === "TIMEOUT") return [TIMEOUT_MS, "timeout"];
+      countError(`probe ${code}`);
+      return [null, "error"];
+    }
   }
 
   private wsProbe(): Promise<[number | null, Outcome]> {
@@ -170,16 +167,7 @@ class Tab {
     const batch = this.outbox.splice(0, 1000);
     const body = JSON.stringify({ clientId: this.clientId, sessionId: this.sessionId, samples: batch });
     try {
-      const [status, text] = await new Promise<[number, string]>((resolve, reject) => {
-        const req = http.request(`${baseUrl}/api/samples`, { method: "POST", agent: this.agent, headers: { "Content-Type": "application/json" } }, (res) => {
-          let s = "";
-          res.on("data", (d: Buffer) => (s += d.toString()));
-          res.on("end", () => resolve([res.statusCode ?? 0, s]));
-        });
-        req.setTimeout(REPORT_TIMEOUT_MS, () => req.destroy(new Error("report timeout")));
-        req.on("error", reject);
-        req.end(body);
-      });
+      const { status, body: text } = await this.http.request("POST", "/api/samples", REPORT_TIMEOUT_MS, body);
       if (status === 200) {
         const r = JSON.parse(text) as { accepted: number; duplicates: number };
         totals.acked += r.accepted;
@@ -192,7 +180,7 @@ class Tab {
         process.stderr.write(`capacity-tabs: report refused ${status}: ${text.slice(0, 200)}\n`);
       }
     } catch (err) {
-      countError(`report ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      countError(`report ${err instanceof BareHttpError ? err.code : (err as Error).message}`);
       totals.reportErrors++;
       this.outbox.unshift(...batch);
     } finally {
@@ -217,11 +205,17 @@ class Tab {
       if (this.outbox.length > 0) await sleep(500);
     }
     totals.unsentAtStop += this.outbox.length;
-    this.agent.destroy();
+    this.http.close();
+    conns.delete(this.http);
   }
 }
 
 const tabs: Tab[] = [];
+const conns = new Set<BareHttpConn>();
+const sweep = setInterval(() => {
+  const now = performance.now();
+  for (const c of conns) c.sweep(now);
+}, SWEEP_MS);
 
 async function rampTo(n: number): Promise<void> {
   const add = n - tabs.length;
@@ -242,6 +236,7 @@ async function finish(): Promise<void> {
   clearTimeout(deadline);
   await Promise.all(tabs.map((t) => t.stop()));
   clearInterval(print);
+  clearInterval(sweep);
   process.stdout.write(`${JSON.stringify({ ...totals, done: true })}\n`);
   process.exit(0);
 }
