@@ -52,33 +52,51 @@ let queued: Write[] = [];
 /** Writes in one group at most: a backlog drains in transactions of bounded size and memory. */
 const GROUP_WRITES_MAX = 64;
 /**
- * A group starts at least this long (ms) after the one before it started.
- * Many tabs' small reports arrive a few ms apart, each with a few samples per
- * series; written one at a time, each batch re-wrote every aggregate rollup
- * row of its series (ten a series) and committed alone: at 2,000 tabs half the
- * writer's rollup rows. Spaced, a few batches share them. A lone batch on an
- * idle writer, and a backlog (a group takes longer than this), wait for nothing;
- * an answer waits at most this long more.
+ * While the queue holds only small reports, a group starts at least this long
+ * (ms) after the one before it started. Many tabs' reports arrive a few ms
+ * apart with a few samples per series; written one at a time, each re-wrote
+ * every aggregate rollup row of its series (ten a series) and committed
+ * alone: at 2,000 tabs ~10 % of a core more for the writer thread. Spaced, a
+ * few share them. A lone report on an idle writer waits for nothing, and one
+ * that waits, at most this long more.
  */
 const GROUP_SPACING_MS = 10;
+/**
+ * Queued body bytes from which the group is written at once: a large batch
+ * shares little by waiting (its own samples outnumber the aggregate rows), and
+ * a client that sends the next batch only after the last is answered (an
+ * import, ingest-rate's single connection) would lose up to the spacing on
+ * each (half its throughput at 500-sample batches). A page's 5-second report
+ * is ~13 kB.
+ */
+const SPACING_BYTES_MAX = 48 * 1024;
 let lastGroupAt = -Infinity;
-let scheduled = false;
+/** Bytes of the queued ingest bodies; an already-read batch (insert) counts as large. */
+let queuedBytes = 0;
+const sizeOf = (m: Write): number => (m.type === "ingest" ? m.body.byteLength : SPACING_BYTES_MAX);
+/** The pending turn that writes the queue: an immediate, or a timer while small reports gather. */
+let scheduled: { timer: NodeJS.Timeout | null } | null = null;
 
 function scheduleWrite(): void {
-  if (scheduled) return;
-  scheduled = true;
-  const wait = lastGroupAt + GROUP_SPACING_MS - performance.now();
+  const wait = queuedBytes >= SPACING_BYTES_MAX ? 0 : lastGroupAt + GROUP_SPACING_MS - performance.now();
+  if (scheduled !== null) {
+    if (scheduled.timer === null || wait > 0) return;
+    clearTimeout(scheduled.timer); // enough has gathered: now
+  }
+  const turn: { timer: NodeJS.Timeout | null } = { timer: null };
+  scheduled = turn;
   const run = () => {
-    scheduled = false;
+    if (scheduled === turn) scheduled = null;
     writeQueued();
   };
   if (wait <= 0) setImmediate(run);
-  else setTimeout(run, wait);
+  else turn.timer = setTimeout(run, wait);
 }
 
 function writeQueued(): void {
   const writes = queued.splice(0, GROUP_WRITES_MAX);
   if (writes.length === 0) return;
+  for (const m of writes) queuedBytes -= sizeOf(m);
   lastGroupAt = performance.now();
   if (queued.length > 0) scheduleWrite();
   const items: GroupItem[] = [];
@@ -112,6 +130,7 @@ function writeQueued(): void {
 port.on("message", (m: WriterRequest) => {
   if (m.type === "insert" || m.type === "ingest") {
     queued.push(m);
+    queuedBytes += sizeOf(m);
     scheduleWrite();
     return;
   }
