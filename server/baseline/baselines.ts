@@ -123,8 +123,11 @@ export function createBaselines(options: BaselineOptions): Baselines {
   }
 
   const push = (st: ClientState, s: Omit<BaselineSample, "id" | "target">): BaselineSample => {
-    const sample: BaselineSample = { id: st.nextId++, target: serverName, ...s };
-    if (sample.reason === undefined) delete sample.reason;
+    // Built field by field: spread and a delete made each of the ~6,000 a second at
+    // 2,000 tabs a dictionary-mode object, and they live in the queue until the push.
+    const sample: BaselineSample = { id: st.nextId++, target: serverName, method: s.method, t: s.t, ms: s.ms, outcome: s.outcome };
+    if (s.minrtt !== undefined) sample.minrtt = s.minrtt;
+    if (s.reason !== undefined) sample.reason = s.reason;
     st.queue.push(sample);
     if (st.queue.length > QUEUE_MAX) st.queue.splice(0, st.queue.length - QUEUE_MAX);
     return sample;
