@@ -94,18 +94,25 @@ export function mergeInto(a: Rollup, b: Rollup): void {
 function sortedArrays(r: Rollup): { idx: Int32Array; cnt: Float64Array } {
   const idx = new Int32Array(r.buckets.size);
   const cnt = new Float64Array(r.buckets.size);
-  let n = 0;
+  fillSorted(r, idx, cnt);
+  return { idx, cnt };
+}
+
+/** sortedArrays into arrays at least r.buckets.size long (encoding's scratch arrays); returns how many it filled. */
+function fillSorted(r: Rollup, idx: Int32Array, cnt: Float64Array): number {
+  const n = r.buckets.size;
+  let k = 0;
   let ascending = true;
   for (const [i, c] of r.buckets) {
-    if (n > 0 && i < idx[n - 1]!) ascending = false;
-    idx[n] = i;
-    cnt[n++] = c;
+    if (k > 0 && i < idx[k - 1]!) ascending = false;
+    idx[k] = i;
+    cnt[k++] = c;
   }
   if (!ascending) {
-    idx.sort();
-    for (let k = 0; k < n; k++) cnt[k] = r.buckets.get(idx[k]!)!;
+    idx.subarray(0, n).sort();
+    for (let j = 0; j < n; j++) cnt[j] = r.buckets.get(idx[j]!)!;
   }
-  return { idx, cnt };
+  return n;
 }
 
 /** Bucket indices ascending with their counts. */
@@ -297,25 +304,11 @@ function grownCnt(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBu
   return g;
 }
 
-/** A rollup's buckets into S.aIdx/S.aCnt, ascending (as sortedArrays); returns how many. */
+/** A rollup's buckets into S.aIdx/S.aCnt, ascending; returns how many. */
 function sortIntoA(r: Rollup): number {
-  const n = r.buckets.size;
-  S.aIdx = grownIdx(S.aIdx, n);
-  S.aCnt = grownCnt(S.aCnt, n);
-  const idx = S.aIdx;
-  const cnt = S.aCnt;
-  let k = 0;
-  let ascending = true;
-  for (const [i, c] of r.buckets) {
-    if (k > 0 && i < idx[k - 1]!) ascending = false;
-    idx[k] = i;
-    cnt[k++] = c;
-  }
-  if (!ascending) {
-    idx.subarray(0, n).sort();
-    for (let j = 0; j < n; j++) cnt[j] = r.buckets.get(idx[j]!)!;
-  }
-  return n;
+  S.aIdx = grownIdx(S.aIdx, r.buckets.size);
+  S.aCnt = grownCnt(S.aCnt, r.buckets.size);
+  return fillSorted(r, S.aIdx, S.aCnt);
 }
 
 /** Appends v (an integer, 0 ≤ v < 2^53) to S.out as an unsigned LEB128 varint (pushVarint's bytes). */
