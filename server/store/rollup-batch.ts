@@ -1,7 +1,7 @@
 // Rollups gathered from the rows of one write (an ingest batch, a migration
 // chunk, the edges of a query), keyed by (level, bucket start, series,
 // client, class), then merged into the rollups table in the same transaction.
-import { bucketIndex, emptyRollup, encodeRollup, mergeEncoded, mergeInto, recordInBucket, type Rollup } from "../../shared/rollup.js";
+import { bucketIndex, emptyRollup, encodeMerged, encodeRollup, mergeEncoded, mergeInto, recordInBucket, type Rollup } from "../../shared/rollup.js";
 import { bucketEndMs, bucketStartMs, LEVEL_COUNT } from "./rollup-class.js";
 
 export interface RollupCell {
@@ -267,3 +267,31 @@ export function mergeStored(c: RollupCell, s: StoredCell): void {
 }
 
 export const blobOf = (r: Rollup): Uint8Array | null => (r.count === 0 ? null : encodeRollup(r));
+
+/** A rollups row's values as a writer writes them back: histograms in their stored form. */
+export interface MergedRow {
+  failures: number;
+  skipped: number;
+  lat: Uint8Array | null;
+  tmo: Uint8Array | null;
+  winsWs: number;
+  winsJsonp: number;
+  margin: Uint8Array | null;
+}
+
+/**
+ * A cell merged with its stored row (undefined: none yet), the histograms
+ * merged as bytes (encodeMerged): a stored row's buckets are never put in a
+ * Map to be sorted again. The cell is not changed.
+ */
+export function mergedRow(c: RollupCell, s: StoredCell | undefined): MergedRow {
+  return {
+    failures: c.failures + (s?.failures ?? 0),
+    skipped: c.skipped + (s?.skipped ?? 0),
+    lat: encodeMerged(c.lat, s?.lat ?? null),
+    tmo: encodeMerged(c.tmo, s?.tmo ?? null),
+    winsWs: c.winsWs + (s?.wins_ws ?? 0),
+    winsJsonp: c.winsJsonp + (s?.wins_jsonp ?? 0),
+    margin: encodeMerged(c.margin, s?.margin ?? null),
+  };
+}

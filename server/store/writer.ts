@@ -8,8 +8,7 @@ import { TCP_MIN_RTT_SERIES, type IngestResult, type Sample, type SampleBatch } 
 import { packRaw, PACKED_RAW_COLUMNS } from "./raw-layout.js";
 import { blockStore, type BlockItem } from "./block-writer.js";
 import { classOf } from "./rollup-class.js";
-import { encodeMerged } from "../../shared/rollup.js";
-import { blobOf, RollupBatch, type StoredCell } from "./rollup-batch.js";
+import { mergedRow, RollupBatch, type StoredCell } from "./rollup-batch.js";
 import { FLAG, FLAG_KNOWN_SHIFT, outcomeCode, toUs, toUsOrNull, winnerCode } from "./schema.js";
 
 export interface IngestMeta {
@@ -86,26 +85,8 @@ export function rollupWriter(db: Database.Database): (batch: RollupBatch) => voi
   );
   return (batch) => {
     for (const c of batch.cells.values()) {
-      const s = get.get(c.level, c.startMs, c.series, c.client, c.cls);
-      if (s === undefined) {
-        put.run(c.level, c.startMs, c.series, c.client, c.cls, c.failures, c.skipped, blobOf(c.lat), blobOf(c.tmo), c.winsWs, c.winsJsonp, blobOf(c.margin));
-        continue;
-      }
-      // Merged as bytes (encodeMerged): a stored row's buckets are never put in a Map to be sorted again.
-      put.run(
-        c.level,
-        c.startMs,
-        c.series,
-        c.client,
-        c.cls,
-        c.failures + s.failures,
-        c.skipped + s.skipped,
-        encodeMerged(c.lat, s.lat),
-        encodeMerged(c.tmo, s.tmo),
-        c.winsWs + s.wins_ws,
-        c.winsJsonp + s.wins_jsonp,
-        encodeMerged(c.margin, s.margin),
-      );
+      const m = mergedRow(c, get.get(c.level, c.startMs, c.series, c.client, c.cls));
+      put.run(c.level, c.startMs, c.series, c.client, c.cls, m.failures, m.skipped, m.lat, m.tmo, m.winsWs, m.winsJsonp, m.margin);
     }
   };
 }

@@ -6,7 +6,7 @@
 // order (the key's), so concurrent batches wait for each other instead of
 // losing an update or deadlocking.
 import type postgres from "postgres";
-import { blobOf, mergeStored, type RollupBatch, type RollupCell, type StoredCell } from "../rollup-batch.js";
+import { mergedRow, type RollupBatch, type RollupCell, type StoredCell } from "../rollup-batch.js";
 
 const KEY = "level, client, class, start_ms, series";
 
@@ -32,10 +32,7 @@ const compareKeys = (a: number[], b: number[]) => {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return 0;
 };
-const hexOf = (r: RollupCell["lat"]): string | null => {
-  const b = blobOf(r);
-  return b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-};
+const hexOf = (b: Uint8Array | null): string | null => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex"));
 const columnsOf = <T>(rows: readonly T[][], width: number): T[][] => Array.from({ length: width }, (_, c) => rows.map((r) => r[c]!));
 
 /** Merges a batch's rollup cells into the rollups table inside `tx`. */
@@ -49,9 +46,8 @@ export async function mergeRollups(tx: Tx, batch: RollupBatch): Promise<void> {
   const byKey = new Map(stored.map((r) => [`${r.level}|${r.client}|${r.class}|${r.start_ms}|${r.series}`, r as unknown as StoredCell]));
   const merged: (number | string | null)[][] = [];
   for (const c of cells) {
-    const s = byKey.get(`${c.level}|${c.client}|${c.cls}|${c.startMs}|${c.series}`);
-    if (s !== undefined) mergeStored(c, s);
-    merged.push([...cellKey(c), c.failures, c.skipped, hexOf(c.lat), hexOf(c.tmo), c.winsWs, c.winsJsonp, hexOf(c.margin)]);
+    const m = mergedRow(c, byKey.get(`${c.level}|${c.client}|${c.cls}|${c.startMs}|${c.series}`));
+    merged.push([...cellKey(c), m.failures, m.skipped, hexOf(m.lat), hexOf(m.tmo), m.winsWs, m.winsJsonp, hexOf(m.margin)]);
   }
   await tx.unsafe(WRITE_CELLS, columnsOf(merged, 12).map(arrayLiteral));
 }
