@@ -50,7 +50,7 @@ export interface BaselineOptions {
   /** Ping processes at once, loopback not counted (default in pinger.ts). */
   pingProcessesMax?: number;
   tcpInfo?: TcpInfoReader;
-  /** Where in the interval ping frames go, as a fraction after the ss run (0..1). Default 0.5. */
+  /** The centre of the half interval in which pages get their ping frames, as a fraction of the interval after the ss run (0..1). Default 0.5. */
   wsPingPhase?: number;
 }
 
@@ -70,7 +70,18 @@ interface ClientState {
   wsPinger: WsPinger;
   /** Ping readings numbered from this one on were pushed to this page too (if from its address). */
   firstPingReading: number;
+  /** The slot of the interval in which this page gets its ping frame and its queued samples. */
+  slot: number;
 }
+
+/**
+ * Each page's ping frame and push go out in its own slot of the interval,
+ * slots at least this long (ms). Sent to every page in one pass, at 2,000
+ * tabs they were two stalls of 15-40 ms a second (a write to each socket),
+ * the capacity run's slowest echoes.
+ */
+const SLOT_MS_MIN = 10;
+const SLOTS_MAX = 50;
 
 export function createBaselines(options: BaselineOptions): Baselines {
   const intervalMs = Math.max(options.intervalMs ?? 1000, BASELINE_INTERVAL_MS_MIN);
@@ -84,7 +95,16 @@ export function createBaselines(options: BaselineOptions): Baselines {
   let ssRunning = false;
   /** The ss failure last logged: samples carry only "ss-failed"; the log says why, once per failure. */
   let ssErrorLogged: string | undefined;
-  let timers: ReturnType<typeof setTimeout>[] = [];
+  const slotCount = Math.max(1, Math.min(SLOTS_MAX, Math.floor(intervalMs / SLOT_MS_MIN)));
+  // Ping frames keep half an interval from the ss run (slot 0): an ss run (a
+  // fork and a netlink dump, then its parse) delays the event loop enough to
+  // inflate pong times that coincide with it. Pages take the slots of the
+  // middle half of the interval around wsPingPhase.
+  const windowSlots = Math.max(1, Math.round(slotCount / 2));
+  const windowCenter = Math.round(slotCount * (options.wsPingPhase ?? 0.5));
+  const slots = Array.from({ length: slotCount }, () => new Set<ClientState>());
+  let slotTimer: ReturnType<typeof setInterval> | undefined;
+  let slotAt = 0;
   /** Per clientId: samples not yet pushed when its last socket closed, and until when they wait. */
   const orphans = new Map<string, { samples: BaselineSample[]; untilMs: number }>();
 
@@ -195,47 +215,50 @@ export function createBaselines(options: BaselineOptions): Baselines {
     }
   }
 
-  function flush(): void {
-    for (const st of clients.values()) {
-      const socket: WebSocket = st.client.socket;
-      if (st.queue.length === 0 || socket.readyState !== socket.OPEN) continue;
-      while (st.queue.length > 0) {
-        const msg: ServerWsMessage = { type: "baseline", samples: st.queue.splice(0, SAMPLES_PER_MESSAGE_MAX) };
-        socket.send(JSON.stringify(msg));
-      }
+  function flush(st: ClientState): void {
+    const socket: WebSocket = st.client.socket;
+    if (st.queue.length === 0 || socket.readyState !== socket.OPEN) return;
+    while (st.queue.length > 0) {
+      const msg: ServerWsMessage = { type: "baseline", samples: st.queue.splice(0, SAMPLES_PER_MESSAGE_MAX) };
+      socket.send(JSON.stringify(msg));
     }
+  }
+
+  /** The least used slot of the ping window, nearest its centre first: pages spread evenly as they come and go. */
+  function freeSlot(): number {
+    let best = -1;
+    for (let k = 0; k < windowSlots; k++) {
+      const offset = k % 2 === 1 ? (k + 1) / 2 : -k / 2;
+      const slot = (((windowCenter + offset) % slotCount) + slotCount) % slotCount;
+      if (best < 0 || slots[slot]!.size < slots[best]!.size) best = slot;
+    }
+    return best;
   }
 
   async function tick(): Promise<void> {
     pingPool?.tick();
-    for (const st of clients.values()) st.wsPinger.expire();
     await measureTcp();
-    flush();
+  }
+
+  function turn(): void {
+    const slot = slotAt;
+    slotAt = (slotAt + 1) % slotCount;
+    if (slot === 0) tick().catch((err: unknown) => log(`tailprobe: baseline tick failed: ${(err as Error).message}`));
+    for (const st of slots[slot]!) {
+      st.wsPinger.send();
+      flush(st);
+    }
   }
 
   function startTimers(): void {
-    if (timers.length > 0) return;
-    // ss and ping frames half an interval apart: an ss run (a fork and a
-    // netlink dump) stalled the event loop enough to inflate pong times that
-    // coincided with it.
-    const main = setInterval(() => {
-      tick().catch((err: unknown) => log(`tailprobe: baseline tick failed: ${(err as Error).message}`));
-    }, intervalMs);
-    const half = setTimeout(() => {
-      const frames = setInterval(() => {
-        for (const st of clients.values()) st.wsPinger.send();
-      }, intervalMs);
-      timers.push(frames);
-    }, intervalMs * (options.wsPingPhase ?? 0.5));
-    timers = [main, half];
+    if (slotTimer !== undefined) return;
+    slotAt = 0;
+    slotTimer = setInterval(turn, intervalMs / slotCount);
   }
 
   function stopTimers(): void {
-    for (const t of timers) {
-      clearTimeout(t);
-      clearInterval(t);
-    }
-    timers = [];
+    clearInterval(slotTimer);
+    slotTimer = undefined;
   }
 
   return {
@@ -245,11 +268,13 @@ export function createBaselines(options: BaselineOptions): Baselines {
         nextId: 0,
         queue: [],
         firstPingReading: pingReadings + 1,
+        slot: freeSlot(),
         wsPinger: new WsPinger(client.socket, timeoutMs, nowMs, (r) =>
           push(st, { method: "wsping", t: r.t, ms: r.ms, outcome: r.outcome, reason: r.reason }),
         ),
       };
       clients.set(client, st);
+      slots[st.slot]!.add(st);
       let set = byAddress.get(client.address);
       if (set === undefined) byAddress.set(client.address, (set = new Set()));
       set.add(st);
@@ -263,6 +288,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
       st.wsPinger.abandon("ws-closed");
       orphan(st);
       clients.delete(client);
+      slots[st.slot]!.delete(st);
       const set = byAddress.get(client.address);
       set?.delete(st);
       if (set?.size === 0) byAddress.delete(client.address);
@@ -296,6 +322,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
       stopTimers();
       for (const st of clients.values()) st.wsPinger.stop();
       clients.clear();
+      for (const set of slots) set.clear();
       byAddress.clear();
       orphans.clear();
       pingPool?.stop();

@@ -37,9 +37,20 @@ function msField(info: string, re: RegExp): number | undefined {
 }
 
 export function parseSs(text: string): SsConnection[] {
-  const out: SsConnection[] = [];
+  return Array.from(ssConnections(text));
+}
+
+/**
+ * parseSs one connection at a time: at 2,000 tabs ss prints ~8,000 lines a
+ * second, and the server reads them in slices between other work (tcp-info.ts).
+ */
+export function* ssConnections(text: string): Generator<SsConnection> {
   let current: SsConnection | undefined;
-  for (const line of text.split("\n")) {
+  for (let start = 0; start < text.length; ) {
+    const nl = text.indexOf("\n", start);
+    const end = nl < 0 ? text.length : nl;
+    const line = text.slice(start, end);
+    start = end + 1;
     if (line.trim() === "") continue;
     if (/^\s/.test(line)) {
       // The info line of the connection above it.
@@ -49,9 +60,11 @@ export function parseSs(text: string): SsConnection[] {
       current.rttVarMs = msField(line, /(?:^|\s)rtt:\d+(?:\.\d+)?\/(\d+(?:\.\d+)?)/);
       current.minRttMs = msField(line, /(?:^|\s)minrtt:(\d+(?:\.\d+)?)/);
       // One info line per connection; anything indented after it belongs to nobody.
+      yield current;
       current = undefined;
       continue;
     }
+    if (current !== undefined) yield current; // a connection without an info line
     // Header-less (-H) line: [State] Recv-Q Send-Q Local:Port Peer:Port [Process]
     const fields = line.trim().split(/\s+/);
     const endpoints = fields.map(parseEndpoint);
@@ -71,7 +84,6 @@ export function parseSs(text: string): SsConnection[] {
       rttVarMs: undefined,
       minRttMs: undefined,
     };
-    out.push(current);
   }
-  return out;
+  if (current !== undefined) yield current;
 }

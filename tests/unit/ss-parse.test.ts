@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { endpointKey, parseEndpoint, parseSs } from "../../server/baseline/ss-parse.js";
+import { connectionsByPeer } from "../../server/baseline/tcp-info.js";
 
 const fixture = (name: string) => fs.readFileSync(path.resolve("tests/fixtures/baseline", name), "utf8");
 
@@ -72,5 +73,30 @@ describe("parseEndpoint", () => {
     expect(parseEndpoint("10.1.2.3:65536")).toBeUndefined();
     expect(parseEndpoint("0")).toBeUndefined();
     expect(parseEndpoint(":80")).toBeUndefined();
+  });
+});
+
+describe("connectionsByPeer", () => {
+  it("reads a large ss output in slices, letting other work run between, and keeps only the server's port", async () => {
+    // Two connections a tab (its WebSocket and its HTTP keep-alive) for 10,000 tabs, and one to another port.
+    const info = fixture("ss-ipv4.txt").split("\n")[1]!;
+    const lines: string[] = [];
+    for (let i = 0; i < 20_000; i++) lines.push(`0      0      127.0.0.1:8080 127.0.${1 + (i >> 8)}.${i & 255}:${30000 + (i % 30000)}`, info);
+    lines.push("0      0      127.0.0.1:9999 127.0.0.1:1", info);
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      if (!spinning) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    const turnsBefore = turns;
+    const byPeer = await connectionsByPeer(lines.join("\n"), 8080);
+    spinning = false;
+    expect(byPeer.size).toBe(20_000);
+    expect(byPeer.get(endpointKey("127.0.1.5", 30005))).toMatchObject({ rttMs: 2.689, minRttMs: 0.013 });
+    // Parsed at once, no other callback would have run before it resolved.
+    expect(turns - turnsBefore, "event-loop turns taken by others during the parse").toBeGreaterThan(1);
   });
 });
