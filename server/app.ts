@@ -11,7 +11,7 @@ import { adminRouter } from "./api/admin.js";
 import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
 import { jsonErrorHandler, sendError } from "./api/http-error.js";
-import { ingestRouter } from "./api/ingest.js";
+import { ingestRawPath, ingestRouter, type IngestOptions } from "./api/ingest.js";
 import { sampleRules } from "./api/sample-checks.js";
 import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
@@ -117,21 +117,21 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const budgets = createBudgets(options.limits, addressOf, () => performance.now());
   const storage = storageHealth(store.location, log);
   const clients = createClientDirectory(store.publicIdKey, () => store.storedClientIds());
-  app.use(
-    ingestRouter(store, {
+  const ingestOptions: IngestOptions = {
+    nowMs,
+    admit: budgets.admitIngest,
+    storage,
+    clients,
+    rules: sampleRules({
       nowMs,
-      budget: budgets.ingest,
-      storage,
-      clients,
-      rules: sampleRules({
-        nowMs,
-        rawDays: options.rawDays,
-        ownName: options.name,
-        peerNames: () => peers.list().map((p) => p.name),
-        deployment: { targets: () => store.deploymentTargets(), announce: (targets) => store.announceTargets(targets) },
-      }),
+      rawDays: options.rawDays,
+      ownName: options.name,
+      peerNames: () => peers.list().map((p) => p.name),
+      deployment: { targets: () => store.deploymentTargets(), announce: (targets) => store.announceTargets(targets) },
     }),
-  );
+  };
+  const ingestRaw = ingestRawPath(store, ingestOptions);
+  app.use(ingestRouter(store, ingestOptions));
   if (options.adminToken !== undefined)
     app.use(
       adminRouter(store, {
@@ -155,7 +155,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(jsonErrorHandler);
 
   const onRequest: http.RequestListener = (req, res) => {
-    if (!handleEcho(req, res, lag, stall, budgets.admitEcho)) app(req, res);
+    if (!handleEcho(req, res, lag, stall, budgets.admitEcho) && !ingestRaw(req, res)) app(req, res);
   };
   const limits = options.limits;
   const httpOptions: http.ServerOptions = {

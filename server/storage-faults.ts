@@ -2,7 +2,7 @@
 // disk is full, the file read-only, locked or damaged, and what it tells the
 // operator. Ingest answers 503 + Retry-After (the page keeps its samples and
 // retries), logs one line when a fault starts and one when it ends.
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import { PG_BUSY, PG_FULL, PG_UNREACHABLE } from "./store/postgres/errors.js";
 
 export type StorageFaultKind = "full" | "read-only" | "busy" | "corrupt" | "io" | "unreachable";
@@ -52,7 +52,7 @@ export function classifyStorageError(err: unknown): StorageFault | undefined {
 
 export interface StorageHealth {
   /** Answers a storage fault with 503 + Retry-After (true), or leaves any other error alone (false). */
-  failed(err: unknown, res: Response, what: string): boolean;
+  failed(err: unknown, res: ServerResponse, what: string): boolean;
   /** A write or read succeeded: a fault in progress has ended. */
   succeeded(): void;
 }
@@ -66,7 +66,14 @@ export function storageHealth(dbPath: string, log: (line: string) => void): Stor
       if (current?.kind !== fault.kind) log(`tailprobe: ${what} failing, ${fault.code} on ${dbPath}: ${fault.advice}`);
       current = fault;
       const body = { error: `storage unavailable (${fault.kind}); nothing stored, retry after Retry-After seconds`, code: "STORAGE_UNAVAILABLE" };
-      res.status(503).set({ "Retry-After": String(fault.retryAfterS), "Cache-Control": "no-store" }).json(body);
+      const text = JSON.stringify(body);
+      res.writeHead(503, {
+        "Retry-After": String(fault.retryAfterS),
+        "Cache-Control": "no-store",
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": Buffer.byteLength(text),
+      });
+      res.end(text);
       return true;
     },
     succeeded() {

@@ -9,7 +9,9 @@ import { RateLimiter, retryAfterSeconds } from "./rate-limiter.js";
 export interface Budgets {
   /** For the raw echo handler: true to go on; false once a 429 has been sent. */
   admitEcho(req: IncomingMessage, res: ServerResponse): boolean;
-  /** Express middleware in front of POST /api/samples. */
+  /** For POST /api/samples' raw path (server/api/ingest.ts): true to go on; false once a 429 has been sent. */
+  admitIngest(req: IncomingMessage, res: ServerResponse): boolean;
+  /** admitIngest as express middleware (the admin API's deletes, ingest's express path). */
   ingest: RequestHandler;
 }
 
@@ -29,11 +31,17 @@ function send429(res: ServerResponse, retryAfterMs: number, what: string): void 
 }
 
 export function createBudgets(o: LimitOptions, address: (req: IncomingMessage) => string, nowMs: () => number): Budgets {
-  if (!o.rateLimit) return { admitEcho: () => true, ingest: (_req, _res, next) => next() };
+  if (!o.rateLimit) return { admitEcho: () => true, admitIngest: () => true, ingest: (_req, _res, next) => next() };
   const limiter = (perSecond: number) =>
     new RateLimiter({ perSecond, burst: Math.max(1, perSecond * BURST_SECONDS), addressesMax: LIMITER_ADDRESSES_MAX, nowMs });
   const echo = limiter(o.echoPerSecond);
   const ingest = limiter(o.ingestPerSecond);
+  const admitIngest = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const v = ingest.take(address(req));
+    if (v.ok) return true;
+    send429(res, v.retryAfterMs, "sample batches");
+    return false;
+  };
   return {
     admitEcho(req, res) {
       const v = echo.take(address(req));
@@ -41,10 +49,9 @@ export function createBudgets(o: LimitOptions, address: (req: IncomingMessage) =
       send429(res, v.retryAfterMs, "echo requests");
       return false;
     },
+    admitIngest,
     ingest(req, res, next) {
-      const v = ingest.take(address(req));
-      if (v.ok) return next();
-      send429(res, v.retryAfterMs, "sample batches");
+      if (admitIngest(req, res)) next();
     },
   };
 }
