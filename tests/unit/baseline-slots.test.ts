@@ -28,6 +28,15 @@ class FakeSocket extends EventEmitter {
   }
 }
 
+const clientOf = (socket: FakeSocket, i: number): WsClient => ({
+  socket: socket as unknown as WebSocket,
+  clientId: `c${i}`,
+  sessionId: `s${i}`,
+  address: "127.0.0.1",
+  remotePort: 40000 + i,
+  socketAddress: "127.0.0.1",
+});
+
 let baselines: Baselines | undefined;
 afterEach(() => {
   baselines?.stop();
@@ -49,17 +58,7 @@ describe("baseline slots", () => {
     baselines = createBaselines({ serverName: "S", ping: false, nowMs: Date.now, log: () => {}, intervalMs: INTERVAL_MS, tcpInfo });
     baselines.setLocalPort(1);
     const sockets = Array.from({ length: PAGES }, () => new FakeSocket());
-    sockets.forEach((socket, i) => {
-      const client: WsClient = {
-        socket: socket as unknown as WebSocket,
-        clientId: `c${i}`,
-        sessionId: `s${i}`,
-        address: "127.0.0.1",
-        remotePort: 40000 + i,
-        socketAddress: "127.0.0.1",
-      };
-      baselines!.onClient(client);
-    });
+    sockets.forEach((socket, i) => baselines!.onClient(clientOf(socket, i)));
     await vi.advanceTimersByTimeAsync(5 * INTERVAL_MS);
 
     // Every page: one frame an interval, one interval apart.
@@ -90,22 +89,14 @@ describe("baseline slots", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"] });
     const tcpInfo: TcpInfoReader = { check: () => Promise.resolve({ available: true }), read: () => Promise.resolve({ ok: true, value: new Map() }) };
     baselines = createBaselines({ serverName: "S", ping: false, nowMs: Date.now, log: () => {}, intervalMs: INTERVAL_MS, tcpInfo });
-    const client = (socket: FakeSocket, i: number): WsClient => ({
-      socket: socket as unknown as WebSocket,
-      clientId: `c${i}`,
-      sessionId: `s${i}`,
-      address: "127.0.0.1",
-      remotePort: 40000 + i,
-      socketAddress: "127.0.0.1",
-    });
     const first = new FakeSocket();
-    const firstClient = client(first, 0);
+    const firstClient = clientOf(first, 0);
     baselines.onClient(firstClient);
     await vi.advanceTimersByTimeAsync(2 * INTERVAL_MS);
     const firstPhase = first.frames.at(-1)! % INTERVAL_MS;
     baselines.onClientGone(firstClient);
     const second = new FakeSocket();
-    baselines.onClient(client(second, 1));
+    baselines.onClient(clientOf(second, 1));
     await vi.advanceTimersByTimeAsync(2 * INTERVAL_MS);
     // The slot nearest the window's centre is free again, so the second page takes it.
     expect(second.frames.at(-1)! % INTERVAL_MS).toBe(firstPhase);
