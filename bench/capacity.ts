@@ -30,7 +30,7 @@ const SIZES = {
 } as const;
 const ECHO_P99_MS_MAX = 10;
 /**
- * The hold's memory, read as floors: each fifth's lowest PSS, what is left after
+ * The hold's memory, read as floors: each fifth's lowest RSS (not PSS: see procUsage), what is left after
  * the garbage collector ran (the peaks between collections move by ~90 MB at
  * 2,000 tabs, with when a collection happens to run). After the warm-up, the
  * last fifth's floor may exceed the first's by this much (fraction) and still
@@ -115,7 +115,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       pingMax = 0;
       const mem: { atS: number; mb: number }[] = [];
       const h0 = performance.now();
-      const sampleMemory = () => mem.push({ atS: (performance.now() - h0) / 1000, mb: procUsage([pid]).rssMb });
+      const sampleMemory = () => mem.push({ atS: (performance.now() - h0) / 1000, mb: procUsage([pid]).residentMb });
       sampleMemory();
       const memWatch = setInterval(sampleMemory, Math.min(MEMORY_SAMPLE_MS, (S.holdSeconds * 1000) / (2 * MEMORY_WINDOWS)));
       const echoes: number[] = [];
@@ -129,7 +129,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       const windows = Array.from({ length: MEMORY_WINDOWS }, (_, k) =>
         mem.filter((m) => m.atS >= k * windowS && (m.atS < (k + 1) * windowS || k === MEMORY_WINDOWS - 1)).map((m) => m.mb),
       );
-      console.log(`memory over the hold (PSS MB at s): ${mem.map((m) => `${m.mb.toFixed(0)}@${m.atS.toFixed(0)}`).join(" ")}`);
+      console.log(`memory over the hold (RSS MB at s): ${mem.map((m) => `${m.mb.toFixed(0)}@${m.atS.toFixed(0)}`).join(" ")}`);
       hold = {
         echo: summarize(echoes),
         floorsMb: windows.map((w) => Math.min(...w)),
@@ -165,7 +165,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const top = S.steps.at(-1)!;
   const lost = totals.acked - stored;
   console.log(
-    `hold at ${top} tabs for ${S.holdSeconds} s: echo p99 ${f(hold!.echo.p99)} ms; after ${S.warmupSeconds} s of warm-up, memory floors ${hold!.floorsMb.map((m) => m.toFixed(0)).join(" → ")} MB, peaks ${hold!.peaksMb.map((m) => m.toFixed(0)).join(" → ")} MB (each ${S.holdSeconds / MEMORY_WINDOWS} s); ` +
+    `hold at ${top} tabs for ${S.holdSeconds} s: echo p99 ${f(hold!.echo.p99)} ms; after ${S.warmupSeconds} s of warm-up, memory (RSS) floors ${hold!.floorsMb.map((m) => m.toFixed(0)).join(" → ")} MB, peaks ${hold!.peaksMb.map((m) => m.toFixed(0)).join(" → ")} MB (each ${S.holdSeconds / MEMORY_WINDOWS} s); ` +
       `${totals.acked} samples acknowledged, ${stored} stored, ${totals.refused} refused, ${totals.retried} retried after 429/503, ` +
       `${totals.unsentAtStop ?? 0} not yet sent when the tabs stopped, ` +
       `${totals.probes} probes (${totals.probeErrors} errors, ${totals.timeouts} timeouts), ${totals.wsDrops} WebSocket drops`,
