@@ -3,6 +3,7 @@
 // operator. Ingest answers 503 + Retry-After (the page keeps its samples and
 // retries), logs one line when a fault starts and one when it ends.
 import type { ServerResponse } from "node:http";
+import { writeJson } from "./json-answer.js";
 import { PG_BUSY, PG_FULL, PG_UNREACHABLE } from "./store/postgres/errors.js";
 
 export type StorageFaultKind = "full" | "read-only" | "busy" | "corrupt" | "io" | "unreachable";
@@ -66,14 +67,7 @@ export function storageHealth(dbPath: string, log: (line: string) => void): Stor
       if (current?.kind !== fault.kind) log(`tailprobe: ${what} failing, ${fault.code} on ${dbPath}: ${fault.advice}`);
       current = fault;
       const body = { error: `storage unavailable (${fault.kind}); nothing stored, retry after Retry-After seconds`, code: "STORAGE_UNAVAILABLE" };
-      const text = JSON.stringify(body);
-      res.writeHead(503, {
-        "Retry-After": String(fault.retryAfterS),
-        "Cache-Control": "no-store",
-        "Content-Type": "application/json; charset=utf-8",
-        "Content-Length": Buffer.byteLength(text),
-      });
-      res.end(text);
+      writeJson(res, 503, body, { "Retry-After": String(fault.retryAfterS), "Cache-Control": "no-store" });
       return true;
     },
     succeeded() {

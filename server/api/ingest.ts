@@ -12,6 +12,7 @@ import type { SampleRules } from "../ingest/read-batch.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { StorageHealth } from "../storage-faults.js";
 import { SessionOwnerError, type Store } from "../store/store.js";
+import { writeJson } from "../json-answer.js";
 import { sendError } from "./http-error.js";
 import { isSameOrigin, sameOriginOnly } from "./same-origin.js";
 
@@ -33,14 +34,7 @@ export interface IngestOptions {
   storage: StorageHealth;
 }
 
-/** A JSON answer as express's res.json writes it (Content-Type, Content-Length), from node:http alone. */
-function writeJson(res: ServerResponse, status: number, body: unknown, noStore: boolean): void {
-  const text = JSON.stringify(body);
-  const headers: Record<string, string | number> = { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) };
-  if (noStore) headers["Cache-Control"] = "no-store";
-  res.writeHead(status, headers);
-  res.end(text);
-}
+const NO_STORE = { "Cache-Control": "no-store" };
 
 /**
  * Parsing, checking and writing run where the store chooses (the SQLite
@@ -54,34 +48,33 @@ async function answerBatch(store: Store, o: IngestOptions, body: Uint8Array, req
       userAgent: typeof ua === "string" ? ua.slice(0, USER_AGENT_CHARS_MAX) : null,
       receivedAtMs: o.nowMs(),
     });
-    if (!ingest.ok) return writeJson(res, 400, ingest.refusal, true);
+    if (!ingest.ok) return writeJson(res, 400, ingest.refusal, NO_STORE);
     o.storage.succeeded();
     o.clients.add(ingest.clientId);
-    writeJson(res, 200, ingest.result, false);
+    writeJson(res, 200, ingest.result);
   } catch (err) {
-    if (err instanceof SessionOwnerError) return writeJson(res, 409, { error: err.message, code: err.code }, true);
+    if (err instanceof SessionOwnerError) return writeJson(res, 409, { error: err.message, code: err.code }, NO_STORE);
     if (o.storage.failed(err, res, "ingest")) return;
     throw err;
   }
 }
 
 /**
- * The Content-Length of a report the raw path may read, or undefined to leave
- * the request to express: a media type other than the two, a parameter other
- * than charset=utf-8, a content coding, a chunked or empty body, or one over
- * the limit.
+ * May the raw path read this report? Not with a media type other than the
+ * two, a parameter other than charset=utf-8, a content coding, a chunked or
+ * empty body, or one over the limit: express answers those.
  */
-function plainReportLength(req: IncomingMessage): number | undefined {
+function isPlainReport(req: IncomingMessage): boolean {
   const type = req.headers["content-type"];
-  if (type === undefined) return undefined;
+  if (type === undefined) return false;
   const semi = type.indexOf(";");
-  if (!BODY_TYPES.includes((semi < 0 ? type : type.slice(0, semi)).trim().toLowerCase())) return undefined;
-  if (semi >= 0 && !/^\s*charset="?utf-8"?\s*$/i.test(type.slice(semi + 1))) return undefined;
+  if (!BODY_TYPES.includes((semi < 0 ? type : type.slice(0, semi)).trim().toLowerCase())) return false;
+  if (semi >= 0 && !/^\s*charset="?utf-8"?\s*$/i.test(type.slice(semi + 1))) return false;
   const coding = req.headers["content-encoding"];
-  if (coding !== undefined && coding.trim().toLowerCase() !== "identity") return undefined;
-  if (req.headers["transfer-encoding"] !== undefined) return undefined;
+  if (coding !== undefined && coding.trim().toLowerCase() !== "identity") return false;
+  if (req.headers["transfer-encoding"] !== undefined) return false;
   const length = Number(req.headers["content-length"]);
-  return Number.isSafeInteger(length) && length > 0 && length <= INGEST_BODY_BYTES_MAX ? length : undefined;
+  return Number.isSafeInteger(length) && length > 0 && length <= INGEST_BODY_BYTES_MAX;
 }
 
 /**
@@ -91,23 +84,17 @@ function plainReportLength(req: IncomingMessage): number | undefined {
  */
 export function ingestRawPath(store: Store, o: IngestOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
-    if (req.method !== "POST" || req.url !== PATH || !isSameOrigin(req)) return false;
-    const length = plainReportLength(req);
-    if (length === undefined) return false;
+    if (req.method !== "POST" || req.url !== PATH || !isSameOrigin(req) || !isPlainReport(req)) return false;
     if (!o.admit(req, res)) return true;
     const chunks: Buffer[] = [];
-    let received = 0;
-    req.on("data", (chunk: Buffer) => {
-      chunks.push(chunk);
-      received += chunk.length;
-    });
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
     // An aborted request ends in "error" or "close" without "end": nothing is stored, and nobody is left to answer.
     req.on("error", () => undefined);
     req.on("end", () => {
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-      answerBatch(store, o, body, req, res).catch((err: unknown) => {
+      // One chunk is passed as it is: the writer client copies what it cannot move anyway.
+      answerBatch(store, o, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), req, res).catch((err: unknown) => {
         console.error("tailprobe: unexpected error:", err);
-        if (!res.headersSent) writeJson(res, 500, { error: "internal error", code: "INTERNAL" }, true);
+        if (!res.headersSent) writeJson(res, 500, { error: "internal error", code: "INTERNAL" }, NO_STORE);
         else res.destroy();
       });
     });

@@ -2,6 +2,7 @@
 // express sees it: the echo path must add nothing but the headers it needs.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isValidJsonpCallback } from "../../shared/names.js";
+import { writeJson } from "../json-answer.js";
 import { NO_STALL, type EchoStall } from "./echo-stall.js";
 import type { LoopLag } from "./loop-lag.js";
 
@@ -26,13 +27,7 @@ function serverTiming(startNs: bigint, lag: LoopLag): string {
 }
 
 function sendError(res: ServerResponse, status: number, code: string, error: string): void {
-  const body = JSON.stringify({ error, code });
-  res.writeHead(status, {
-    ...COMMON_HEADERS,
-    "Content-Type": "application/json; charset=utf-8",
-    "Content-Length": Buffer.byteLength(body),
-  });
-  res.end(body);
+  writeJson(res, status, { error, code }, COMMON_HEADERS);
 }
 
 /**

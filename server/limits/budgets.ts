@@ -3,6 +3,7 @@
 // and nothing else is done for the request.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
+import { writeJson } from "../json-answer.js";
 import { BURST_SECONDS, LIMITER_ADDRESSES_MAX, type LimitOptions } from "./limits-config.js";
 import { RateLimiter, retryAfterSeconds } from "./rate-limiter.js";
 
@@ -18,16 +19,17 @@ export interface Budgets {
 export const RATE_LIMITED = "RATE_LIMITED";
 
 function send429(res: ServerResponse, retryAfterMs: number, what: string): void {
-  const body = JSON.stringify({ error: `too many ${what} from your address; retry after Retry-After seconds`, code: RATE_LIMITED });
-  res.writeHead(429, {
-    // A cross-origin probe page must be able to read the refusal as such.
-    "Access-Control-Allow-Origin": "*",
-    "Cache-Control": "no-store",
-    "Content-Type": "application/json; charset=utf-8",
-    "Content-Length": Buffer.byteLength(body),
-    "Retry-After": String(retryAfterSeconds(retryAfterMs)),
-  });
-  res.end(body);
+  writeJson(
+    res,
+    429,
+    { error: `too many ${what} from your address; retry after Retry-After seconds`, code: RATE_LIMITED },
+    {
+      // A cross-origin probe page must be able to read the refusal as such.
+      "Access-Control-Allow-Origin": "*",
+      "Cache-Control": "no-store",
+      "Retry-After": String(retryAfterSeconds(retryAfterMs)),
+    },
+  );
 }
 
 export function createBudgets(o: LimitOptions, address: (req: IncomingMessage) => string, nowMs: () => number): Budgets {
