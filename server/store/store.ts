@@ -10,6 +10,7 @@ import { openReadPool } from "./read-pool.js";
 import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, startRetention } from "./retention.js";
 import { batchWriter, Codes, type IngestMeta } from "./writer.js";
 import { startWriterThread } from "./writer-client.js";
+import { WRITER_HOLD_MS_DEFAULT, WRITER_LAG_MS_DEFAULT, type WriterYieldOptions } from "./writer-scheduling.js";
 import { loadPublicIdKey, storedClientIds } from "./client-secrets.js";
 import { openSqlitePageReader, type PageReader } from "../query/sample-pages.js";
 import { deleteClientData } from "./admin-ops.js";
@@ -87,6 +88,8 @@ export interface StoreOptions {
   nowMs?: () => number;
   /** Force one query path (tests, benchmarks); default "auto". */
   answerFrom?: AnswerFrom;
+  /** When the writer thread steps up from SCHED_IDLE and back (writer-scheduling.ts); tests shorten them. */
+  writerYield?: WriterYieldOptions;
 }
 
 /** The WAL is truncated to this size after a checkpoint (bytes); without a limit it keeps its largest size. */
@@ -198,6 +201,7 @@ export async function openStoreThreaded(dbPath: string, opts: StoreOptions = {})
       checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
       busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS,
     },
+    opts.writerYield ?? { lagMs: WRITER_LAG_MS_DEFAULT, holdMs: WRITER_HOLD_MS_DEFAULT },
     (beforeMs) => (prunedBeforeMs = beforeMs),
   );
   const readers = openReadPool(dbPath, db);

@@ -7,6 +7,7 @@ import type { RetentionOptions } from "./retention.js";
 import type { DeletedClient } from "./admin-ops.js";
 import type { BodyIngest, SampleRules } from "../ingest/read-batch.js";
 import { SessionOwnerError, type IngestMeta } from "./writer.js";
+import { manageWriterPolicy, type WriterLagWatch, type WriterYieldOptions } from "./writer-scheduling.js";
 
 export interface WriterInit {
   dbPath: string;
@@ -28,7 +29,8 @@ export type WriterRequest =
   | { type: "close" };
 
 export type WriterReply =
-  | { type: "ready" }
+  /** tid: the thread's kernel task id, for its scheduling policy (null off Linux). */
+  | { type: "ready"; tid: string | null }
   | { type: "done"; id: number; result: IngestResult }
   | { type: "ingested"; id: number; ingest: BodyIngest }
   | { type: "pruned-now"; id: number; deleted: number }
@@ -56,8 +58,8 @@ export interface WriterClient {
   close(): Promise<void>;
 }
 
-/** Starts the writer thread; resolves once it has opened the database. */
-export async function startWriterThread(init: WriterInit, onPruned: (beforeMs: number) => void): Promise<WriterClient> {
+/** Starts the writer thread; resolves once it has opened the database and its scheduling policy is set. */
+export async function startWriterThread(init: WriterInit, yieldOptions: WriterYieldOptions, onPruned: (beforeMs: number) => void): Promise<WriterClient> {
   // Under vitest or tsx the sources are TypeScript: the thread registers tsx (a devDependency) before
   // loading them. Built, it is plain JS and needs nothing.
   const ts = import.meta.url.endsWith(".ts");
@@ -65,37 +67,46 @@ export async function startWriterThread(init: WriterInit, onPruned: (beforeMs: n
   const worker = ts
     ? new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`, { eval: true, workerData: init })
     : new Worker(entry, { workerData: init });
-  const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
+  /** In the order sent: the first is the one that has waited longest. */
+  const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void; sentAtMs: number }>();
   let nextId = 0;
   let exited = false;
   const exit = new Promise<void>((resolve) =>
     worker.once("exit", (code) => {
       exited = true;
+      lag.stop();
       for (const p of pending.values()) p.reject(new StorageError(`the writer thread exited (${code})`, null));
       pending.clear();
       resolve();
     }),
   );
-  const ready = new Promise<void>((resolve, reject) => {
+  let lag: WriterLagWatch = { sent() {}, settled() {}, stop() {} };
+  const ready = new Promise<string | null>((resolve, reject) => {
     worker.once("error", reject);
     worker.on("message", (m: WriterReply) => {
-      if (m.type === "ready") return resolve();
+      if (m.type === "ready") return resolve(m.tid);
       if (m.type === "pruned") return onPruned(m.beforeMs);
       const p = pending.get(m.id);
       if (p === undefined) return;
       pending.delete(m.id);
+      lag.settled(p.sentAtMs);
       if (m.type === "failed")
         p.reject(m.error.code === "SESSION_CLIENT_MISMATCH" ? new SessionOwnerError(m.error.message) : new StorageError(m.error.message, m.error.code));
       else p.resolve((m.type === "done" ? m.result : m.type === "ingested" ? m.ingest : m.deleted) as never);
     });
   });
-  await ready;
+  lag = await manageWriterPolicy(await ready, {
+    ...yieldOptions,
+    oldestPendingSentAtMs: () => pending.values().next().value?.sentAtMs,
+    warn: (line) => console.warn(`tailprobe: ${line}`),
+  });
   const call = <T>(msg: (id: number) => WriterRequest, transfer: ArrayBuffer[] = []): Promise<T> => {
     if (exited) return Promise.reject(new StorageError("the writer thread has stopped", null));
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (v: never) => void, reject });
+      pending.set(id, { resolve: resolve as (v: never) => void, reject, sentAtMs: performance.now() });
       worker.postMessage(msg(id), transfer);
+      lag.sent();
     });
   };
   return {
@@ -108,6 +119,7 @@ export async function startWriterThread(init: WriterInit, onPruned: (beforeMs: n
     pruneNow: () => call((id) => ({ type: "prune", id })),
     deleteClient: (clientId) => call((id) => ({ type: "delete-client", id, clientId })),
     async close() {
+      lag.stop();
       if (!exited) worker.postMessage({ type: "close" } satisfies WriterRequest);
       await exit;
     },

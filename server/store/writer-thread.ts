@@ -6,7 +6,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { deleteClientData } from "./admin-ops.js";
 import { readBatch, type BodyIngest } from "../ingest/read-batch.js";
-import { scheduleThisThreadAsBatch } from "./batch-scheduling.js";
+import { ownThreadId } from "./writer-scheduling.js";
 import { startRetention } from "./retention.js";
 import { batchWriter, Codes, type GroupItem } from "./writer.js";
 import type { WriterInit, WriterReply, WriterRequest } from "./writer-client.js";
@@ -161,8 +161,5 @@ port.on("message", (m: WriterRequest) => {
       return;
   }
 });
-// Before the first batch: see batch-scheduling.ts. Without it the writer
-// works as before, only its wakeups may then delay the event loop.
-const notBatch = await scheduleThisThreadAsBatch();
-if (notBatch !== null) console.warn(`tailprobe: the writer thread keeps the default scheduling policy (${notBatch})`);
-post({ type: "ready" });
+// The event loop sets this thread's scheduling policy by its id (writer-scheduling.ts).
+post({ type: "ready", tid: ownThreadId() });

@@ -1,13 +1,15 @@
 // The server's store writes in its own thread: a batch's promise settles
 // after the commit, a SQLite error reaches the caller with its code, while
 // the writer waits on a lock the event loop keeps turning, and on Linux the
-// thread runs as SCHED_BATCH (batch-scheduling.ts).
+// thread runs as SCHED_IDLE, stepping up to SCHED_BATCH while writes wait
+// (writer-scheduling.ts).
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStoreThreaded, StorageError, WRITER_BUSY_TIMEOUT_MS } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
+import { mayLeaveIdle } from "../../server/store/writer-scheduling.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 
@@ -20,6 +22,34 @@ const batch = (sessionId: string, n: number) => ({
   samples: Array.from({ length: n }, (_, seq): Sample => ({ seq, t: T0 + seq, method: "xhr", target: "A", ms: 1 + seq, outcome: "ok" })),
 });
 const meta = { userAgent: null, receivedAtMs: T0 };
+const SCHED_BATCH = 3;
+const SCHED_IDLE = 5;
+
+/** This process's threads by id → scheduling policy (/proc stat field 41). */
+const policies = () =>
+  new Map(
+    fs.readdirSync("/proc/self/task").flatMap((tid) => {
+      try {
+        const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
+        return [[tid, Number(fields[41 - 3])] as const];
+      } catch {
+        return []; // the thread ended between the listing and the read
+      }
+    }),
+  );
+
+/** Whether this process may take a thread out of SCHED_IDLE (root, CAP_SYS_NICE, RLIMIT_NICE ≥ 20). */
+const mayStepUp = () => process.platform === "linux" && mayLeaveIdle(fs.readFileSync("/proc/self/status", "utf8"), fs.readFileSync("/proc/self/limits", "utf8"));
+
+/** Polls until the condition holds (true) or the time is up (false). */
+async function until(cond: () => boolean, withinMs: number): Promise<boolean> {
+  const end = performance.now() + withinMs;
+  while (!cond()) {
+    if (performance.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return true;
+}
 
 describe("the writer thread", () => {
   it("answers after the commit: what it acknowledged is readable at once", async () => {
@@ -64,30 +94,48 @@ describe("the writer thread", () => {
     }
   });
 
-  it.runIf(process.platform === "linux")("runs as SCHED_BATCH, so waking it never preempts the event loop", async () => {
-    const SCHED_BATCH = 3;
-    /** This process's threads by id → scheduling policy (/proc stat field 41). */
-    const policies = () =>
-      new Map(
-        fs.readdirSync("/proc/self/task").flatMap((tid) => {
-          try {
-            const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
-            return [[tid, Number(fields[41 - 3])] as const];
-          } catch {
-            return []; // the thread ended between the listing and the read
-          }
-        }),
-      );
+  it.runIf(process.platform === "linux")("runs as SCHED_IDLE (SCHED_BATCH where it could not step back up), the event loop as before", async () => {
     const before = policies();
-    expect([...before.values()].filter((p) => p === SCHED_BATCH)).toEqual([]);
+    expect([...before.values()].filter((p) => p === SCHED_IDLE || p === SCHED_BATCH)).toEqual([]);
     const store = await openStoreThreaded(path.join(dir, "c.db"));
     try {
       const added = [...policies()].filter(([tid]) => !before.has(tid));
       // The writer's thread, and only it: the event loop keeps the default policy.
-      expect(added.filter(([, p]) => p === SCHED_BATCH)).toHaveLength(1);
+      const expected = mayStepUp() ? SCHED_IDLE : SCHED_BATCH;
+      expect(added.filter(([, p]) => p === expected)).toHaveLength(1);
+      expect(added.filter(([, p]) => p !== 0 && p !== expected)).toEqual([]);
       expect(policies().get(String(process.pid))).toBe(0);
       expect(await store.insertBatch(batch("session_c", 3), meta)).toEqual({ accepted: 3, duplicates: 0 });
     } finally {
+      await store.close();
+    }
+  });
+
+  it.runIf(process.platform === "linux" && mayStepUp())("steps up to SCHED_BATCH while a write waits past the lag, and back to SCHED_IDLE after the hold", { timeout: 20_000 }, async () => {
+    const dbPath = path.join(dir, "d.db");
+    const before = policies();
+    const store = await openStoreThreaded(dbPath, { writerYield: { lagMs: 100, holdMs: 500 } });
+    const locker = new Database(dbPath);
+    try {
+      const writer = [...policies()].find(([tid, p]) => !before.has(tid) && p === SCHED_IDLE)?.[0];
+      expect(writer).toBeDefined();
+      const policy = () => policies().get(writer!);
+      // A lock another connection holds keeps the write waiting, as a starved writer would.
+      locker.exec("BEGIN IMMEDIATE");
+      const write = store.insertBatch(batch("session_d", 5), meta);
+      expect(await until(() => policy() === SCHED_BATCH, 800)).toBe(true);
+      locker.exec("ROLLBACK");
+      expect(await write).toEqual({ accepted: 5, duplicates: 0 });
+      expect(policy()).toBe(SCHED_BATCH);
+      // Writes answered in time, for longer than the hold: back to idle.
+      const t0 = performance.now();
+      for (let seq = 5; performance.now() - t0 < 700; seq += 5) {
+        await store.insertBatch(batch("session_d", seq + 5), meta);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(await until(() => policy() === SCHED_IDLE, 2000)).toBe(true);
+    } finally {
+      locker.close();
       await store.close();
     }
   });

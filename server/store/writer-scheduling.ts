@@ -1,0 +1,158 @@
+// The writer thread gives way to the event loop. Every /echo and /ws answer
+// waits until the event loop has a core; on a machine of two, the writer
+// thread running a batch is often what holds the other one.
+//
+// On Linux the writer runs as SCHED_IDLE while it keeps up: any normal thread
+// that wakes (the event loop, for an echo) takes its core at once. Under
+// SCHED_BATCH, which the writer used before, it only never preempted others
+// when woken itself; when the event loop woke, the batch thread kept its
+// slice and the echo waited up to ~1 ms more at the p99 (ingest-stall, three
+// runs each, 20,000 samples/s: echo p99 1.10-1.39 ms as SCHED_BATCH, 0.73-0.87
+// ms as SCHED_IDLE against a quiet 0.63-1.24; docs/performance.md).
+//
+// An idle thread gets a core only when nothing else wants it, so on a machine
+// whose cores other work keeps busy the writer would fall behind. The event
+// loop watches how long writes wait: one that has waited LAG_MS steps the
+// writer up to SCHED_BATCH (its earlier policy), and it goes back to
+// SCHED_IDLE once writes have been answered in time for HOLD_MS.
+//
+// Leaving SCHED_IDLE needs CAP_SYS_NICE or RLIMIT_NICE ≥ 20 (sched(7); root
+// has the first); lowering alone is always allowed. A server without either
+// keeps its writer at SCHED_BATCH all the time, so it cannot get stuck idle.
+// Node has no call for a thread's policy: util-linux's `chrt` sets it by the
+// thread's id.
+import { execFile } from "node:child_process";
+import { readFileSync, readlinkSync } from "node:fs";
+
+export type ThreadPolicy = "idle" | "batch";
+
+export interface WriterYieldOptions {
+  /** A write waiting this long (ms) steps the writer up to SCHED_BATCH. Default WRITER_LAG_MS_DEFAULT. */
+  lagMs: number;
+  /** The writer goes back to SCHED_IDLE after writes have been answered within lagMs for this long (ms). Default WRITER_HOLD_MS_DEFAULT. */
+  holdMs: number;
+}
+/** A page's report waits for its commit; 100 ms is far inside its timeout, and rare at a writer that keeps up. */
+export const WRITER_LAG_MS_DEFAULT = 100;
+/** Long enough that a machine busy for a while does not flip the policy (one `chrt` each) every few batches. */
+export const WRITER_HOLD_MS_DEFAULT = 10_000;
+
+/** The calling thread's kernel task id, or null off Linux. */
+export function ownThreadId(): string | null {
+  try {
+    // "PID/task/TID"
+    return readlinkSync("/proc/thread-self").split("/").pop() ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Sets a thread of this process to the policy; resolves with why not, or null once it is set. */
+export function setThreadPolicy(tid: string, policy: ThreadPolicy): Promise<string | null> {
+  return new Promise((resolve) =>
+    execFile("chrt", [`--${policy}`, "--pid", "0", tid], { timeout: 5000 }, (err, _stdout, stderr) =>
+      resolve(err === null ? null : `chrt --${policy} failed: ${(stderr.trim() || err.message).slice(0, 200)}`),
+    ),
+  );
+}
+
+const CAP_SYS_NICE = 23n;
+/** A thread set to nice 0 again needs RLIMIT_NICE of 20 - 0 (setrlimit(2)). */
+const RLIMIT_NICE_FOR_NICE_0 = 20;
+
+/** Whether a thread of this process may leave SCHED_IDLE again, from /proc/self/status and /proc/self/limits. */
+export function mayLeaveIdle(status: string, limits: string): boolean {
+  const capEff = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+  if (capEff !== undefined && ((BigInt(`0x${capEff}`) >> CAP_SYS_NICE) & 1n) === 1n) return true;
+  const soft = /^Max nice priority\s+(\S+)/m.exec(limits)?.[1];
+  return soft === "unlimited" || Number(soft) >= RLIMIT_NICE_FOR_NICE_0;
+}
+
+function processMayLeaveIdle(): boolean {
+  try {
+    return mayLeaveIdle(readFileSync("/proc/self/status", "utf8"), readFileSync("/proc/self/limits", "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** The event loop's side: told of each write sent and answered, it moves the writer between the two policies. */
+export interface WriterLagWatch {
+  sent(): void;
+  /** After the write is no longer pending; sentAtMs from the same clock as `now`. */
+  settled(sentAtMs: number): void;
+  stop(): void;
+}
+
+/**
+ * The policy decisions alone, over a clock and a setter (tests pass both):
+ * starts from "idle", which the caller has already set.
+ */
+export function watchWriterLag(o: WriterYieldOptions & { now: () => number; oldestPendingSentAtMs: () => number | undefined; setPolicy: (p: ThreadPolicy) => void }): WriterLagWatch {
+  let policy: ThreadPolicy = "idle";
+  let laggedAtMs = -Infinity;
+  let timer: NodeJS.Timeout | null = null;
+  const lagged = () => {
+    laggedAtMs = o.now();
+    if (policy === "idle") o.setPolicy((policy = "batch"));
+  };
+  /** Look again when the oldest pending write will have waited lagMs; starved, the writer answers nothing, so only a timer notices. */
+  const arm = () => {
+    const oldest = o.oldestPendingSentAtMs();
+    if (timer !== null || policy !== "idle" || oldest === undefined) return;
+    timer = setTimeout(check, Math.max(0, oldest + o.lagMs - o.now()));
+    timer.unref();
+  };
+  const check = () => {
+    timer = null;
+    const oldest = o.oldestPendingSentAtMs();
+    if (oldest !== undefined && o.now() - oldest >= o.lagMs) lagged();
+    arm();
+  };
+  return {
+    sent: arm,
+    settled(sentAtMs) {
+      const now = o.now();
+      const oldest = o.oldestPendingSentAtMs();
+      if (now - sentAtMs >= o.lagMs || (oldest !== undefined && now - oldest >= o.lagMs)) lagged();
+      else if (policy === "batch" && now - laggedAtMs >= o.holdMs) o.setPolicy((policy = "idle"));
+    },
+    stop() {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
+const NO_WATCH: WriterLagWatch = { sent() {}, settled() {}, stop() {} };
+
+/**
+ * Sets the writer thread's first policy and returns what watches its lag:
+ * SCHED_IDLE with the watch where the process may step it back up, SCHED_BATCH
+ * (and no watch) where it may not. `warn` hears why a policy could not be set.
+ */
+export async function manageWriterPolicy(
+  tid: string | null,
+  o: WriterYieldOptions & { oldestPendingSentAtMs: () => number | undefined; warn: (line: string) => void },
+): Promise<WriterLagWatch> {
+  if (process.platform !== "linux" || tid === null) return NO_WATCH;
+  if (!processMayLeaveIdle()) {
+    const why = await setThreadPolicy(tid, "batch");
+    if (why !== null) o.warn(`the writer thread keeps the default scheduling policy (${why})`);
+    return NO_WATCH;
+  }
+  const why = await setThreadPolicy(tid, "idle");
+  if (why !== null) {
+    o.warn(`the writer thread keeps the default scheduling policy (${why})`);
+    return NO_WATCH;
+  }
+  // One `chrt` at a time, so a step up and the step down after it land in their order.
+  let chain = Promise.resolve();
+  return watchWriterLag({
+    ...o,
+    now: () => performance.now(),
+    setPolicy: (p) => {
+      chain = chain.then(() => setThreadPolicy(tid, p)).then((err) => void (err !== null && o.warn(`the writer thread's policy stays as it was (${err})`)));
+    },
+  });
+}
