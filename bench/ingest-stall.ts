@@ -17,7 +17,7 @@ import path from "node:path";
 import { summarize } from "../shared/stats.js";
 import { startChild } from "./child-server.js";
 import { pacedEcho, pacedWsEcho } from "./paced-echo.js";
-import { threadsCpuS } from "./proc-usage.js";
+import { otherPolicies, threadsCpuS } from "./proc-usage.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
@@ -53,6 +53,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   let ingested = 0;
   /** CPU the ingest took (server and load script, every thread), as a fraction of a core, per round. */
   const ingestCores: number[] = [];
+  /** Policies other than the default seen on the server's threads at the end of each phase under ingest (its writer thread's). */
+  const policies = new Set<string>();
   try {
     // Warm the server's echo paths (JIT) and the prober's sockets first, so
     // the first quiet phase does not carry the server's start in its tail.
@@ -68,6 +70,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       const t0 = performance.now();
       await measure(server.url, PHASE_SECONDS, busy);
       const cores = (threadsCpuS([server.child.pid!, burst.pid!]) - cpu0) / ((performance.now() - t0) / 1000);
+      for (const p of otherPolicies(server.child.pid!)) policies.add(p);
       burst.kill("SIGKILL");
       await new Promise((r) => burst.once("exit", r));
       ingested += acks * 200;
@@ -95,7 +98,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const b = summarize(busy.ms);
   const f = (x: number | null) => (x === null ? "–" : x.toFixed(3));
   const ratio = (x: number | null, y: number | null) => (x === null || y === null || x === 0 ? "–" : (y / x).toFixed(2));
-  console.log(`ingest-stall: ${RATE} batches/s, ${ROUNDS} rounds × ${PHASE_SECONDS} s per phase; ${ingested} samples ingested under load (${(ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0)}/s)`);
+  const writerPolicy = policies.size === 0 ? "the default policy" : [...policies].join(" / ");
+  console.log(`ingest-stall: ${RATE} batches/s, ${ROUNDS} rounds × ${PHASE_SECONDS} s per phase; ${ingested} samples ingested under load (${(ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0)}/s); the server's writer thread at ${writerPolicy}`);
   console.log(`| phase | echo n | p50 ms | p99 ms | p99.9 ms | max ms | server lag max ms |`);
   console.log(`|---|---|---|---|---|---|---|`);
   const l = summarize(spun.ms);
@@ -112,7 +116,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const lw = summarize(spun.ws);
   console.log(`/ws p99 quiet ${f(qw.p99)} ms, under ingest ${f(bw.p99)} ms, beside the busy loops ${f(lw.p99)} ms`);
   const row = (path: string, busyP99: number, quietP99: number): BenchRow => ({
-    figure: `${path} p99 while ingesting ${rate} samples/s, beside quiet (ms)`,
+    figure: `${path} p99 while ingesting ${rate} samples/s (writer thread ${writerPolicy}), beside quiet (ms)`,
     value: busyP99,
     baseline: quietP99,
     goal: `≤ ${P99_RATIO_MAX}× quiet at 20,000 samples/s`,

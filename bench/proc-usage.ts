@@ -61,3 +61,26 @@ export function childPids(pid: number): number[] {
     return [];
   }
 }
+
+const POLICY_NAMES: Record<number, string> = { 0: "SCHED_OTHER", 1: "SCHED_FIFO", 2: "SCHED_RR", 3: "SCHED_BATCH", 5: "SCHED_IDLE", 6: "SCHED_DEADLINE" };
+
+/** The scheduling policies a process's threads run at other than the default (e.g. the server's writer thread), by name. */
+export function otherPolicies(pid: number): string[] {
+  let tasks: string[] = [];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // exited
+  }
+  const found = new Set<string>();
+  for (const task of tasks) {
+    try {
+      // Field 41 of stat, counted after the ") " that ends the command name.
+      const policy = Number(fs.readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8").split(") ")[1]!.split(" ")[41 - 3]);
+      if (policy !== 0) found.add(POLICY_NAMES[policy] ?? `policy ${policy}`);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return [...found];
+}
