@@ -6,15 +6,15 @@
 // that wakes (the event loop, for an echo) takes its core at once. Under
 // SCHED_BATCH, which the writer used before, it only never preempted others
 // when woken itself; when the event loop woke, the batch thread kept its
-// slice and the echo waited up to ~1 ms more at the p99 (ingest-stall, three
-// runs each, 20,000 samples/s: echo p99 1.10-1.39 ms as SCHED_BATCH, 0.73-0.87
-// ms as SCHED_IDLE against a quiet 0.63-1.24; docs/performance.md).
+// slice and the echo waited (ingest-stall's load, 20,000 samples/s, three
+// runs each: echo p99 1.10-1.39 ms as SCHED_BATCH, 0.73-0.87 ms as
+// SCHED_IDLE, against a quiet 0.63-1.24; docs/performance.md).
 //
 // An idle thread gets a core only when nothing else wants it, so on a machine
 // whose cores other work keeps busy the writer would fall behind. The event
-// loop watches how long writes wait: one that has waited LAG_MS steps the
+// loop watches how long writes wait: one that has waited lagMs steps the
 // writer up to SCHED_BATCH (its earlier policy), and it goes back to
-// SCHED_IDLE once writes have been answered in time for HOLD_MS.
+// SCHED_IDLE once writes have been answered in time for holdMs.
 //
 // Leaving SCHED_IDLE needs CAP_SYS_NICE or RLIMIT_NICE ≥ 20 (sched(7); root
 // has the first); lowering alone is always allowed. A server without either
@@ -115,7 +115,10 @@ export function watchWriterLag(o: WriterYieldOptions & { now: () => number; olde
       const now = o.now();
       const oldest = o.oldestPendingSentAtMs();
       if (now - sentAtMs >= o.lagMs || (oldest !== undefined && now - oldest >= o.lagMs)) lagged();
-      else if (policy === "batch" && now - laggedAtMs >= o.holdMs) o.setPolicy((policy = "idle"));
+      else if (policy === "batch" && now - laggedAtMs >= o.holdMs) {
+        o.setPolicy((policy = "idle"));
+        arm(); // the writes still pending are timed from here on
+      }
     },
     stop() {
       if (timer !== null) clearTimeout(timer);

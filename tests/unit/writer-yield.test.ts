@@ -102,6 +102,20 @@ describe("the writer's lag watch", () => {
     h.watch.stop();
   });
 
+  it("times the writes still pending when it steps back down", () => {
+    const h = harness();
+    const late = h.send();
+    vi.advanceTimersByTime(LAG_MS);
+    h.answer(late);
+    vi.advanceTimersByTime(HOLD_MS);
+    h.send(); // pending across the step down, never answered
+    h.answer(h.send());
+    expect(h.asked).toEqual(["batch", "idle"]);
+    vi.advanceTimersByTime(LAG_MS);
+    expect(h.asked).toEqual(["batch", "idle", "batch"]);
+    h.watch.stop();
+  });
+
   it("times the oldest pending write, not the latest", () => {
     const h = harness();
     h.send();
