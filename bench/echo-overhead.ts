@@ -5,7 +5,7 @@
 import http from "node:http";
 import path from "node:path";
 import { summarize } from "../shared/stats.js";
-import { startChild } from "./child-server.js";
+import { pinToOneCpu, startChild } from "./child-server.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
@@ -57,6 +57,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const bare = await startChild(["-e", BARE_SERVER], "bare node:http");
   const tp = await startChild([bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"], "tailprobe");
   const results: Record<string, { lat: number[]; rps: number[] }> = { bare: { lat: [], rps: [] }, tailprobe: { lat: [], rps: [] } };
+  pinToOneCpu([bare.child.pid!, tp.child.pid!]);
   try {
     const warm = Math.min(500, REQUESTS_PER_ROUND);
     await load(bare.url, warm); // warm-up

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import WebSocket from "ws";
 import { summarize } from "../shared/stats.js";
-import { startChild } from "./child-server.js";
+import { pinToOneCpu, startChild } from "./child-server.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
@@ -62,6 +62,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const bare = await start(["-e", BARE_SERVER], "bare ws");
   const tp = await start([path.resolve("bin/tailprobe.js"), "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"], "tailprobe");
   const lat: Record<"bare" | "tailprobe", number[]> = { bare: [], tailprobe: [] };
+  pinToOneCpu([bare.child.pid!, tp.child.pid!]);
   try {
     const sockets = { bare: await open(bare.url), tailprobe: await open(`${tp.url}/ws`) };
     await pingPong(sockets.bare, Math.min(500, MESSAGES_PER_ROUND));
