@@ -1,10 +1,13 @@
 // Errors at the HTTP boundary are values with a status and a code, answered as JSON.
 // No answer carries a server path, a stack or a library's message; none may be cached.
-import type { ErrorRequestHandler, Response } from "express";
+import type { ServerResponse } from "node:http";
+import type { ErrorRequestHandler } from "express";
+import { writeJson } from "../json-answer.js";
 import { classifyStorageError } from "../storage-faults.js";
 
-export function sendError(res: Response, status: number, code: string, error: string): void {
-  res.status(status).set("Cache-Control", "no-store").json({ error, code });
+/** On node:http alone, so the paths answered before express (a page's report) answer errors the same way. */
+export function sendError(res: ServerResponse, status: number, code: string, error: string): void {
+  writeJson(res, status, { error, code }, { "Cache-Control": "no-store" });
 }
 
 /** Fixed answers for errors raised by express and its middleware, whose messages may name files. */

@@ -13,6 +13,7 @@ import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { StorageHealth } from "../storage-faults.js";
 import { SessionOwnerError, type Store } from "../store/store.js";
 import { writeJson } from "../json-answer.js";
+import { admitting } from "../limits/budgets.js";
 import { sendError } from "./http-error.js";
 import { isSameOrigin, sameOriginOnly } from "./same-origin.js";
 
@@ -53,7 +54,7 @@ async function answerBatch(store: Store, o: IngestOptions, body: Uint8Array, req
     o.clients.add(ingest.clientId);
     writeJson(res, 200, ingest.result);
   } catch (err) {
-    if (err instanceof SessionOwnerError) return writeJson(res, 409, { error: err.message, code: err.code }, NO_STORE);
+    if (err instanceof SessionOwnerError) return sendError(res, 409, err.code, err.message);
     if (o.storage.failed(err, res, "ingest")) return;
     throw err;
   }
@@ -94,7 +95,7 @@ export function ingestRawPath(store: Store, o: IngestOptions): (req: IncomingMes
       // One chunk is passed as it is: the writer client copies what it cannot move anyway.
       answerBatch(store, o, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), req, res).catch((err: unknown) => {
         console.error("tailprobe: unexpected error:", err);
-        if (!res.headersSent) writeJson(res, 500, { error: "internal error", code: "INTERNAL" }, NO_STORE);
+        if (!res.headersSent) sendError(res, 500, "INTERNAL", "internal error");
         else res.destroy();
       });
     });
@@ -109,9 +110,7 @@ export function ingestRouter(store: Store, o: IngestOptions): Router {
     PATH,
     sameOriginOnly(),
     // Before the body is read: a refused client costs no parsing.
-    (req, res, next) => {
-      if (o.admit(req, res)) next();
-    },
+    admitting(o.admit),
     // The bytes only: JSON.parse is the store's reader's (sendBeacon posts text/plain, read as JSON too).
     express.raw({ limit: INGEST_BODY_BYTES_MAX, type: BODY_TYPES }),
     async (req, res) => {

@@ -18,6 +18,13 @@ export interface Budgets {
 
 export const RATE_LIMITED = "RATE_LIMITED";
 
+/** A raw path's admit check as express middleware: next() when admitted; refused, it has answered. */
+export function admitting(admit: (req: IncomingMessage, res: ServerResponse) => boolean): RequestHandler {
+  return (req, res, next) => {
+    if (admit(req, res)) next();
+  };
+}
+
 function send429(res: ServerResponse, retryAfterMs: number, what: string): void {
   writeJson(
     res,
@@ -33,7 +40,7 @@ function send429(res: ServerResponse, retryAfterMs: number, what: string): void 
 }
 
 export function createBudgets(o: LimitOptions, address: (req: IncomingMessage) => string, nowMs: () => number): Budgets {
-  if (!o.rateLimit) return { admitEcho: () => true, admitIngest: () => true, ingest: (_req, _res, next) => next() };
+  if (!o.rateLimit) return { admitEcho: () => true, admitIngest: () => true, ingest: admitting(() => true) };
   const limiter = (perSecond: number) =>
     new RateLimiter({ perSecond, burst: Math.max(1, perSecond * BURST_SECONDS), addressesMax: LIMITER_ADDRESSES_MAX, nowMs });
   const echo = limiter(o.echoPerSecond);
@@ -52,8 +59,6 @@ export function createBudgets(o: LimitOptions, address: (req: IncomingMessage) =
       return false;
     },
     admitIngest,
-    ingest(req, res, next) {
-      if (admitIngest(req, res)) next();
-    },
+    ingest: admitting(admitIngest),
   };
 }
