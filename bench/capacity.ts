@@ -104,7 +104,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
           echo: summarize(e.ms),
           ws: summarize(w),
           cpuPct: (100 * (u1.cpuS - u0.cpuS)) / seconds,
-          memMb: u1.rssMb,
+          memMb: u1.pssMb,
           storedPerS: (totals.acked - a0) / seconds,
           pingMax,
         });
@@ -115,7 +115,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       pingMax = 0;
       const mem: { atS: number; mb: number }[] = [];
       const h0 = performance.now();
-      const sampleMemory = () => mem.push({ atS: (performance.now() - h0) / 1000, mb: procUsage([pid]).residentMb });
+      const sampleMemory = () => mem.push({ atS: (performance.now() - h0) / 1000, mb: procUsage([pid]).rssMb });
       sampleMemory();
       const memWatch = setInterval(sampleMemory, Math.min(MEMORY_SAMPLE_MS, (S.holdSeconds * 1000) / (2 * MEMORY_WINDOWS)));
       const echoes: number[] = [];

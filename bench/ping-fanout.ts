@@ -14,7 +14,7 @@ const SIZES = { smoke: { addresses: 20, seconds: 3 }, full: { addresses: 1000, s
 
 interface Usage {
   cpuS: number;
-  rssMb: number;
+  pssMb: number;
   replies: number;
 }
 
@@ -38,7 +38,7 @@ async function measure(children: ChildProcess[], seconds: number, isReply: (line
   const after = procUsage(children.map((c) => c.pid!));
   for (const c of children) c.kill("SIGTERM");
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))));
-  return { cpuS: after.cpuS - before.cpuS, rssMb: after.rssMb, replies: replies / seconds };
+  return { cpuS: after.cpuS - before.cpuS, pssMb: after.pssMb, replies: replies / seconds };
 }
 
 const addressList = (n: number) => Array.from({ length: n }, (_, i) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`);
@@ -58,8 +58,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     (l) => /bytes, /.test(l),
   );
   console.log(
-    `${addresses} addresses, ${seconds} s: ${addresses} × ping ${perAddress.cpuS.toFixed(2)} CPU s, ${perAddress.rssMb.toFixed(0)} MB, ` +
-      `${perAddress.replies.toFixed(0)} replies/s; one fping ${one.cpuS.toFixed(2)} CPU s, ${one.rssMb.toFixed(1)} MB, ${one.replies.toFixed(0)} replies/s`,
+    `${addresses} addresses, ${seconds} s: ${addresses} × ping ${perAddress.cpuS.toFixed(2)} CPU s, ${perAddress.pssMb.toFixed(0)} MB, ` +
+      `${perAddress.replies.toFixed(0)} replies/s; one fping ${one.cpuS.toFixed(2)} CPU s, ${one.pssMb.toFixed(1)} MB, ${one.replies.toFixed(0)} replies/s`,
   );
   return [
     {
@@ -71,8 +71,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     },
     {
       figure: `ping processes' proportional memory (PSS), ${addresses} addresses: one fping (MB; baseline: a ping each)`,
-      value: one.rssMb,
-      baseline: perAddress.rssMb,
+      value: one.pssMb,
+      baseline: perAddress.pssMb,
       goal: "informative",
       pass: null,
     },

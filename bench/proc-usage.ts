@@ -11,7 +11,7 @@ import fs from "node:fs";
  * exec, and its PSS reads lower meanwhile (one sample of 729 at 20 Hz fell 15 MB
  * and came back, RSS unchanged): a single process's growth is read from RSS.
  */
-export function procUsage(pids: number[]): { cpuS: number; rssMb: number; residentMb: number } {
+export function procUsage(pids: number[]): { cpuS: number; pssMb: number; rssMb: number } {
   let cpuNs = 0;
   let pssKb = 0;
   let rssKb = 0;
@@ -25,7 +25,7 @@ export function procUsage(pids: number[]): { cpuS: number; rssMb: number; reside
       // exited: counted as nothing
     }
   }
-  return { cpuS: cpuNs / 1e9, rssMb: pssKb / 1024, residentMb: rssKb / 1024 };
+  return { cpuS: cpuNs / 1e9, pssMb: pssKb / 1024, rssMb: rssKb / 1024 };
 }
 
 /** CPU time (s) of every thread of the processes (a process's own schedstat counts its main thread only). */
