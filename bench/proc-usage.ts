@@ -1,6 +1,7 @@
 // CPU time and memory of processes, read from /proc (Linux): what a benchmark
 // charges to the server or helper processes it measures.
 import fs from "node:fs";
+import { SCHED, threadPolicies } from "../testkit/thread-policies.js";
 
 /**
  * CPU time (schedstat, ns resolution: tick counts round a mostly idle process to
@@ -62,25 +63,11 @@ export function childPids(pid: number): number[] {
   }
 }
 
-const POLICY_NAMES: Record<number, string> = { 0: "SCHED_OTHER", 1: "SCHED_FIFO", 2: "SCHED_RR", 3: "SCHED_BATCH", 5: "SCHED_IDLE", 6: "SCHED_DEADLINE" };
+const POLICY_NAMES = new Map<number, string>(Object.entries(SCHED).map(([name, n]) => [n, `SCHED_${name}`]));
 
 /** The scheduling policies a process's threads run at other than the default (e.g. the server's writer thread), by name. */
 export function otherPolicies(pid: number): string[] {
-  let tasks: string[] = [];
-  try {
-    tasks = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return []; // exited
-  }
   const found = new Set<string>();
-  for (const task of tasks) {
-    try {
-      // Field 41 of stat, counted after the ") " that ends the command name.
-      const policy = Number(fs.readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8").split(") ")[1]!.split(" ")[41 - 3]);
-      if (policy !== 0) found.add(POLICY_NAMES[policy] ?? `policy ${policy}`);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
+  for (const policy of threadPolicies(pid).values()) if (policy !== SCHED.OTHER) found.add(POLICY_NAMES.get(policy) ?? `policy ${policy}`);
   return [...found];
 }

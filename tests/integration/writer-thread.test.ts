@@ -11,6 +11,7 @@ import { openStoreThreaded, StorageError, WRITER_BUSY_TIMEOUT_MS } from "../../s
 import type { Sample } from "../../shared/contract/index.js";
 import { mayLeaveIdle } from "../../server/store/writer-scheduling.js";
 import { tempDir } from "../../testkit/server-process.js";
+import { SCHED, threadPolicies } from "../../testkit/thread-policies.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const dir = tempDir();
@@ -22,23 +23,11 @@ const batch = (sessionId: string, n: number) => ({
   samples: Array.from({ length: n }, (_, seq): Sample => ({ seq, t: T0 + seq, method: "xhr", target: "A", ms: 1 + seq, outcome: "ok" })),
 });
 const meta = { userAgent: null, receivedAtMs: T0 };
-const SCHED_BATCH = 3;
-const SCHED_IDLE = 5;
 /** The step-down test's hold (ms), short for the test; the server's is 10 s. */
 const HOLD_MS = 500;
 
-/** This process's threads by id → scheduling policy (/proc stat field 41). */
-const policies = () =>
-  new Map(
-    fs.readdirSync("/proc/self/task").flatMap((tid) => {
-      try {
-        const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
-        return [[tid, Number(fields[41 - 3])] as const];
-      } catch {
-        return []; // the thread ended between the listing and the read
-      }
-    }),
-  );
+/** This process's threads by id → scheduling policy. */
+const policies = () => threadPolicies("self");
 
 /** Whether this process may take a thread out of SCHED_IDLE (root, CAP_SYS_NICE, RLIMIT_NICE ≥ 20). */
 const mayStepUp = () => process.platform === "linux" && mayLeaveIdle(fs.readFileSync("/proc/self/status", "utf8"), fs.readFileSync("/proc/self/limits", "utf8"));
@@ -98,15 +87,15 @@ describe("the writer thread", () => {
 
   it.runIf(process.platform === "linux")("runs as SCHED_IDLE (SCHED_BATCH where it could not step back up), the event loop as before", async () => {
     const before = policies();
-    expect([...before.values()].filter((p) => p === SCHED_IDLE || p === SCHED_BATCH)).toEqual([]);
+    expect([...before.values()].filter((p) => p === SCHED.IDLE || p === SCHED.BATCH)).toEqual([]);
     const store = await openStoreThreaded(path.join(dir, "c.db"));
     try {
       const added = [...policies()].filter(([tid]) => !before.has(tid));
       // The writer's thread, and only it: the event loop keeps the default policy.
-      const expected = mayStepUp() ? SCHED_IDLE : SCHED_BATCH;
+      const expected = mayStepUp() ? SCHED.IDLE : SCHED.BATCH;
       expect(added.filter(([, p]) => p === expected)).toHaveLength(1);
-      expect(added.filter(([, p]) => p !== 0 && p !== expected)).toEqual([]);
-      expect(policies().get(String(process.pid))).toBe(0);
+      expect(added.filter(([, p]) => p !== SCHED.OTHER && p !== expected)).toEqual([]);
+      expect(policies().get(String(process.pid))).toBe(SCHED.OTHER);
       expect(await store.insertBatch(batch("session_c", 3), meta)).toEqual({ accepted: 3, duplicates: 0 });
     } finally {
       await store.close();
@@ -119,7 +108,7 @@ describe("the writer thread", () => {
     const store = await openStoreThreaded(dbPath, { writerYield: { lagMs: 100, holdMs: HOLD_MS } });
     const locker = new Database(dbPath);
     try {
-      const writer = [...policies()].find(([tid, p]) => !before.has(tid) && p === SCHED_IDLE)?.[0];
+      const writer = [...policies()].find(([tid, p]) => !before.has(tid) && p === SCHED.IDLE)?.[0];
       expect(writer).toBeDefined();
       const policy = () => policies().get(writer!);
       // A lock another connection holds keeps the write waiting, as a starved writer would.
@@ -127,22 +116,22 @@ describe("the writer thread", () => {
       // On a slow machine the step up may come after the writer's busy timeout (1 s): the write then
       // fails with SQLITE_BUSY, which is not what this test is about.
       const write = store.insertBatch(batch("session_d", 5), meta).catch((e: unknown) => e);
-      expect(await until(() => policy() === SCHED_BATCH, 5000)).toBe(true);
+      expect(await until(() => policy() === SCHED.BATCH, 5000)).toBe(true);
       locker.exec("ROLLBACK");
       const written = await write;
       const settledAt = performance.now();
       if (written instanceof StorageError) expect(written.code).toBe("SQLITE_BUSY");
       else expect(written).toEqual({ accepted: 5, duplicates: 0 });
-      expect(policy()).toBe(SCHED_BATCH);
+      expect(policy()).toBe(SCHED.BATCH);
       // Writes answered in time, for longer than the hold: back to idle. A loaded machine may delay
       // some past the lag, each restarting the hold, so the writes go on until it steps down (bounded).
       let back = false;
       for (let seq = 10; !back && performance.now() - settledAt < 10_000; seq += 5) {
         await store.insertBatch(batch("session_d", seq), meta);
         await new Promise((r) => setTimeout(r, 50));
-        back = policy() === SCHED_IDLE;
+        back = policy() === SCHED.IDLE;
       }
-      back ||= await until(() => policy() === SCHED_IDLE, 2000);
+      back ||= await until(() => policy() === SCHED.IDLE, 2000);
       expect(back).toBe(true);
       // Not before the hold: seen back at this moment or later.
       expect(performance.now() - settledAt).toBeGreaterThanOrEqual(HOLD_MS * 0.9);
