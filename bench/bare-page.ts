@@ -32,7 +32,15 @@ const P90_EXCESS_MS_MAX = 0.5;
 const MAIN_THREAD_PCT_MAX = 1.5;
 const PAGE_JS_GZIP_KB_MAX = 30;
 /** tailprobe's probe order and slot offsets: 7 probes in 8 slots of the interval (the 8th is housekeeping). */
-const SERIES = [["xhr", "A"], ["xhr", "B"], ["jsonp", "A"], ["jsonp", "B"], ["ws", "A"], ["ws", "B"], ["best2", "A+B"]] as const;
+const SERIES = [
+  ["xhr", "A"],
+  ["xhr", "B"],
+  ["jsonp", "A"],
+  ["jsonp", "B"],
+  ["ws", "A"],
+  ["ws", "B"],
+  ["best2", "A+B"],
+] as const;
 const OFFSETS_MS = SERIES.map((_, i) => Math.floor((i * 1000) / (SERIES.length + 1)));
 
 const BARE_HTML = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "bare-page", "bare.html"));
@@ -57,7 +65,9 @@ function serveBare(): Promise<{ url: string; close(): void }> {
     res.end(BARE_HTML);
   });
   return new Promise((resolve) =>
-    srv.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`, close: () => srv.close() })),
+    srv.listen(0, "127.0.0.1", () =>
+      resolve({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`, close: () => srv.close() }),
+    ),
   );
 }
 
@@ -74,7 +84,8 @@ async function measureRound(page: Page, seconds: number, splitAtS?: number): Pro
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Performance.enable");
   const marks = [await metrics(cdp)];
-  const waits = splitAtS !== undefined && splitAtS > 0 && splitAtS < seconds ? [splitAtS, seconds - splitAtS] : [seconds];
+  const waits =
+    splitAtS !== undefined && splitAtS > 0 && splitAtS < seconds ? [splitAtS, seconds - splitAtS] : [seconds];
   for (const s of waits) {
     await page.waitForTimeout(s * 1000);
     marks.push(await metrics(cdp));
@@ -97,7 +108,9 @@ function storedSamples(a: ServerProcess, fromMs: number, toMs: number): Sample[]
   try {
     // Raw samples are blocks (store version 7): read through the decoded TEMP view.
     return loadSampleTables(db)
-      .prepare("SELECT method, target, t, CASE WHEN outcome = 'ok' THEN ms END AS ms FROM samples WHERE t >= ? AND t < ? AND method IN ('xhr', 'jsonp', 'ws', 'best2')")
+      .prepare(
+        "SELECT method, target, t, CASE WHEN outcome = 'ok' THEN ms END AS ms FROM samples WHERE t >= ? AND t < ? AND method IN ('xhr', 'jsonp', 'ws', 'best2')",
+      )
       .all(fromMs, toMs) as Sample[];
   } finally {
     db.close();
@@ -114,13 +127,22 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   // The probe page's live view is drawn every second for ATTENDED_MS after
   // load (or input), then every 10 s (client/src/probe/render-cadence.ts):
   // its rounds are measured in those two windows.
-  const costs = { tailprobe: [] as Cost[], tailprobeAttended: [] as Cost[], tailprobeAlone: [] as Cost[], bare: [] as Cost[] };
+  const costs = {
+    tailprobe: [] as Cost[],
+    tailprobeAttended: [] as Cost[],
+    tailprobeAlone: [] as Cost[],
+    bare: [] as Cost[],
+  };
   const splitAtS = ATTENDED_MS / 1000 - WARMUP_S + 1;
   try {
-    await waitFor(async () => {
-      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-      return cfg.servers.some((s) => s.name === "B") ? true : undefined;
-    }, 10_000, "A to learn B's name");
+    await waitFor(
+      async () => {
+        const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
+        return cfg.servers.some((s) => s.name === "B") ? true : undefined;
+      },
+      10_000,
+      "A to learn B's name",
+    );
     for (let r = 0; r < rounds; r++) {
       // tailprobe's page: its samples are what it stored at home.
       const tp = await browser.context.newPage();
@@ -140,13 +162,19 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
 
       // The bare page: its samples are what it kept in window.bare.
       const bp = await browser.context.newPage();
-      await bp.goto(`${bare.url}?a=${encodeURIComponent(a.url)}&b=${encodeURIComponent(b.url)}&offsets=${OFFSETS_MS.join(",")}`);
-      await bp.waitForFunction(() => (window as unknown as { bare: { ready: boolean } }).bare.ready, undefined, { timeout: 10_000 });
+      await bp.goto(
+        `${bare.url}?a=${encodeURIComponent(a.url)}&b=${encodeURIComponent(b.url)}&offsets=${OFFSETS_MS.join(",")}`,
+      );
+      await bp.waitForFunction(() => (window as unknown as { bare: { ready: boolean } }).bare.ready, undefined, {
+        timeout: 10_000,
+      });
       await bp.waitForTimeout(WARMUP_S * 1000);
       const bFrom = Date.now();
       costs.bare.push(...(await measureRound(bp, seconds)));
       const bTo = Date.now();
-      const got = (await bp.evaluate(() => (window as unknown as { bare: { samples: Sample[] } }).bare.samples)) as Sample[];
+      const got = (await bp.evaluate(
+        () => (window as unknown as { bare: { samples: Sample[] } }).bare.samples,
+      )) as Sample[];
       samples.bare.push(...got.filter((s) => s.t >= bFrom && s.t < bTo));
       await bp.close();
     }
@@ -161,17 +189,31 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const lines = ["method · server   n tp/bare   p50 tailprobe  p50 bare  excess   p90 tailprobe  p90 bare  excess"];
   for (const [method, target] of SERIES) {
-    const of = (set: Sample[]) => summarize(set.filter((s) => s.method === method && s.target === target && s.ms !== null).map((s) => s.ms!));
+    const of = (set: Sample[]) =>
+      summarize(set.filter((s) => s.method === method && s.target === target && s.ms !== null).map((s) => s.ms!));
     const tp = of(samples.tailprobe);
     const bp = of(samples.bare);
-    if (tp.p50 === null || bp.p50 === null || tp.p90 === null || bp.p90 === null) throw new Error(`no ok samples for ${method} ${target}`);
+    if (tp.p50 === null || bp.p50 === null || tp.p90 === null || bp.p90 === null)
+      throw new Error(`no ok samples for ${method} ${target}`);
     const f = (v: number) => v.toFixed(3).padStart(9);
     lines.push(
       `${`${method} · ${target}`.padEnd(16)} ${`${tp.count}/${bp.count}`.padStart(9)} ${f(tp.p50)} ${f(bp.p50)} ${(tp.p50 - bp.p50 >= 0 ? "+" : "") + (tp.p50 - bp.p50).toFixed(3)}   ${f(tp.p90)} ${f(bp.p90)} ${(tp.p90 - bp.p90 >= 0 ? "+" : "") + (tp.p90 - bp.p90).toFixed(3)}`,
     );
     const maxMedian = MEDIAN_EXCESS_MS_MAX[method];
-    rows.push({ figure: `${method} ${target} median, probe page vs bare page (ms)`, value: tp.p50, baseline: bp.p50, goal: `≤ bare + ${maxMedian} ms`, pass: judge ? tp.p50 - bp.p50 <= maxMedian : null });
-    rows.push({ figure: `${method} ${target} p90, probe page vs bare page (ms)`, value: tp.p90, baseline: bp.p90, goal: `≤ bare + ${P90_EXCESS_MS_MAX} ms`, pass: judge ? tp.p90 - bp.p90 <= P90_EXCESS_MS_MAX : null });
+    rows.push({
+      figure: `${method} ${target} median, probe page vs bare page (ms)`,
+      value: tp.p50,
+      baseline: bp.p50,
+      goal: `≤ bare + ${maxMedian} ms`,
+      pass: judge ? tp.p50 - bp.p50 <= maxMedian : null,
+    });
+    rows.push({
+      figure: `${method} ${target} p90, probe page vs bare page (ms)`,
+      value: tp.p90,
+      baseline: bp.p90,
+      goal: `≤ bare + ${P90_EXCESS_MS_MAX} ms`,
+      pass: judge ? tp.p90 - bp.p90 <= P90_EXCESS_MS_MAX : null,
+    });
   }
   const pct = (c: Cost[]) => (100 * c.reduce((s, x) => s + x.taskS, 0)) / c.reduce((s, x) => s + x.wallS, 0);
   const heapTrend = (c: Cost[]) => {
@@ -184,21 +226,51 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const alone = costs.tailprobeAlone.length > 0 ? pct(costs.tailprobeAlone) : null;
   lines.push(
     `main thread: probe page ${pct(costs.tailprobe).toFixed(2)} % of a core` +
-      (alone !== null ? ` (first ${ATTENDED_MS / 1000} s after load ${pct(costs.tailprobeAttended).toFixed(2)} %, left alone ${alone.toFixed(2)} %)` : "") +
+      (alone !== null
+        ? ` (first ${ATTENDED_MS / 1000} s after load ${pct(costs.tailprobeAttended).toFixed(2)} %, left alone ${alone.toFixed(2)} %)`
+        : "") +
       `, bare page ${pct(costs.bare).toFixed(2)} %`,
   );
   lines.push(
     `JS heap: probe page ${costs.tailprobe.map((c) => `${c.heapStartMB.toFixed(2)}→${c.heapEndMB.toFixed(2)}`).join(", ")} MB (${heapTrend(costs.tailprobe).toFixed(3)} MB/min); ` +
       `bare page ${costs.bare.map((c) => `${c.heapStartMB.toFixed(2)}→${c.heapEndMB.toFixed(2)}`).join(", ")} MB (${heapTrend(costs.bare).toFixed(3)} MB/min)`,
   );
-  lines.push(`probe page JavaScript: ${jsKB.toFixed(1)} KB gzipped; bare page: ${(BARE_HTML.length / 1024).toFixed(1)} KB inline, uncompressed`);
-  console.log(`${rounds} round(s) of ${seconds} s per page, alternating, one Chromium, A and B on loopback (ms)\n${lines.join("\n")}`);
-  rows.push({ figure: "main thread, probe page vs bare page (% of a core)", value: pct(costs.tailprobe), baseline: pct(costs.bare), goal: "(reported)", pass: null });
+  lines.push(
+    `probe page JavaScript: ${jsKB.toFixed(1)} KB gzipped; bare page: ${(BARE_HTML.length / 1024).toFixed(1)} KB inline, uncompressed`,
+  );
+  console.log(
+    `${rounds} round(s) of ${seconds} s per page, alternating, one Chromium, A and B on loopback (ms)\n${lines.join("\n")}`,
+  );
+  rows.push({
+    figure: "main thread, probe page vs bare page (% of a core)",
+    value: pct(costs.tailprobe),
+    baseline: pct(costs.bare),
+    goal: "(reported)",
+    pass: null,
+  });
   // A page left running for days is left alone: that is what the goal is judged on.
   if (alone !== null)
-    rows.push({ figure: "main thread, probe page left alone vs bare page (% of a core)", value: alone, baseline: pct(costs.bare), goal: `≤ ${MAIN_THREAD_PCT_MAX} %`, pass: judge ? alone <= MAIN_THREAD_PCT_MAX : null });
-  rows.push({ figure: "JS heap growth, probe page vs bare page (MB/min)", value: heapTrend(costs.tailprobe), baseline: heapTrend(costs.bare), goal: "(reported: flat)", pass: null });
-  rows.push({ figure: "probe page JavaScript, gzipped (KB)", value: jsKB, baseline: null, goal: `≤ ${PAGE_JS_GZIP_KB_MAX} KB`, pass: judge ? jsKB <= PAGE_JS_GZIP_KB_MAX : null });
+    rows.push({
+      figure: "main thread, probe page left alone vs bare page (% of a core)",
+      value: alone,
+      baseline: pct(costs.bare),
+      goal: `≤ ${MAIN_THREAD_PCT_MAX} %`,
+      pass: judge ? alone <= MAIN_THREAD_PCT_MAX : null,
+    });
+  rows.push({
+    figure: "JS heap growth, probe page vs bare page (MB/min)",
+    value: heapTrend(costs.tailprobe),
+    baseline: heapTrend(costs.bare),
+    goal: "(reported: flat)",
+    pass: null,
+  });
+  rows.push({
+    figure: "probe page JavaScript, gzipped (KB)",
+    value: jsKB,
+    baseline: null,
+    goal: `≤ ${PAGE_JS_GZIP_KB_MAX} KB`,
+    pass: judge ? jsKB <= PAGE_JS_GZIP_KB_MAX : null,
+  });
   return rows;
 }
 

@@ -19,10 +19,14 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const a = await startServerProcess(["--name", "A", "--peer", b.url]);
   const browser = await launchBrowser();
   try {
-    await waitFor(async () => {
-      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-      return cfg.servers.some((s) => s.name === "B") ? true : undefined;
-    }, 10_000, "A to learn B's name");
+    await waitFor(
+      async () => {
+        const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
+        return cfg.servers.some((s) => s.name === "B") ? true : undefined;
+      },
+      10_000,
+      "A to learn B's name",
+    );
     const page = await browser.context.newPage();
     const startMs = Date.now();
     await page.goto(`${a.url}/`);
@@ -32,10 +36,19 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     console.log(`${SECONDS} s in Chromium, loopback (ms)`);
     console.log("method     server   n fail      min      p50      p90      p99      max");
     for (const r of stats.rows) {
-      console.log(`${r.method.padEnd(10)} ${r.target.padEnd(5)}${String(r.count).padStart(4)} ${String(r.failures).padStart(4)} ${f(r.min)} ${f(r.p50)} ${f(r.p90)} ${f(r.p99)} ${f(r.max)}`);
+      console.log(
+        `${r.method.padEnd(10)} ${r.target.padEnd(5)}${String(r.count).padStart(4)} ${String(r.failures).padStart(4)} ${f(r.min)} ${f(r.p50)} ${f(r.p90)} ${f(r.p99)} ${f(r.max)}`,
+      );
       // Beside its server's ping: what the browser adds over the network path.
       const ping = stats.rows.find((x) => x.method === "ping" && x.target === r.target);
-      if (r.p50 !== null) rows.push({ figure: `${r.method} → ${r.target} p50 in Chromium vs ping (ms)`, value: r.p50, baseline: ping?.p50 ?? null, goal: "(reported)", pass: null });
+      if (r.p50 !== null)
+        rows.push({
+          figure: `${r.method} → ${r.target} p50 in Chromium vs ping (ms)`,
+          value: r.p50,
+          baseline: ping?.p50 ?? null,
+          goal: "(reported)",
+          pass: null,
+        });
     }
   } finally {
     await browser.close();

@@ -34,7 +34,13 @@ async function phase(wsPingPhase: number, SECONDS: number): Promise<BaselineSamp
     if (m.type === "baseline") samples.push(...m.samples!);
   });
   await new Promise((r) => ws.once("open", r));
-  ws.send(JSON.stringify({ type: "hello", clientId: "bench-client", sessionId: `bench-phase-${Math.round(wsPingPhase * 100)}` }));
+  ws.send(
+    JSON.stringify({
+      type: "hello",
+      clientId: "bench-client",
+      sessionId: `bench-phase-${Math.round(wsPingPhase * 100)}`,
+    }),
+  );
   let id = 0;
   const echoTimer = setInterval(() => ws.send(JSON.stringify({ type: "echo", id: id++ })), 1000);
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
@@ -64,7 +70,9 @@ function report(label: string, samples: BaselineSample[], SECONDS: number): Reco
   for (const [m, v] of Object.entries(series)) {
     const s = summarize(v);
     p50[m] = s.p50;
-    console.log(`${m.padEnd(10)}${String(s.count).padStart(3)} ${fmt(s.min).padStart(7)} ${fmt(s.p50).padStart(7)} ${fmt(s.p90).padStart(7)} ${fmt(s.p99).padStart(7)} ${fmt(s.max).padStart(7)}`);
+    console.log(
+      `${m.padEnd(10)}${String(s.count).padStart(3)} ${fmt(s.min).padStart(7)} ${fmt(s.p50).padStart(7)} ${fmt(s.p90).padStart(7)} ${fmt(s.p99).padStart(7)} ${fmt(s.max).padStart(7)}`,
+    );
   }
   return p50;
 }
@@ -75,7 +83,15 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const together = report("ping frames at the moment ss runs", await phase(0, SECONDS), SECONDS);
   const ratio = (together.wsping ?? NaN) / (apart.wsping ?? NaN);
   console.log(`\nwsping p50 with ss coinciding / apart: ${ratio.toFixed(2)}`);
-  return [{ figure: "wsping p50 with ss coinciding (ms)", value: together.wsping ?? NaN, baseline: apart.wsping ?? null, goal: "(reported)", pass: null }];
+  return [
+    {
+      figure: "wsping p50 with ss coinciding (ms)",
+      value: together.wsping ?? NaN,
+      baseline: apart.wsping ?? null,
+      goal: "(reported)",
+      pass: null,
+    },
+  ];
 }
 
 export const bench: Benchmark = { name: "baselines-loopback", run };

@@ -39,7 +39,20 @@ const { hostname: HOST, port: PORT } = new URL(baseUrl);
 /** How often requests in flight are checked against their deadline (ms): a timeout reads up to this much late. */
 const SWEEP_MS = 250;
 
-const totals = { tabs: 0, probes: 0, probeErrors: 0, timeouts: 0, acked: 0, duplicates: 0, retried: 0, refused: 0, reportErrors: 0, wsDrops: 0, unsentAtStop: 0, errorKinds: {} as Record<string, number> };
+const totals = {
+  tabs: 0,
+  probes: 0,
+  probeErrors: 0,
+  timeouts: 0,
+  acked: 0,
+  duplicates: 0,
+  retried: 0,
+  refused: 0,
+  reportErrors: 0,
+  wsDrops: 0,
+  unsentAtStop: 0,
+  errorKinds: {} as Record<string, number>,
+};
 /** Why probes and reports failed (HTTP status or error code), so a failed run says what the server answered. */
 const countError = (kind: string) => (totals.errorKinds[kind] = (totals.errorKinds[kind] ?? 0) + 1);
 
@@ -73,11 +86,19 @@ class Tab {
     this.connect();
     const phase = Math.random() * TICK_MS;
     this.timers.push(setTimeout(() => this.timers.push(setInterval(() => this.tick(), TICK_MS)), phase));
-    this.timers.push(setTimeout(() => this.timers.push(setInterval(() => void this.report(), REPORT_MS)), phase + Math.random() * REPORT_MS));
+    this.timers.push(
+      setTimeout(
+        () => this.timers.push(setInterval(() => void this.report(), REPORT_MS)),
+        phase + Math.random() * REPORT_MS,
+      ),
+    );
   }
 
   private connect(): void {
-    const ws = new WebSocket(`${baseUrl!.replace(/^http/, "ws")}/ws`, { localAddress: this.address, perMessageDeflate: false });
+    const ws = new WebSocket(`${baseUrl!.replace(/^http/, "ws")}/ws`, {
+      localAddress: this.address,
+      perMessageDeflate: false,
+    });
     this.ws = ws;
     ws.on("open", () => ws.send(JSON.stringify({ type: "hello", clientId: this.clientId, sessionId: this.sessionId })));
     ws.on("message", (data) => {
@@ -103,7 +124,18 @@ class Tab {
     totals.probes++;
     if (outcome === "timeout") totals.timeouts++;
     else if (outcome !== "ok") totals.probeErrors++;
-    this.outbox.push({ seq: this.seq++, t, scheduledT, method, target: this.name, ms, outcome, lateMs: Math.max(0, t - scheduledT), visibleAtSend: true, visibleAtReply: true });
+    this.outbox.push({
+      seq: this.seq++,
+      t,
+      scheduledT,
+      method,
+      target: this.name,
+      ms,
+      outcome,
+      lateMs: Math.max(0, t - scheduledT),
+      visibleAtSend: true,
+      visibleAtReply: true,
+    });
   }
 
   private async httpProbe(path: string): Promise<[number | null, Outcome]> {
@@ -148,7 +180,9 @@ class Tab {
     const q = () => `cb_${this.seq}_${Math.floor(Math.random() * 1e9)}`;
     const run = (method: ProbeMethod, p: Promise<[number | null, Outcome]>) => {
       const t = Date.now();
-      void p.then(([ms, outcome]) => this.record(method, t, scheduledT, ms === null ? null : Math.round(ms * 1000) / 1000, outcome));
+      void p.then(([ms, outcome]) =>
+        this.record(method, t, scheduledT, ms === null ? null : Math.round(ms * 1000) / 1000, outcome),
+      );
     };
     run("xhr", this.httpProbe(`/echo?t=${scheduledT}`));
     run("jsonp", this.httpProbe(`/jsonp?callback=${q()}`));

@@ -26,7 +26,14 @@ const SIZES = {
   smoke: { steps: [20], addresses: 10, stepSeconds: 2, warmupSeconds: 1, holdSeconds: 3, settleMs: 1500 },
   // settleMs: after a step's tabs are opened, their first reports (every 5 s) and baselines start before measuring.
   // warmupSeconds: at the largest step before the hold, while the writer's page cache and the heaps fill (~3 minutes at 2,000 tabs).
-  full: { steps: [250, 500, 1000, 2000], addresses: 500, stepSeconds: 15, warmupSeconds: 180, holdSeconds: 300, settleMs: 6000 },
+  full: {
+    steps: [250, 500, 1000, 2000],
+    addresses: 500,
+    stepSeconds: 15,
+    warmupSeconds: 180,
+    holdSeconds: 300,
+    settleMs: 6000,
+  },
 } as const;
 const ECHO_P99_MS_MAX = 10;
 /**
@@ -75,12 +82,26 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   // Default limits and ping on: the budgets must hold honest tabs, the pinger its bound.
   const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--db", dbPath], "tailprobe");
   const pid = server.child.pid!;
-  const gen = spawn(process.execPath, ["--import", "tsx", "bench/capacity-tabs.ts", server.url, String(S.addresses)], { stdio: ["pipe", "pipe", "inherit"] });
-  let totals: Totals = { tabs: 0, probes: 0, probeErrors: 0, timeouts: 0, acked: 0, duplicates: 0, retried: 0, refused: 0, reportErrors: 0, wsDrops: 0 };
+  const gen = spawn(process.execPath, ["--import", "tsx", "bench/capacity-tabs.ts", server.url, String(S.addresses)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let totals: Totals = {
+    tabs: 0,
+    probes: 0,
+    probeErrors: 0,
+    timeouts: 0,
+    acked: 0,
+    duplicates: 0,
+    retried: 0,
+    refused: 0,
+    reportErrors: 0,
+    wsDrops: 0,
+  };
   readline.createInterface({ input: gen.stdout! }).on("line", (l) => (totals = JSON.parse(l) as Totals));
   const steps: Step[] = [];
   let idle: { echo: ReturnType<typeof summarize>; ws: ReturnType<typeof summarize> };
-  let hold: { echo: ReturnType<typeof summarize>; floorsMb: number[]; peaksMb: number[]; pingMax: number } | null = null;
+  let hold: { echo: ReturnType<typeof summarize>; floorsMb: number[]; peaksMb: number[]; pingMax: number } | null =
+    null;
   let stored = 0;
   try {
     const [ie, iw] = await Promise.all([pacedEcho(server.url, S.stepSeconds), pacedWsEcho(server.url, S.stepSeconds)]);
@@ -96,7 +117,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
         const u0 = procUsage([pid]);
         const a0 = totals.acked;
         const t0 = performance.now();
-        const [e, w] = await Promise.all([pacedEcho(server.url, S.stepSeconds), pacedWsEcho(server.url, S.stepSeconds)]);
+        const [e, w] = await Promise.all([
+          pacedEcho(server.url, S.stepSeconds),
+          pacedWsEcho(server.url, S.stepSeconds),
+        ]);
         const seconds = (performance.now() - t0) / 1000;
         const u1 = procUsage([pid]);
         steps.push({
@@ -117,19 +141,27 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       const h0 = performance.now();
       const sampleMemory = () => mem.push({ atS: (performance.now() - h0) / 1000, mb: procUsage([pid]).rssMb });
       sampleMemory();
-      const memWatch = setInterval(sampleMemory, Math.min(MEMORY_SAMPLE_MS, (S.holdSeconds * 1000) / (2 * MEMORY_WINDOWS)));
+      const memWatch = setInterval(
+        sampleMemory,
+        Math.min(MEMORY_SAMPLE_MS, (S.holdSeconds * 1000) / (2 * MEMORY_WINDOWS)),
+      );
       const echoes: number[] = [];
       try {
-        while (performance.now() - h0 < S.holdSeconds * 1000) echoes.push(...(await pacedEcho(server.url, Math.min(10, S.holdSeconds))).ms);
+        while (performance.now() - h0 < S.holdSeconds * 1000)
+          echoes.push(...(await pacedEcho(server.url, Math.min(10, S.holdSeconds))).ms);
       } finally {
         clearInterval(memWatch);
         sampleMemory();
       }
       const windowS = S.holdSeconds / MEMORY_WINDOWS;
       const windows = Array.from({ length: MEMORY_WINDOWS }, (_, k) =>
-        mem.filter((m) => m.atS >= k * windowS && (m.atS < (k + 1) * windowS || k === MEMORY_WINDOWS - 1)).map((m) => m.mb),
+        mem
+          .filter((m) => m.atS >= k * windowS && (m.atS < (k + 1) * windowS || k === MEMORY_WINDOWS - 1))
+          .map((m) => m.mb),
       );
-      console.log(`memory over the hold (RSS MB at s): ${mem.map((m) => `${m.mb.toFixed(0)}@${m.atS.toFixed(0)}`).join(" ")}`);
+      console.log(
+        `memory over the hold (RSS MB at s): ${mem.map((m) => `${m.mb.toFixed(0)}@${m.atS.toFixed(0)}`).join(" ")}`,
+      );
       hold = {
         echo: summarize(echoes),
         floorsMb: windows.map((w) => Math.min(...w)),
@@ -142,7 +174,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     gen.stdin!.write("stop\n");
     // Bounded: each tab tries its last reports for at most ~40 s (capacity-tabs.ts).
     for (let i = 0; i < 900 && totals.done !== true; i++) await sleep(100);
-    if (totals.done !== true) throw new Error(`the tab generator did not finish its last reports within 90 s; its totals then: ${JSON.stringify(totals)}`);
+    if (totals.done !== true)
+      throw new Error(
+        `the tab generator did not finish its last reports within 90 s; its totals then: ${JSON.stringify(totals)}`,
+      );
     const db = new Database(dbPath, { readonly: true });
     try {
       stored = (db.prepare("SELECT coalesce(sum(n), 0) AS n FROM raw_blocks").get() as { n: number }).n;
@@ -157,11 +192,17 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   }
 
   const f = (x: number | null) => (x === null ? "–" : x.toFixed(2));
-  console.log(`capacity: ${S.addresses} loopback addresses, ${S.stepSeconds} s per step; idle echo p50 ${f(idle.echo.p50)} / p99 ${f(idle.echo.p99)} ms, /ws p99 ${f(idle.ws.p99)} ms`);
-  console.log("| tabs | echo p50 ms | echo p99 ms | /ws p99 ms | server CPU % | server PSS MB | samples/s stored | ping processes |");
+  console.log(
+    `capacity: ${S.addresses} loopback addresses, ${S.stepSeconds} s per step; idle echo p50 ${f(idle.echo.p50)} / p99 ${f(idle.echo.p99)} ms, /ws p99 ${f(idle.ws.p99)} ms`,
+  );
+  console.log(
+    "| tabs | echo p50 ms | echo p99 ms | /ws p99 ms | server CPU % | server PSS MB | samples/s stored | ping processes |",
+  );
   console.log("|---|---|---|---|---|---|---|---|");
   for (const s of steps)
-    console.log(`| ${s.tabs} | ${f(s.echo.p50)} | ${f(s.echo.p99)} | ${f(s.ws.p99)} | ${s.cpuPct.toFixed(0)} | ${s.memMb.toFixed(0)} | ${s.storedPerS.toFixed(0)} | ${s.pingMax} |`);
+    console.log(
+      `| ${s.tabs} | ${f(s.echo.p50)} | ${f(s.echo.p99)} | ${f(s.ws.p99)} | ${s.cpuPct.toFixed(0)} | ${s.memMb.toFixed(0)} | ${s.storedPerS.toFixed(0)} | ${s.pingMax} |`,
+    );
   const top = S.steps.at(-1)!;
   const lost = totals.acked - stored;
   console.log(
@@ -170,7 +211,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       `${totals.unsentAtStop ?? 0} not yet sent when the tabs stopped, ` +
       `${totals.probes} probes (${totals.probeErrors} errors, ${totals.timeouts} timeouts), ${totals.wsDrops} WebSocket drops`,
   );
-  if (totals.errorKinds !== undefined && Object.keys(totals.errorKinds).length > 0) console.log(`failures by kind: ${JSON.stringify(totals.errorKinds)}`);
+  if (totals.errorKinds !== undefined && Object.keys(totals.errorKinds).length > 0)
+    console.log(`failures by kind: ${JSON.stringify(totals.errorKinds)}`);
   const judged = size === "full";
   const growth = hold!.floorsMb.at(-1)! / hold!.floorsMb[0]! - 1;
   const topStep = steps.at(-1)!;

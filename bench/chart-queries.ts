@@ -28,7 +28,10 @@ function rawScanAndSort(dbPath: string): number {
   try {
     const t0 = performance.now();
     const bySeries = new Map<number, number[]>();
-    for (const [startMs, session, seq0, data] of db.prepare("SELECT start_ms, session, seq0, data FROM raw_blocks").raw(true).iterate() as IterableIterator<StoredBlock>)
+    for (const [startMs, session, seq0, data] of db
+      .prepare("SELECT start_ms, session, seq0, data FROM raw_blocks")
+      .raw(true)
+      .iterate() as IterableIterator<StoredBlock>)
       for (const [, , , series, status, us] of decodeBlock({ startMs, session, seq0 }, data)) {
         if (status! % 8 !== 0 || us === null) continue;
         let list = bySeries.get(series!);
@@ -46,13 +49,28 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const { samples, repeats } = SIZES[size];
   const month = monthOfSamples(samples);
   const bytes = bytesWithWal(month.dbPath);
-  const parsed = parseServeArgs(["--port", "0", "--db", month.dbPath, "--no-ping", "--no-rate-limit", "--raw-days", "36500", "--rollup-days", "36500"]);
+  const parsed = parseServeArgs([
+    "--port",
+    "0",
+    "--db",
+    month.dbPath,
+    "--no-ping",
+    "--no-rate-limit",
+    "--raw-days",
+    "36500",
+    "--rollup-days",
+    "36500",
+  ]);
   if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");
   const server = await startServer(parsed.value, { log: () => {} });
   const week = `from=${month.endMs - 7 * 86_400_000}`;
   const QUERIES: [string, string, number][] = [
     ["/api/stats, range all", "/api/stats", STATS_MS_MAX],
-    ["/api/stats, last 7 days, one client, xhr+ws on A, visible only", `/api/stats?${week}&client=${publicIdOf(month.dbPath, "bench_laptop")}&method=xhr,ws&target=A&visible=1`, STATS_MS_MAX],
+    [
+      "/api/stats, last 7 days, one client, xhr+ws on A, visible only",
+      `/api/stats?${week}&client=${publicIdOf(month.dbPath, "bench_laptop")}&method=xhr,ws&target=A&visible=1`,
+      STATS_MS_MAX,
+    ],
     ["/api/stats, range all, ticks ≤ 50 ms late", "/api/stats?maxLateMs=50", STATS_MS_MAX],
     ["/api/histogram, range all", "/api/histogram", CHART_MS_MAX],
     ["/api/cdf, range all", "/api/cdf", CHART_MS_MAX],
@@ -88,9 +106,21 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     };
   });
   const tickS = (month.endMs - month.startMs) / 1000 / (month.n / TABS / SAMPLES_PER_TICK);
-  rows.push({ figure: `disk per sample on the month (a tick per ${tickS.toFixed(1)} s per client), database + WAL, rollups included (bytes)`, value: bytes / month.n, baseline: null, goal: `≤ ${BYTES_PER_SAMPLE_MAX} bytes`, pass: judge(bytes / month.n <= BYTES_PER_SAMPLE_MAX) });
+  rows.push({
+    figure: `disk per sample on the month (a tick per ${tickS.toFixed(1)} s per client), database + WAL, rollups included (bytes)`,
+    value: bytes / month.n,
+    baseline: null,
+    goal: `≤ ${BYTES_PER_SAMPLE_MAX} bytes`,
+    pass: judge(bytes / month.n <= BYTES_PER_SAMPLE_MAX),
+  });
   if (month.writeSeconds > 0)
-    rows.push({ figure: "generating the month: samples written in bulk (samples/s)", value: month.n / month.writeSeconds, baseline: null, goal: "(reported)", pass: null });
+    rows.push({
+      figure: "generating the month: samples written in bulk (samples/s)",
+      value: month.n / month.writeSeconds,
+      baseline: null,
+      goal: "(reported)",
+      pass: null,
+    });
   return rows;
 }
 

@@ -28,5 +28,6 @@ export function startChild(cmd: string[], label: string): Promise<{ child: Child
 export function pinToOneCpu(pids: number[]): void {
   const cpus = os.availableParallelism();
   if (process.platform !== "linux" || cpus < 2) return;
-  for (const pid of pids) execFileSync("taskset", ["--all-tasks", "--pid", "--cpu-list", String(cpus - 1), String(pid)], { stdio: "ignore" });
+  for (const pid of pids)
+    execFileSync("taskset", ["--all-tasks", "--pid", "--cpu-list", String(cpus - 1), String(pid)], { stdio: "ignore" });
 }

@@ -67,7 +67,10 @@ function writeAsTabsDo(n: number, days: number): { dbPath: string; written: numb
 function bytesByTable(dbPath: string): Map<string, number> {
   const db = new Database(dbPath, { readonly: true });
   try {
-    const rows = db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as { name: string; bytes: number }[];
+    const rows = db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as {
+      name: string;
+      bytes: number;
+    }[];
     return new Map(rows.map((r) => [r.name, r.bytes]));
   } finally {
     db.close();
@@ -94,8 +97,20 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       goal: `≤ ${BYTES_PER_SAMPLE_MAX} bytes`,
       pass: judge(bytes / day.written <= BYTES_PER_SAMPLE_MAX),
     },
-    { figure: "  of which the raw table (bytes a sample)", value: perSample("raw_blocks"), baseline: null, goal: "(reported)", pass: null },
-    { figure: "  of which the rollups (bytes a sample)", value: perSample("rollups"), baseline: null, goal: "(reported)", pass: null },
+    {
+      figure: "  of which the raw table (bytes a sample)",
+      value: perSample("raw_blocks"),
+      baseline: null,
+      goal: "(reported)",
+      pass: null,
+    },
+    {
+      figure: "  of which the rollups (bytes a sample)",
+      value: perSample("rollups"),
+      baseline: null,
+      goal: "(reported)",
+      pass: null,
+    },
   ];
 }
 

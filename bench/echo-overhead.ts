@@ -55,8 +55,14 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, requests: REQUESTS_PER_ROUND } = SIZES[size];
   const bin = path.resolve("bin/tailprobe.js");
   const bare = await startChild(["-e", BARE_SERVER], "bare node:http");
-  const tp = await startChild([bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"], "tailprobe");
-  const results: Record<string, { lat: number[]; rps: number[] }> = { bare: { lat: [], rps: [] }, tailprobe: { lat: [], rps: [] } };
+  const tp = await startChild(
+    [bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"],
+    "tailprobe",
+  );
+  const results: Record<string, { lat: number[]; rps: number[] }> = {
+    bare: { lat: [], rps: [] },
+    tailprobe: { lat: [], rps: [] },
+  };
   pinToOneCpu([bare.child.pid!, tp.child.pid!]);
   try {
     const warm = Math.min(500, REQUESTS_PER_ROUND);
@@ -84,12 +90,26 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const t = row("tailprobe");
   console.log(`GET /echo, ${ROUNDS} rounds × ${REQUESTS_PER_ROUND} requests, ${CONCURRENCY} keep-alive connections`);
   for (const r of [b, t])
-    console.log(`${r.name.padEnd(10)} p50 ${r.p50Ms!.toFixed(3)} ms  p99 ${r.p99Ms!.toFixed(3)} ms  p99.9 ${r.p999Ms!.toFixed(3)} ms  ${r.reqPerSec.toFixed(0)} req/s`);
+    console.log(
+      `${r.name.padEnd(10)} p50 ${r.p50Ms!.toFixed(3)} ms  p99 ${r.p99Ms!.toFixed(3)} ms  p99.9 ${r.p999Ms!.toFixed(3)} ms  ${r.reqPerSec.toFixed(0)} req/s`,
+    );
   const judge = (ratio: number) => (size === "smoke" ? null : ratio <= OVERHEAD_MAX);
   return [
-    { figure: "/echo p50 vs bare node:http (ms)", value: t.p50Ms!, baseline: b.p50Ms!, goal: `≤ ${OVERHEAD_MAX}× bare`, pass: judge(t.p50Ms! / b.p50Ms!) },
+    {
+      figure: "/echo p50 vs bare node:http (ms)",
+      value: t.p50Ms!,
+      baseline: b.p50Ms!,
+      goal: `≤ ${OVERHEAD_MAX}× bare`,
+      pass: judge(t.p50Ms! / b.p50Ms!),
+    },
     { figure: "/echo p99 vs bare node:http (ms)", value: t.p99Ms!, baseline: b.p99Ms!, goal: "(reported)", pass: null },
-    { figure: "/echo throughput vs bare (req/s)", value: t.reqPerSec, baseline: b.reqPerSec, goal: "(reported)", pass: null },
+    {
+      figure: "/echo throughput vs bare (req/s)",
+      value: t.reqPerSec,
+      baseline: b.reqPerSec,
+      goal: "(reported)",
+      pass: null,
+    },
   ];
 }
 

@@ -20,7 +20,10 @@ type Probe = { idle: boolean; completed: number; generation: number };
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { samples, runs } = SIZES[size];
   const month = monthOfSamples(samples);
-  const server = await startServerProcess(["--name", "A", "--no-ping", "--no-rate-limit", "--raw-days", "36500", "--rollup-days", "36500"], { dbPath: month.dbPath });
+  const server = await startServerProcess(
+    ["--name", "A", "--no-ping", "--no-rate-limit", "--raw-days", "36500", "--rollup-days", "36500"],
+    { dbPath: month.dbPath },
+  );
   const browser = await launchBrowser({ viewport: { width: 1280, height: 900 } });
   const load: number[] = [];
   const focus: number[] = [];
@@ -30,25 +33,36 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       const page = await browser.context.newPage();
       const t0 = performance.now();
       await page.goto(`${server.url}/histogram?range=all`);
-      await page.waitForFunction(() => {
-        const t = (window as unknown as { tailprobeHistogram?: Probe }).tailprobeHistogram;
-        return t !== undefined && t.idle && t.completed > 0;
-      }, undefined, { timeout: 120_000 });
+      await page.waitForFunction(
+        () => {
+          const t = (window as unknown as { tailprobeHistogram?: Probe }).tailprobeHistogram;
+          return t?.idle && t.completed > 0;
+        },
+        undefined,
+        { timeout: 120_000 },
+      );
       const loadMs = performance.now() - t0;
       // A focus change recomputes the summary; measured inside the page.
-      const focusMs = await page.evaluate(async (w) => {
-        const t = (window as unknown as { tailprobeHistogram: Probe }).tailprobeHistogram;
-        const before = t.generation;
-        const s = performance.now();
-        history.replaceState(null, "", `${location.search}&focus=${w.from}-${w.to}`);
-        window.dispatchEvent(new PopStateEvent("popstate"));
-        while (!(t.idle && t.completed > before)) await new Promise((r) => setTimeout(r, 5));
-        return performance.now() - s;
-      }, { from: month.startMs + 10 * 86_400_000 + 12_345, to: month.startMs + 20 * 86_400_000 });
+      const focusMs = await page.evaluate(
+        async (w) => {
+          const t = (window as unknown as { tailprobeHistogram: Probe }).tailprobeHistogram;
+          const before = t.generation;
+          const s = performance.now();
+          history.replaceState(null, "", `${location.search}&focus=${w.from}-${w.to}`);
+          window.dispatchEvent(new PopStateEvent("popstate"));
+          while (!(t.idle && t.completed > before)) await new Promise((r) => setTimeout(r, 5));
+          return performance.now() - s;
+        },
+        { from: month.startMs + 10 * 86_400_000 + 12_345, to: month.startMs + 20 * 86_400_000 },
+      );
       // The same five requests fetched and parsed as JSON, nothing drawn.
       const apiMs = await page.evaluate(async (q) => {
         const s = performance.now();
-        await Promise.all(["stats", "histogram", "cdf", "timeseries", "heatmap"].map(async (e) => (await fetch(`/api/${e}?${q}`)).json()));
+        await Promise.all(
+          ["stats", "histogram", "cdf", "timeseries", "heatmap"].map(async (e) =>
+            (await fetch(`/api/${e}?${q}`)).json(),
+          ),
+        );
         return performance.now() - s;
       }, `from=0&to=${Date.now()}`);
       await page.close();
@@ -62,7 +76,9 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     await server.stop();
   }
   const med = (xs: number[]) => summarize(xs).p50!;
-  console.log(`histogram page over ${month.n} samples: first render ${med(load).toFixed(0)} ms, focus ${med(focus).toFixed(0)} ms, endpoints alone ${med(api).toFixed(0)} ms`);
+  console.log(
+    `histogram page over ${month.n} samples: first render ${med(load).toFixed(0)} ms, focus ${med(focus).toFixed(0)} ms, endpoints alone ${med(api).toFixed(0)} ms`,
+  );
   return [
     {
       figure: `histogram page first render, range all, ${month.n} samples over 30 days (ms)`,
@@ -71,7 +87,13 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       goal: `≤ ${FIRST_RENDER_MS_MAX} ms`,
       pass: size === "smoke" ? null : med(load) <= FIRST_RENDER_MS_MAX,
     },
-    { figure: `histogram page focus-window recompute, ${month.n} samples (ms)`, value: med(focus), baseline: med(api), goal: "(reported)", pass: null },
+    {
+      figure: `histogram page focus-window recompute, ${month.n} samples (ms)`,
+      value: med(focus),
+      baseline: med(api),
+      goal: "(reported)",
+      pass: null,
+    },
   ];
 }
 

@@ -53,7 +53,13 @@ const SHAPES: Record<Shape, { sessions: number; gapMs: number; startAgoMs: numbe
 };
 
 /** Posts batches on `connections` keep-alive connections for `seconds`; samples stored per second. */
-async function load(url: string, connections: number, seconds: number, tag: string, shape: Shape = "burst"): Promise<number> {
+async function load(
+  url: string,
+  connections: number,
+  seconds: number,
+  tag: string,
+  shape: Shape = "burst",
+): Promise<number> {
   const { sessions, gapMs, startAgoMs } = SHAPES[shape];
   const end = performance.now() + seconds * 1000;
   let stored = 0;
@@ -83,7 +89,21 @@ async function load(url: string, connections: number, seconds: number, tag: stri
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { seconds, connections } = SIZES[size];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-bench-"));
-  const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--no-rate-limit", "--peer", "B=http://127.0.0.1:9", "--db", path.join(dir, "ingest.db")], "tailprobe");
+  const server = await startChild(
+    [
+      "bin/tailprobe.js",
+      "serve",
+      "--port",
+      "0",
+      "--no-ping",
+      "--no-rate-limit",
+      "--peer",
+      "B=http://127.0.0.1:9",
+      "--db",
+      path.join(dir, "ingest.db"),
+    ],
+    "tailprobe",
+  );
   try {
     const one = await load(server.url, 1, seconds, "one");
     const many = await load(server.url, connections, seconds, "many");

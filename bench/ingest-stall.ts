@@ -22,7 +22,10 @@ import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
 /** 100 batches/s of 200 samples: the 20,000 samples/s of the goal. */
-const SIZES = { smoke: { rounds: 1, phaseSeconds: 1, rate: "100" }, full: { rounds: 3, phaseSeconds: 5, rate: "100" } } as const;
+const SIZES = {
+  smoke: { rounds: 1, phaseSeconds: 1, rate: "100" },
+  full: { rounds: 3, phaseSeconds: 5, rate: "100" },
+} as const;
 const P99_RATIO_MAX = 1.5;
 /** Threads the ingest keeps busy: the server's event loop and writer thread, the load script. */
 const INGEST_THREADS = 3;
@@ -46,7 +49,10 @@ async function measure(url: string, seconds: number, into: Phase): Promise<void>
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, phaseSeconds: PHASE_SECONDS, rate: RATE } = SIZES[size];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-bench-"));
-  const server = await startChild(["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--no-rate-limit", "--db", path.join(dir, "bench.db")], "tailprobe");
+  const server = await startChild(
+    ["bin/tailprobe.js", "serve", "--port", "0", "--no-ping", "--no-rate-limit", "--db", path.join(dir, "bench.db")],
+    "tailprobe",
+  );
   const quiet = newPhase();
   const busy = newPhase();
   const spun = newPhase();
@@ -65,7 +71,11 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       // second would wake this process, whose event loop times the probes, as often.
       const ackLog = path.join(dir, `acks-${round}.log`);
       const ackFd = fs.openSync(ackLog, "w");
-      const burst = spawn(process.execPath, ["--import", "tsx", "testkit/ingest-burst.ts", server.url, "100000", "4", RATE], { stdio: ["ignore", ackFd, "inherit"] });
+      const burst = spawn(
+        process.execPath,
+        ["--import", "tsx", "testkit/ingest-burst.ts", server.url, "100000", "4", RATE],
+        { stdio: ["ignore", ackFd, "inherit"] },
+      );
       fs.closeSync(ackFd);
       // Let the burst reach full speed before measuring.
       await new Promise((r) => setTimeout(r, 1000));
@@ -76,7 +86,11 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       for (const p of otherPolicies(server.child.pid!)) policies.add(p);
       burst.kill("SIGKILL");
       await new Promise((r) => burst.once("exit", r));
-      ingested += fs.readFileSync(ackLog, "utf8").split("\n").filter((l) => l.startsWith("ACK")).length * 200;
+      ingested +=
+        fs
+          .readFileSync(ackLog, "utf8")
+          .split("\n")
+          .filter((l) => l.startsWith("ACK")).length * 200;
       // The same CPU spent doing nothing, in processes of their own: what any
       // load of that size costs the echo's tail on this machine. Split over as
       // many threads as the ingest keeps busy (the server's event loop, its
@@ -85,12 +99,18 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       ingestCores.push(cores);
       const loopCount = Math.max(INGEST_THREADS, Math.ceil(cores));
       const loops = Array.from({ length: loopCount }, () =>
-        spawn(process.execPath, ["--import", "tsx", "bench/busy-loop.ts", (cores / loopCount).toFixed(3), String(PHASE_SECONDS + 10)], { stdio: "ignore" }),
+        spawn(
+          process.execPath,
+          ["--import", "tsx", "bench/busy-loop.ts", (cores / loopCount).toFixed(3), String(PHASE_SECONDS + 10)],
+          { stdio: "ignore" },
+        ),
       );
       await new Promise((r) => setTimeout(r, 1000));
       await measure(server.url, PHASE_SECONDS, spun);
       for (const loop of loops) loop.kill("SIGKILL");
-      await Promise.all(loops.map((loop) => new Promise((r) => (loop.exitCode !== null ? r(null) : loop.once("exit", r)))));
+      await Promise.all(
+        loops.map((loop) => new Promise((r) => (loop.exitCode !== null ? r(null) : loop.once("exit", r)))),
+      );
     }
   } finally {
     server.child.kill("SIGTERM");
@@ -100,19 +120,26 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const q = summarize(quiet.ms);
   const b = summarize(busy.ms);
   const f = (x: number | null) => (x === null ? "–" : x.toFixed(3));
-  const ratio = (x: number | null, y: number | null) => (x === null || y === null || x === 0 ? "–" : (y / x).toFixed(2));
+  const ratio = (x: number | null, y: number | null) =>
+    x === null || y === null || x === 0 ? "–" : (y / x).toFixed(2);
   const writerPolicy = policies.size === 0 ? "the default policy" : [...policies].join(" / ");
-  console.log(`ingest-stall: ${RATE} batches/s, ${ROUNDS} rounds × ${PHASE_SECONDS} s per phase; ${ingested} samples ingested under load (${(ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0)}/s); the server's writer thread at ${writerPolicy}`);
+  console.log(
+    `ingest-stall: ${RATE} batches/s, ${ROUNDS} rounds × ${PHASE_SECONDS} s per phase; ${ingested} samples ingested under load (${(ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0)}/s); the server's writer thread at ${writerPolicy}`,
+  );
   console.log(`| phase | echo n | p50 ms | p99 ms | p99.9 ms | max ms | server lag max ms |`);
   console.log(`|---|---|---|---|---|---|---|`);
   const l = summarize(spun.ms);
   const cores = summarize(ingestCores).p50 ?? 0;
   const line = (name: string, e: ReturnType<typeof summarize>, phase: Phase) =>
-    console.log(`| ${name} | ${e.count} | ${f(e.p50)} | ${f(e.p99)} | ${f(e.p999)} | ${f(e.max)} | ${Math.max(0, ...phase.lag).toFixed(1)} |`);
+    console.log(
+      `| ${name} | ${e.count} | ${f(e.p50)} | ${f(e.p99)} | ${f(e.p999)} | ${f(e.max)} | ${Math.max(0, ...phase.lag).toFixed(1)} |`,
+    );
   line("quiet", q, quiet);
   line("under ingest", b, busy);
   line(`busy loops, ${(cores * 100).toFixed(0)} % of a core`, l, spun);
-  console.log(`ratio under ingest / quiet: p50 ${ratio(q.p50, b.p50)}, p99 ${ratio(q.p99, b.p99)}, max ${ratio(q.max, b.max)}`);
+  console.log(
+    `ratio under ingest / quiet: p50 ${ratio(q.p50, b.p50)}, p99 ${ratio(q.p99, b.p99)}, max ${ratio(q.max, b.max)}`,
+  );
   const rate = (ingested / (ROUNDS * (PHASE_SECONDS + 1))).toFixed(0);
   const qw = summarize(quiet.ws);
   const bw = summarize(busy.ws);
@@ -132,7 +159,12 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     goal: "(reported: what that much CPU costs the tail here)",
     pass: null,
   });
-  return [row("/echo", b.p99!, q.p99!), floor("/echo", l.p99!, q.p99!), row("/ws", bw.p99!, qw.p99!), floor("/ws", lw.p99!, qw.p99!)];
+  return [
+    row("/echo", b.p99!, q.p99!),
+    floor("/echo", l.p99!, q.p99!),
+    row("/ws", bw.p99!, qw.p99!),
+    floor("/ws", lw.p99!, qw.p99!),
+  ];
 }
 
 export const bench: Benchmark = { name: "ingest-stall", run };

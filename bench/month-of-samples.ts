@@ -79,7 +79,8 @@ function sampleAt(
     }
   }
   if (method === "tcprtt" && s.outcome === "ok") s.minrtt = Math.round(base * 800) / 1000;
-  if (probe && s.outcome === "skipped") s.scheduledT = slotDue; // prober.skip(): the tick, nothing measured
+  if (probe && s.outcome === "skipped")
+    s.scheduledT = slotDue; // prober.skip(): the tick, nothing measured
   else if (probe) {
     s.scheduledT = slotDue;
     s.lateMs = t - slotDue;
@@ -143,7 +144,8 @@ export function monthOfSamples(n: number, days = 30): Month {
   const dbPath = path.join(dir, `month-v${DATA_VERSION}-${n}-${days}d-${endMs}.db`);
   const done = `${dbPath}.complete`;
   if (fs.existsSync(done)) return { dbPath, n, startMs, endMs, writeSeconds: 0 };
-  for (const f of fs.readdirSync(dir)) if (f.startsWith(`month-v${DATA_VERSION}-${n}-`)) fs.rmSync(path.join(dir, f), { force: true });
+  for (const f of fs.readdirSync(dir))
+    if (f.startsWith(`month-v${DATA_VERSION}-${n}-`)) fs.rmSync(path.join(dir, f), { force: true });
   const t0 = performance.now();
   // Retention off for the generator: the data is in the past by design.
   const store = openStore(dbPath, { rawDays: 36_500, rollupDays: 36_500 });
@@ -161,6 +163,8 @@ export function monthOfSamples(n: number, days = 30): Month {
   }
   fs.writeFileSync(done, String(written));
   const writeSeconds = (performance.now() - t0) / 1000;
-  console.log(`wrote ${written} samples over ${days} days in ${writeSeconds.toFixed(1)} s (${(written / writeSeconds).toFixed(0)}/s) to ${dbPath}`);
+  console.log(
+    `wrote ${written} samples over ${days} days in ${writeSeconds.toFixed(1)} s (${(written / writeSeconds).toFixed(0)}/s) to ${dbPath}`,
+  );
   return { dbPath, n: written, startMs, endMs, writeSeconds };
 }

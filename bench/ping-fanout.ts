@@ -41,7 +41,8 @@ async function measure(children: ChildProcess[], seconds: number, isReply: (line
   return { cpuS: after.cpuS - before.cpuS, pssMb: after.pssMb, replies: replies / seconds };
 }
 
-const addressList = (n: number) => Array.from({ length: n }, (_, i) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`);
+const addressList = (n: number) =>
+  Array.from({ length: n }, (_, i) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`);
 
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { addresses, seconds } = SIZES[size];

@@ -30,7 +30,10 @@ async function ingest(store: Store, n: number, endMs: number): Promise<number> {
   await Promise.all(
     Array.from({ length: CONCURRENT_BATCHES }, async (_, c) => {
       for (let b = next++; b < batches.length; b = next++)
-        await store.insertBatch({ clientId: "bench_client", sessionId: `bench_session_${c}`, samples: batches[b]! }, { userAgent: null, receivedAtMs: endMs });
+        await store.insertBatch(
+          { clientId: "bench_client", sessionId: `bench_session_${c}`, samples: batches[b]! },
+          { userAgent: null, receivedAtMs: endMs },
+        );
     }),
   );
   return n / ((performance.now() - t0) / 1000);
@@ -75,7 +78,9 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   try {
     const sqliteRate = await ingest(sqlite, samples, endMs);
     const pgRate = await ingest(postgres, samples, endMs);
-    console.log(`postgres-store: ingest ${pgRate.toFixed(0)} samples/s on PostgreSQL, ${sqliteRate.toFixed(0)} on SQLite`);
+    console.log(
+      `postgres-store: ingest ${pgRate.toFixed(0)} samples/s on PostgreSQL, ${sqliteRate.toFixed(0)} on SQLite`,
+    );
     const rows: BenchRow[] = [
       {
         figure: `PostgreSQL ingest, batches of ${BATCH_SAMPLES}, ${CONCURRENT_BATCHES} at once, rollups in the transaction (samples/s; baseline SQLite)`,

@@ -68,6 +68,7 @@ const POLICY_NAMES = new Map<number, string>(Object.entries(SCHED).map(([name, n
 /** The scheduling policies a process's threads run at other than the default (e.g. the server's writer thread), by name. */
 export function otherPolicies(pid: number): string[] {
   const found = new Set<string>();
-  for (const policy of threadPolicies(pid).values()) if (policy !== SCHED.OTHER) found.add(POLICY_NAMES.get(policy) ?? `policy ${policy}`);
+  for (const policy of threadPolicies(pid).values())
+    if (policy !== SCHED.OTHER) found.add(POLICY_NAMES.get(policy) ?? `policy ${policy}`);
   return [...found];
 }

@@ -74,7 +74,16 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
 
   // While the blocking query holds the loop, every echo due opens a connection of its own (up to 300 from
   // one address): past the per-address cap (128) the server would reset them, and the bench measure that.
-  const parsed = parseServeArgs(["--port", "0", "--db", dbPath, "--no-ping", "--no-rate-limit", "--connections-per-address", "100000"]);
+  const parsed = parseServeArgs([
+    "--port",
+    "0",
+    "--db",
+    dbPath,
+    "--no-ping",
+    "--no-rate-limit",
+    "--connections-per-address",
+    "100000",
+  ]);
   if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");
   const server = await startServer(parsed.value, { log: () => {} });
   const results: Record<string, number[]> = {};
@@ -133,7 +142,13 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   }
   const sliced = summarize(results.sliced!);
   return [
-    { figure: "/echo p99 during back-to-back whole-range queries (ms)", value: sliced.p99!, baseline: idle.p99!, goal: "(reported)", pass: null },
+    {
+      figure: "/echo p99 during back-to-back whole-range queries (ms)",
+      value: sliced.p99!,
+      baseline: idle.p99!,
+      goal: "(reported)",
+      pass: null,
+    },
   ];
 }
 

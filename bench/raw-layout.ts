@@ -23,7 +23,9 @@ import { isMain, runAlone } from "./table.js";
 
 const V2_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v2.sql"), "utf8");
 /** Version 2 kept one column per field, the logical row as rawValues builds it. */
-const INSERT_V2 = `INSERT OR IGNORE INTO raw_samples (${RAW_COLUMNS}) VALUES (${RAW_COLUMNS.split(",").map(() => "?").join(", ")})`;
+const INSERT_V2 = `INSERT OR IGNORE INTO raw_samples (${RAW_COLUMNS}) VALUES (${RAW_COLUMNS.split(",")
+  .map(() => "?")
+  .join(", ")})`;
 const SIZES = { smoke: { rows: 20_000, rounds: 1 }, full: { rows: 1_000_000, rounds: 2 } } as const;
 
 type Row = (number | null)[];
@@ -33,7 +35,25 @@ type Commit = Row[];
 /** A visible page's probe as the page sends it: sched is late_us' whole ms, every flag known. */
 const row = (session: number, seq: number, t: number, i: number): Row => {
   const lateUs = (i % 7) * 900;
-  return [session, seq, t, 1 + (i % 13), 0, 1000 + (seq % 97) * 100, Math.trunc(lateUs / 1000), lateUs, 0, TYPICAL_FLAGS, null, null, null, null, null, 120, 250];
+  return [
+    session,
+    seq,
+    t,
+    1 + (i % 13),
+    0,
+    1000 + (seq % 97) * 100,
+    Math.trunc(lateUs / 1000),
+    lateUs,
+    0,
+    TYPICAL_FLAGS,
+    null,
+    null,
+    null,
+    null,
+    null,
+    120,
+    250,
+  ];
 };
 
 /** `tabs` tabs, each reporting its last 5 s every 5 s at its own phase; `group` batches a commit. */
@@ -64,7 +84,10 @@ function* bursts(total: number): Generator<Commit> {
 }
 
 /** Inserts every commit into a fresh file of the layout; rows/s and bytes per row after a checkpoint. */
-function insertAll(layout: "current" | "v2", commits: () => Generator<Commit>): { rowsPerS: number; bytesPerRow: number } {
+function insertAll(
+  layout: "current" | "v2",
+  commits: () => Generator<Commit>,
+): { rowsPerS: number; bytesPerRow: number } {
   const dir = tempDir("tailprobe-bench-");
   const file = path.join(dir, `${layout}.db`);
   const db = new Database(file);
@@ -88,7 +111,11 @@ function insertAll(layout: "current" | "v2", commits: () => Generator<Commit>): 
         else mine.push(r);
       }
       for (const [session, rows] of bySession) {
-        storeBlocks!(session, maxSeq.get(session) ?? null, rows.map((r) => ({ row: packRaw(r, "xhr"), extra: null })));
+        storeBlocks!(
+          session,
+          maxSeq.get(session) ?? null,
+          rows.map((r) => ({ row: packRaw(r, "xhr"), extra: null })),
+        );
         maxSeq.set(session, Math.max(maxSeq.get(session) ?? -1, ...rows.map((r) => r[1]!)));
       }
     });
@@ -125,10 +152,24 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
         got[layout].push(m.rowsPerS);
         bytes = { ...bytes, [layout]: m.bytesPerRow };
       }
-    console.log(`${label}: ${median(got.current).toFixed(0)} rows/s (version 2's layout ${median(got.v2).toFixed(0)}), ${bytes.current.toFixed(1)} bytes a row (${bytes.v2.toFixed(1)})`);
+    console.log(
+      `${label}: ${median(got.current).toFixed(0)} rows/s (version 2's layout ${median(got.v2).toFixed(0)}), ${bytes.current.toFixed(1)} bytes a row (${bytes.v2.toFixed(1)})`,
+    );
     out.push(
-      { figure: `raw rows inserted, ${label} (rows/s; baseline: version 2's layout)`, value: median(got.current), baseline: median(got.v2), goal: "(reported)", pass: null },
-      { figure: `raw table and its indexes on disk, ${label} (bytes a row; baseline: version 2's layout)`, value: bytes.current, baseline: bytes.v2, goal: "(reported)", pass: null },
+      {
+        figure: `raw rows inserted, ${label} (rows/s; baseline: version 2's layout)`,
+        value: median(got.current),
+        baseline: median(got.v2),
+        goal: "(reported)",
+        pass: null,
+      },
+      {
+        figure: `raw table and its indexes on disk, ${label} (bytes a row; baseline: version 2's layout)`,
+        value: bytes.current,
+        baseline: bytes.v2,
+        goal: "(reported)",
+        pass: null,
+      },
     );
   }
   return out;

@@ -37,7 +37,8 @@ export async function runBenchmarks(names: readonly string[], size: BenchSize, l
   const failed: RunOutcome["failed"] = [];
   for (const name of names) {
     const load = BENCHMARKS[name];
-    if (load === undefined) throw new Error(`no benchmark named '${name}'; known: ${Object.keys(BENCHMARKS).join(", ")}`);
+    if (load === undefined)
+      throw new Error(`no benchmark named '${name}'; known: ${Object.keys(BENCHMARKS).join(", ")}`);
     const t0 = performance.now();
     log(`\n== ${name} (${size})`);
     try {
@@ -60,7 +61,9 @@ async function main(): Promise<void> {
   const { rows, failed } = await runBenchmarks(names.length > 0 ? names : Object.keys(BENCHMARKS), size);
   console.log(`\n${formatTable(rows)}\n`);
   for (const f of failed) console.log(`FAILED ${f.bench}: ${f.error}`);
-  console.log(`${rows.length} figures, ${rows.filter((r) => r.pass === false).length} goals missed, ${failed.length} benchmarks failed, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(
+    `${rows.length} figures, ${rows.filter((r) => r.pass === false).length} goals missed, ${failed.length} benchmarks failed, ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
   if (failed.length > 0 || rows.some((r) => r.pass === false)) process.exitCode = 1;
 }
 

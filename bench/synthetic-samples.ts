@@ -49,7 +49,10 @@ export async function fillStore(dbPath: string, n: number, spanMs: number, endMs
   const store = openStore(dbPath);
   try {
     for (const samples of syntheticBatches(n, spanMs, endMs))
-      await store.insertBatch({ clientId: "bench_client", sessionId: "bench_session", samples }, { userAgent: null, receivedAtMs: endMs });
+      await store.insertBatch(
+        { clientId: "bench_client", sessionId: "bench_session", samples },
+        { userAgent: null, receivedAtMs: endMs },
+      );
   } finally {
     await store.close();
   }

@@ -4,7 +4,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 
-const num = (v: number | null) => (v === null ? "–" : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3));
+const num = (v: number | null) =>
+  v === null ? "–" : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3);
 
 /** baseline / value for "smaller is better" figures would invert; the ratio printed is always value / baseline. */
 export function ratioOf(row: BenchRow): number | null {

@@ -60,7 +60,10 @@ async function pingPong(ws: WebSocket, n: number): Promise<number[]> {
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, messages: MESSAGES_PER_ROUND } = SIZES[size];
   const bare = await start(["-e", BARE_SERVER], "bare ws");
-  const tp = await start([path.resolve("bin/tailprobe.js"), "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"], "tailprobe");
+  const tp = await start(
+    [path.resolve("bin/tailprobe.js"), "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"],
+    "tailprobe",
+  );
   const lat: Record<"bare" | "tailprobe", number[]> = { bare: [], tailprobe: [] };
   pinToOneCpu([bare.child.pid!, tp.child.pid!]);
   try {
@@ -80,12 +83,23 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const b = summarize(lat.bare);
   const t = summarize(lat.tailprobe);
   console.log(`WebSocket echo, ${ROUNDS} rounds × ${MESSAGES_PER_ROUND} round trips, one connection each`);
-  for (const [name, s] of [["bare", b], ["tailprobe", t]] as const)
-    console.log(`${name.padEnd(10)} p50 ${s.p50!.toFixed(3)} ms  p99 ${s.p99!.toFixed(3)} ms  p99.9 ${s.p999!.toFixed(3)} ms`);
+  for (const [name, s] of [
+    ["bare", b],
+    ["tailprobe", t],
+  ] as const)
+    console.log(
+      `${name.padEnd(10)} p50 ${s.p50!.toFixed(3)} ms  p99 ${s.p99!.toFixed(3)} ms  p99.9 ${s.p999!.toFixed(3)} ms`,
+    );
   console.log(`ratio tailprobe/bare: p50 ${(t.p50! / b.p50!).toFixed(2)}  p99 ${(t.p99! / b.p99!).toFixed(2)}`);
   const judge = (ratio: number) => (size === "smoke" ? null : ratio <= OVERHEAD_MAX);
   return [
-    { figure: "/ws echo p50 vs bare ws (ms)", value: t.p50!, baseline: b.p50!, goal: `≤ ${OVERHEAD_MAX}× bare`, pass: judge(t.p50! / b.p50!) },
+    {
+      figure: "/ws echo p50 vs bare ws (ms)",
+      value: t.p50!,
+      baseline: b.p50!,
+      goal: `≤ ${OVERHEAD_MAX}× bare`,
+      pass: judge(t.p50! / b.p50!),
+    },
     { figure: "/ws echo p99 vs bare ws (ms)", value: t.p99!, baseline: b.p99!, goal: "(reported)", pass: null },
   ];
 }

@@ -31,7 +31,7 @@ import { pageSecurityHeaders } from "./page-security.js";
 import { staticPages } from "./static-pages.js";
 import { startupStorageMessage, storageHealth } from "./storage-faults.js";
 import { createClientDirectory } from "./privacy/public-ids.js";
-import { type Store, type StoreOptions } from "./store/store.js";
+import type { Store, StoreOptions } from "./store/store.js";
 import { openStoreFor } from "./store/open.js";
 
 /**
@@ -79,7 +79,12 @@ async function openStoreOrExplain(dbPath: string, opts: StoreOptions): Promise<S
 export async function startServer(options: ServeOptions, deps: ServerDeps = {}): Promise<RunningServer> {
   const nowMs = deps.nowMs ?? Date.now;
   const log = deps.log ?? ((line: string) => console.log(line));
-  const store = await openStoreOrExplain(options.dbPath, { log, rawDays: options.rawDays, rollupDays: options.rollupDays, nowMs });
+  const store = await openStoreOrExplain(options.dbPath, {
+    log,
+    rawDays: options.rawDays,
+    rollupDays: options.rollupDays,
+    nowMs,
+  });
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
   const baselines = createBaselines({
@@ -174,7 +179,11 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
           onRequest,
         )
       : http.createServer(httpOptions, onRequest);
-  capConnections(server, { connectionsMax: limits.connectionsMax, connectionsPerAddress: limits.connectionsPerAddress, trusted: proxies });
+  capConnections(server, {
+    connectionsMax: limits.connectionsMax,
+    connectionsPerAddress: limits.connectionsPerAddress,
+    trusted: proxies,
+  });
 
   const wsEcho = createWsEcho(options.name, baselines, addressOf, limits, stall);
   server.on("upgrade", (req, socket, head) => wsEcho.handleUpgrade(req, socket, head));

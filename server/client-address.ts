@@ -28,7 +28,7 @@ export function trustedProxies(trustProxy: boolean, proxyAddresses: readonly str
 
 export function clientAddress(req: IncomingMessage, trusted: TrustedProxies): string {
   const peer = normalizeAddress(req.socket.remoteAddress ?? "");
-  if (trusted !== null && trusted(peer)) {
+  if (trusted?.(peer)) {
     const xff = req.headers["x-forwarded-for"];
     const last = (Array.isArray(xff) ? xff.join(",") : (xff ?? "")).split(",").pop()?.trim();
     if (last && net.isIP(last)) return normalizeAddress(last);

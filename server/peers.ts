@@ -43,9 +43,11 @@ export function createPeerDirectory(ownName: string, specs: PeerSpec[], log: (li
         const cfg = parseWith(configSchema, await res.json());
         problem = cfg.ok ? "" : `its /api/config is not tailprobe's (${cfg.error})`;
         if (cfg.ok) {
-          let name = cfg.value.name;
+          const name = cfg.value.name;
           if (name !== entry.name && taken.has(name)) {
-            log(`tailprobe: peer ${entry.url} calls itself '${name}', a name already used here; keeping '${entry.name}' (use --peer NAME=URL)`);
+            log(
+              `tailprobe: peer ${entry.url} calls itself '${name}', a name already used here; keeping '${entry.name}' (use --peer NAME=URL)`,
+            );
           } else {
             taken.delete(entry.name);
             taken.add(name);

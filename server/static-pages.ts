@@ -35,7 +35,12 @@ export function staticPages(clientDir: string): Router {
   // Hashed assets can be cached forever; the HTML must always be fresh.
   router.use(
     "/assets",
-    express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "365d", fallthrough: false, setHeaders: isolate }),
+    express.static(path.join(clientDir, "assets"), {
+      immutable: true,
+      maxAge: "365d",
+      fallthrough: false,
+      setHeaders: isolate,
+    }),
   );
   router.use(
     express.static(clientDir, {

@@ -19,22 +19,36 @@ export interface StorageFault {
 }
 
 /** Seconds to wait per fault: a lock passes in moments, a full or read-only disk needs a person. */
-const RETRY_AFTER_S: Record<StorageFaultKind, number> = { busy: 1, unreachable: 5, io: 10, full: 30, "read-only": 30, corrupt: 300 };
+const RETRY_AFTER_S: Record<StorageFaultKind, number> = {
+  busy: 1,
+  unreachable: 5,
+  io: 10,
+  full: 30,
+  "read-only": 30,
+  corrupt: 300,
+};
 
 const ADVICE: Record<StorageFaultKind, string> = {
   full: "the disk is full: free space (or lower the raw retention); ingest resumes by itself",
   "read-only": "the database file or its folder is read-only: make them writable; ingest resumes by itself",
   busy: "another process holds a lock on the database: stop it (tailprobe never waits on a lock)",
-  corrupt: "the database file is damaged or not a tailprobe database: move it aside and restart to begin a new one, or restore a backup",
-  unreachable: "PostgreSQL is unreachable, restarting or out of connections: start it (or raise max_connections); ingest and queries resume by themselves",
+  corrupt:
+    "the database file is damaged or not a tailprobe database: move it aside and restart to begin a new one, or restore a backup",
+  unreachable:
+    "PostgreSQL is unreachable, restarting or out of connections: start it (or raise max_connections); ingest and queries resume by themselves",
   io: "the disk reports I/O errors (or the file was made read-only or immutable): check the disk and the file's attributes",
 };
 
 export function classifyStorageError(err: unknown): StorageFault | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return undefined;
-  const pg: Record<string, StorageFaultKind> = { [PG_UNREACHABLE]: "unreachable", [PG_BUSY]: "busy", [PG_FULL]: "full" };
-  if (Object.hasOwn(pg, code)) return { kind: pg[code]!, code, retryAfterS: RETRY_AFTER_S[pg[code]!], advice: ADVICE[pg[code]!] };
+  const pg: Record<string, StorageFaultKind> = {
+    [PG_UNREACHABLE]: "unreachable",
+    [PG_BUSY]: "busy",
+    [PG_FULL]: "full",
+  };
+  if (Object.hasOwn(pg, code))
+    return { kind: pg[code]!, code, retryAfterS: RETRY_AFTER_S[pg[code]!], advice: ADVICE[pg[code]!] };
   if (!code.startsWith("SQLITE_")) return undefined;
   const kind: StorageFaultKind | undefined =
     code === "SQLITE_FULL"
@@ -66,7 +80,10 @@ export function storageHealth(dbPath: string, log: (line: string) => void): Stor
       if (fault === undefined) return false;
       if (current?.kind !== fault.kind) log(`tailprobe: ${what} failing, ${fault.code} on ${dbPath}: ${fault.advice}`);
       current = fault;
-      const body = { error: `storage unavailable (${fault.kind}); nothing stored, retry after Retry-After seconds`, code: "STORAGE_UNAVAILABLE" };
+      const body = {
+        error: `storage unavailable (${fault.kind}); nothing stored, retry after Retry-After seconds`,
+        code: "STORAGE_UNAVAILABLE",
+      };
       writeJson(res, 503, body, { "Retry-After": String(fault.retryAfterS), "Cache-Control": "no-store" });
       return true;
     },

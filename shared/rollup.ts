@@ -192,7 +192,8 @@ export function quantiles(r: Rollup, ps: readonly number[]): (number | null)[] {
   for (let x = 0; x < idx.length && j < walk.length; x++) {
     const i = idx[x]!;
     seen += cnt[x]!;
-    while (j < walk.length && seen >= ranks[walk[j]!]!) out[walk[j++]!] = Math.min(r.max!, Math.max(r.min!, bucketValue(i)));
+    while (j < walk.length && seen >= ranks[walk[j]!]!)
+      out[walk[j++]!] = Math.min(r.max!, Math.max(r.min!, bucketValue(i)));
   }
   for (; j < walk.length; j++) out[walk[j]!] = r.max;
   return out;
@@ -407,7 +408,7 @@ export function encodeMerged(r: Rollup, stored: Uint8Array | null): Uint8Array |
 function encodeCompact(r: Exact, idx: Int32Array, cnt: Float64Array, n: number): boolean {
   const { count, min, max, sum, zero } = r;
   if (count < 1 || min === null || max === null || min > max || sum < count * min || zero > count) return false;
-  if ((min === 0) !== (zero > 0) || (max === 0) !== (zero === count)) return false;
+  if ((min === 0) !== zero > 0 || (max === 0) !== (zero === count)) return false;
   let inBuckets = 0;
   for (let k = 0; k < n; k++) inBuckets += cnt[k]!;
   if (inBuckets !== count - zero) return false;
@@ -480,7 +481,14 @@ function varint(): number {
 }
 
 /** Adds a non-empty stored rollup's exact fields to a rollup or an accumulator. */
-function addExact(into: Pick<Rollup, "count" | "sum" | "zero" | "min" | "max">, count: number, min: number, max: number, sum: number, zero: number): void {
+function addExact(
+  into: Pick<Rollup, "count" | "sum" | "zero" | "min" | "max">,
+  count: number,
+  min: number,
+  max: number,
+  sum: number,
+  zero: number,
+): void {
   into.count += count;
   into.sum += sum;
   into.zero += zero;
@@ -499,7 +507,11 @@ interface BucketSink {
  * hundreds of kilobytes of these per query, so there is no closure and no
  * object per bucket.
  */
-function decodeInto(blob: Uint8Array, into: Pick<Rollup, "count" | "sum" | "zero" | "min" | "max">, sink: BucketSink): void {
+function decodeInto(
+  blob: Uint8Array,
+  into: Pick<Rollup, "count" | "sum" | "zero" | "min" | "max">,
+  sink: BucketSink,
+): void {
   cursor.blob = blob;
   cursor.pos = 0;
   if (blob[0] !== COMPACT_TAG) {
@@ -601,7 +613,14 @@ export class DenseRollup {
   }
 
   toRollup(): Rollup {
-    const r: Rollup = { count: this.count, min: this.min, max: this.max, sum: this.sum, zero: this.zero, buckets: new Map() };
+    const r: Rollup = {
+      count: this.count,
+      min: this.min,
+      max: this.max,
+      sum: this.sum,
+      zero: this.zero,
+      buckets: new Map(),
+    };
     for (let k = 0; k <= this.top; k++) if (this.counts[k] !== 0) r.buckets.set(k - 1, this.counts[k]!);
     return r;
   }

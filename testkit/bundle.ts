@@ -27,6 +27,7 @@ export function scriptsOf(page: string, dist = DIST_CLIENT): string[] {
 /** Sum of each script's gzip size (level 9, as a server would send it), bytes. */
 export function gzippedScriptBytes(page: string, dist = DIST_CLIENT): number {
   let total = 0;
-  for (const url of scriptsOf(page, dist)) total += zlib.gzipSync(fs.readFileSync(path.join(dist, url)), { level: 9 }).length;
+  for (const url of scriptsOf(page, dist))
+    total += zlib.gzipSync(fs.readFileSync(path.join(dist, url)), { level: 9 }).length;
   return total;
 }

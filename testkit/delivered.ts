@@ -18,7 +18,11 @@ export async function waitForDelivered(page: Page, dbPath: string, timeoutMs = 2
       "SELECT count(*) AS n FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = ?)",
     );
     // The TEMP tables are a snapshot: decoded again before each look.
-    await waitFor(() => ((loadSampleTables(db), count.get(sessionId)?.n ?? 0) >= sent ? true : undefined), timeoutMs, `${sent} samples stored`);
+    await waitFor(
+      () => ((loadSampleTables(db), count.get(sessionId)?.n ?? 0) >= sent ? true : undefined),
+      timeoutMs,
+      `${sent} samples stored`,
+    );
   } finally {
     db.close();
   }

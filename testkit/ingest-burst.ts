@@ -36,8 +36,14 @@ function batch(n: number): { sessionId: string; body: string; first: number; las
   const now = Date.now();
   const rest = `,"t":${now},"scheduledT":${now - 1},"method":"xhr","target":"A","outcome":"ok","lateMs":1,"visibleAtSend":true,"visibleAtReply":true,"hiddenMs":0,"froze":false,"fresh":false}`;
   const samples: string[] = [];
-  for (let i = 0; i < SAMPLES_PER_BATCH; i++) samples.push(`{"seq":${first + i},"ms":${1 + ((first + i) % 97) / 10}${rest}`);
-  return { sessionId, body: `{"clientId":"${clientId}","sessionId":"${sessionId}","samples":[${samples.join(",")}]}`, first, last: first + SAMPLES_PER_BATCH - 1 };
+  for (let i = 0; i < SAMPLES_PER_BATCH; i++)
+    samples.push(`{"seq":${first + i},"ms":${1 + ((first + i) % 97) / 10}${rest}`);
+  return {
+    sessionId,
+    body: `{"clientId":"${clientId}","sessionId":"${sessionId}","samples":[${samples.join(",")}]}`,
+    first,
+    last: first + SAMPLES_PER_BATCH - 1,
+  };
 }
 
 const agent = keepAliveAgent(CONCURRENCY);

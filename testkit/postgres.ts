@@ -13,7 +13,8 @@ import os from "node:os";
 import path from "node:path";
 
 /** What a test prints when it cannot run here. */
-export const POSTGRES_MISSING = "skipped: install Debian's postgresql (apt-get install postgresql) to run the PostgreSQL cases";
+export const POSTGRES_MISSING =
+  "skipped: install Debian's postgresql (apt-get install postgresql) to run the PostgreSQL cases";
 /** Budget for the server to accept connections after a start (ms). */
 const START_TIMEOUT_MS = 30_000;
 /** Budget for a fast shutdown (ms); past it the server is killed. */
@@ -33,7 +34,9 @@ export function postgresBinDir(): string | null {
     return null;
   }
   const usable = versions
-    .filter((v) => fs.existsSync(path.join(root, v, "bin", "initdb")) && fs.existsSync(path.join(root, v, "bin", "postgres")))
+    .filter(
+      (v) => fs.existsSync(path.join(root, v, "bin", "initdb")) && fs.existsSync(path.join(root, v, "bin", "postgres")),
+    )
     .sort((a, b) => Number(b) - Number(a));
   return usable[0] === undefined ? null : path.join(root, usable[0], "bin");
 }
@@ -69,7 +72,9 @@ export interface TestPostgres {
 const asRoot = () => process.getuid?.() === 0;
 /** The command line, through setpriv when we are root. */
 const asUser = (bin: string, args: string[]): [string, string[]] =>
-  asRoot() ? ["setpriv", [`--reuid=${RUN_AS_USER}`, `--regid=${RUN_AS_USER}`, "--init-groups", bin, ...args]] : [bin, args];
+  asRoot()
+    ? ["setpriv", [`--reuid=${RUN_AS_USER}`, `--regid=${RUN_AS_USER}`, "--init-groups", bin, ...args]]
+    : [bin, args];
 
 function run(bin: string, args: string[], env: NodeJS.ProcessEnv = {}): void {
   const [cmd, argv] = asUser(bin, args);
@@ -99,11 +104,23 @@ export async function startPostgres(): Promise<TestPostgres> {
   if (asRoot()) {
     const uid = Number(spawnSync("id", ["-u", RUN_AS_USER], { encoding: "utf8" }).stdout.trim());
     const gid = Number(spawnSync("id", ["-g", RUN_AS_USER], { encoding: "utf8" }).stdout.trim());
-    if (!Number.isInteger(uid) || uid <= 0) throw new Error(`user ${RUN_AS_USER} is missing (Debian's postgresql package creates it)`);
+    if (!Number.isInteger(uid) || uid <= 0)
+      throw new Error(`user ${RUN_AS_USER} is missing (Debian's postgresql package creates it)`);
     fs.chownSync(dir, uid, gid);
     fs.chownSync(pwfile, uid, gid);
   }
-  run(path.join(bin, "initdb"), ["-D", data, "-U", DB_USER, `--pwfile=${pwfile}`, "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"]);
+  run(path.join(bin, "initdb"), [
+    "-D",
+    data,
+    "-U",
+    DB_USER,
+    `--pwfile=${pwfile}`,
+    "--auth=scram-sha-256",
+    "-E",
+    "UTF8",
+    "--locale=C",
+    "--no-sync",
+  ]);
   fs.rmSync(pwfile);
   const port = await freePort();
   let child: ChildProcess | null = null;
@@ -112,8 +129,20 @@ export async function startPostgres(): Promise<TestPostgres> {
   async function startServer(): Promise<void> {
     // fsync off: a test cluster survives process kills (what the tests do), not power loss.
     const [cmd, argv] = asUser(path.join(bin!, "postgres"), [
-      "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
-      "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=100",
+      "-D",
+      data,
+      "-p",
+      String(port),
+      "-k",
+      dir,
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "fsync=off",
+      "-c",
+      "full_page_writes=off",
+      "-c",
+      "max_connections=100",
     ]);
     const c = spawn(cmd, argv, { stdio: ["ignore", "ignore", "pipe"] });
     child = c;
@@ -148,7 +177,9 @@ export async function startPostgres(): Promise<TestPostgres> {
     dir,
     async createDatabase(name) {
       const db = `${name.replace(/[^a-z0-9_]/gi, "_").toLowerCase()}_${++created}`;
-      run(path.join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", DB_USER, db], { PGPASSWORD: password });
+      run(path.join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", DB_USER, db], {
+        PGPASSWORD: password,
+      });
       return `${base}/${db}`;
     },
     stopServer,

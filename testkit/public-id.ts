@@ -6,7 +6,8 @@ import { loadPublicIdKey } from "../server/store/client-secrets.js";
 import type { Store } from "../server/store/store.js";
 
 export function publicIdOf(db: Database.Database | string | Store, clientId: string): string {
-  if (typeof db === "object" && "publicIdKey" in db) return createClientDirectory(db.publicIdKey, () => []).publicId(clientId);
+  if (typeof db === "object" && "publicIdKey" in db)
+    return createClientDirectory(db.publicIdKey, () => []).publicId(clientId);
   const conn = typeof db === "string" ? new Database(db, { readonly: true, fileMustExist: true }) : db;
   try {
     return createClientDirectory(loadPublicIdKey(conn), () => []).publicId(clientId);

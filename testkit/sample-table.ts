@@ -19,10 +19,20 @@ export function loadSampleTables(db: Database.Database): Database.Database {
     ),
   );
   // A plain INSERT: a sample stored twice in the blocks fails here rather than being read once.
-  const add = db.prepare(`INSERT INTO temp.raw_samples (${PACKED_RAW_COLUMNS}) VALUES (${PACKED_RAW_COLUMNS.split(",").map(() => "?").join(", ")})`);
-  const blocks = db.prepare("SELECT start_ms, session, seq0, data FROM main.raw_blocks").all() as { start_ms: number; session: number; seq0: number; data: Uint8Array }[];
+  const add = db.prepare(
+    `INSERT INTO temp.raw_samples (${PACKED_RAW_COLUMNS}) VALUES (${PACKED_RAW_COLUMNS.split(",")
+      .map(() => "?")
+      .join(", ")})`,
+  );
+  const blocks = db.prepare("SELECT start_ms, session, seq0, data FROM main.raw_blocks").all() as {
+    start_ms: number;
+    session: number;
+    seq0: number;
+    data: Uint8Array;
+  }[];
   db.transaction(() => {
-    for (const b of blocks) for (const row of decodeBlock({ startMs: b.start_ms, session: b.session, seq0: b.seq0 }, b.data)) add.run(row);
+    for (const b of blocks)
+      for (const row of decodeBlock({ startMs: b.start_ms, session: b.session, seq0: b.seq0 }, b.data)) add.run(row);
   })();
   return db;
 }

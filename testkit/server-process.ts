@@ -30,7 +30,10 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const dbPath = options.dbPath ?? path.join(tempDir(), "tailprobe.db");
   const argv = [BIN, "serve", "--port", "0", "--db", dbPath, ...args];
-  const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
+  const child = spawn(process.execPath, argv, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...options.env },
+  });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
@@ -66,7 +69,10 @@ export async function startServerProcess(
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */
-export function runCli(args: string[], timeoutMs = 10_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  timeoutMs = 10_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -90,7 +96,11 @@ export async function getJson<T = unknown>(url: string): Promise<{ status: numbe
 }
 
 /** Polls until check returns a value or the time is up. */
-export async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

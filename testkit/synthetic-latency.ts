@@ -52,7 +52,16 @@ export function syntheticSamples(plan: SyntheticPlan): Sample[] {
       const failed = series.method === "xhr" && series.target === "B" && rnd() < 0.01;
       // Every 100th tick of ws→B could not be sent (a frozen page): an honest gap.
       if (series.method === "ws" && series.target === "B" && s % SKIP_EVERY_S === 0) {
-        out.push({ seq: seq++, t: sent, scheduledT: sent, method: "ws", target: "B", ms: null, outcome: "skipped", reason: "frozen" });
+        out.push({
+          seq: seq++,
+          t: sent,
+          scheduledT: sent,
+          method: "ws",
+          target: "B",
+          ms: null,
+          outcome: "skipped",
+          reason: "frozen",
+        });
         continue;
       }
       out.push({
@@ -69,7 +78,11 @@ export function syntheticSamples(plan: SyntheticPlan): Sample[] {
         // Races as the page records them: 70 % won by the WebSocket leg, the loser half as slow again.
         // Derived from the tick, not drawn, so the other series keep their random draws.
         ...(series.method === "best2"
-          ? { winner: s % 10 < 7 ? ("ws" as const) : ("jsonp" as const), otherMs: Math.round(ms * 1500) / 1000, otherOutcome: "ok" as const }
+          ? {
+              winner: s % 10 < 7 ? ("ws" as const) : ("jsonp" as const),
+              otherMs: Math.round(ms * 1500) / 1000,
+              otherOutcome: "ok" as const,
+            }
           : {}),
       });
     }
@@ -81,12 +94,18 @@ export function syntheticSamples(plan: SyntheticPlan): Sample[] {
 export async function ingest(baseUrl: string, samples: Sample[], label = "synthetic-laptop"): Promise<number> {
   let accepted = 0;
   for (let i = 0; i < samples.length; i += 1000) {
-    const batch: SampleBatch = { clientId: "synthetic-client-01", sessionId: "synthetic-session-01", label, samples: samples.slice(i, i + 1000) };
+    const batch: SampleBatch = {
+      clientId: "synthetic-client-01",
+      sessionId: "synthetic-session-01",
+      label,
+      samples: samples.slice(i, i + 1000),
+    };
     const res = await fetch(`${baseUrl}/api/samples`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
-        "user-agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36",
+        "user-agent":
+          "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36",
       },
       body: JSON.stringify(batch),
     });

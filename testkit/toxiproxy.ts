@@ -8,7 +8,9 @@ import { freePort } from "./free-port.js";
 
 /** Where the binary is looked for: $TAILPROBE_TOXIPROXY, then .ci/run's install path, then PATH. */
 export function toxiproxyBinary(): string {
-  const candidates = [process.env.TAILPROBE_TOXIPROXY, "/usr/local/bin/toxiproxy-server"].filter((p): p is string => p !== undefined);
+  const candidates = [process.env.TAILPROBE_TOXIPROXY, "/usr/local/bin/toxiproxy-server"].filter(
+    (p): p is string => p !== undefined,
+  );
   return candidates.find((p) => fs.existsSync(p)) ?? "toxiproxy-server";
 }
 
@@ -27,15 +29,22 @@ export interface Toxiproxy {
 export async function startToxiproxy(): Promise<Toxiproxy> {
   const port = await freePort();
   const api = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(toxiproxyBinary(), ["-host", "127.0.0.1", "-port", String(port)], { stdio: ["ignore", "ignore", "pipe"] });
+  const child: ChildProcess = spawn(toxiproxyBinary(), ["-host", "127.0.0.1", "-port", String(port)], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let err = "";
   child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const spawnError = new Promise<never>((_, reject) => child.once("error", (e) => reject(new Error(`cannot run ${toxiproxyBinary()}: ${e.message} (see .ci/run)`))));
+  const spawnError = new Promise<never>((_, reject) =>
+    child.once("error", (e) => reject(new Error(`cannot run ${toxiproxyBinary()}: ${e.message} (see .ci/run)`))),
+  );
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     const up = await Promise.race([
-      fetch(`${api}/version`).then((r) => r.ok, () => false),
+      fetch(`${api}/version`).then(
+        (r) => r.ok,
+        () => false,
+      ),
       spawnError,
     ]);
     if (up) break;
@@ -52,11 +61,19 @@ export async function startToxiproxy(): Promise<Toxiproxy> {
   };
   return {
     async proxy(name, upstream) {
-      const p = (await call("POST", "/proxies", { name, listen: "127.0.0.1:0", upstream, enabled: true })) as { listen: string };
+      const p = (await call("POST", "/proxies", { name, listen: "127.0.0.1:0", upstream, enabled: true })) as {
+        listen: string;
+      };
       return p.listen;
     },
     async addLatency(proxy, toxic, latencyMs, stream) {
-      await call("POST", `/proxies/${proxy}/toxics`, { name: toxic, type: "latency", stream, toxicity: 1, attributes: { latency: latencyMs, jitter: 0 } });
+      await call("POST", `/proxies/${proxy}/toxics`, {
+        name: toxic,
+        type: "latency",
+        stream,
+        toxicity: 1,
+        attributes: { latency: latencyMs, jitter: 0 },
+      });
     },
     async removeToxic(proxy, toxic) {
       await call("DELETE", `/proxies/${proxy}/toxics/${toxic}`);

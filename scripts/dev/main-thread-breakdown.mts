@@ -34,15 +34,23 @@ const a = await startServerProcess(["--name", "A", "--no-ping", "--peer", b.url]
 const browser = await launchBrowser();
 let bare: http.Server | undefined;
 try {
-  await waitFor(async () => {
-    const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-    return cfg.servers.some((s) => s.name === "B") ? true : undefined;
-  }, 10_000, "A to learn B's name");
+  await waitFor(
+    async () => {
+      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
+      return cfg.servers.some((s) => s.name === "B") ? true : undefined;
+    },
+    10_000,
+    "A to learn B's name",
+  );
   let url = `${a.url}/`;
   if (BARE) {
     const html = fs.readFileSync(new URL("../../bench/bare-page/bare.html", import.meta.url));
     bare = http.createServer((_q, res) => {
-      res.writeHead(200, { "Content-Type": "text/html", "Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp" });
+      res.writeHead(200, {
+        "Content-Type": "text/html",
+        "Cross-Origin-Opener-Policy": "same-origin",
+        "Cross-Origin-Embedder-Policy": "require-corp",
+      });
       res.end(html);
     });
     await new Promise<void>((r) => bare!.listen(0, "127.0.0.1", r));
@@ -57,10 +65,11 @@ try {
   cdp.on("Tracing.dataCollected", (e) => events.push(...(e.value as unknown as TraceEvent[])));
   const done = new Promise<void>((r) => cdp.once("Tracing.tracingComplete", () => r()));
   const m0 = (await cdp.send("Performance.getMetrics")).metrics;
-  if (!METRICS_ONLY) await cdp.send("Tracing.start", {
-    categories: "devtools.timeline,disabled-by-default-devtools.timeline,v8,blink,toplevel",
-    transferMode: "ReportEvents",
-  });
+  if (!METRICS_ONLY)
+    await cdp.send("Tracing.start", {
+      categories: "devtools.timeline,disabled-by-default-devtools.timeline,v8,blink,toplevel",
+      transferMode: "ReportEvents",
+    });
   await page.waitForTimeout(SECONDS * 1000);
   if (!METRICS_ONLY) {
     await cdp.send("Tracing.end");
@@ -70,7 +79,9 @@ try {
   const metric = (ms: typeof m0, name: string) => ms.find((x) => x.name === name)?.value ?? NaN;
   const wallS = metric(m1, "Timestamp") - metric(m0, "Timestamp");
   const taskS = metric(m1, "TaskDuration") - metric(m0, "TaskDuration");
-  console.log(`${BARE ? "bare" : "probe"} page: main thread ${((100 * taskS) / wallS).toFixed(2)} % of a core over ${wallS.toFixed(1)} s (Performance.getMetrics)`);
+  console.log(
+    `${BARE ? "bare" : "probe"} page: main thread ${((100 * taskS) / wallS).toFixed(2)} % of a core over ${wallS.toFixed(1)} s (Performance.getMetrics)`,
+  );
 
   if (!METRICS_ONLY) printBreakdown(events);
 } finally {
@@ -82,9 +93,19 @@ try {
 
 /** Self time per trace event on the renderer main thread, per second of the trace. */
 function printBreakdown(events: TraceEvent[]): void {
-  const main = events.find((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain" && events.some((x) => x.pid === e.pid && x.name === "TracingStartedInBrowser" || x.pid === e.pid && x.name === "FunctionCall"));
+  const main = events.find(
+    (e) =>
+      e.name === "thread_name" &&
+      e.args?.name === "CrRendererMain" &&
+      events.some(
+        (x) =>
+          (x.pid === e.pid && x.name === "TracingStartedInBrowser") || (x.pid === e.pid && x.name === "FunctionCall"),
+      ),
+  );
   if (main === undefined) throw new Error("no renderer main thread in the trace");
-  const complete = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.dur !== undefined).sort((x, y) => x.ts - y.ts || (y.dur ?? 0) - (x.dur ?? 0));
+  const complete = events
+    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.dur !== undefined)
+    .sort((x, y) => x.ts - y.ts || (y.dur ?? 0) - (x.dur ?? 0));
   // Self time: an event's duration less its direct children's.
   const self = new Map<string, number>();
   const stack: TraceEvent[] = [];
@@ -104,7 +125,9 @@ function printBreakdown(events: TraceEvent[]): void {
     if (last === undefined || e.ts >= last.ts + last.dur!) tasks.push(e);
   }
   const taskMs = tasks.reduce((s, e) => s + e.dur!, 0) / 1000;
-  console.log(`trace: ${tasks.length} tasks, ${taskMs.toFixed(0)} ms, ${((100 * taskMs) / 1000 / SECONDS).toFixed(2)} % of a core`);
+  console.log(
+    `trace: ${tasks.length} tasks, ${taskMs.toFixed(0)} ms, ${((100 * taskMs) / 1000 / SECONDS).toFixed(2)} % of a core`,
+  );
   for (const [k, v] of [...self.entries()].sort((x, y) => y[1] - x[1]).slice(0, 25))
     console.log(`  ${(v / 1000 / SECONDS).toFixed(3).padStart(8)} ms/s  ${k}`);
   // Whole tasks by what they ran: the first script function, event or named child inside each.
@@ -118,8 +141,14 @@ function printBreakdown(events: TraceEvent[]): void {
       const e = complete[j]!;
       if (e === t || e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask") continue;
       const d = e.args?.data;
-      if (e.name === "FunctionCall" && d !== undefined) { label = `FunctionCall ${d.functionName || "(anon)"} ${(d.url ?? "").split("/").pop()}`; break; }
-      if (e.name === "EventDispatch" && d?.type !== undefined) { label = `EventDispatch ${d.type}`; break; }
+      if (e.name === "FunctionCall" && d !== undefined) {
+        label = `FunctionCall ${d.functionName || "(anon)"} ${(d.url ?? "").split("/").pop()}`;
+        break;
+      }
+      if (e.name === "EventDispatch" && d?.type !== undefined) {
+        label = `EventDispatch ${d.type}`;
+        break;
+      }
       if (label === "(no child)") label = e.name;
     }
     const k = byKind.get(label) ?? { ms: 0, n: 0 };

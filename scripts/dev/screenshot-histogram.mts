@@ -17,9 +17,16 @@ try {
   const page = await browser.context.newPage();
   const range = `range=custom&from=${startMs - 60_000}&to=${startMs + (SECONDS + 60) * 1000}`;
   await page.goto(`${server.url}/histogram?${range}`);
-  await page.waitForFunction(() => (window as unknown as { tailprobeHistogram?: { idle: boolean; completed: number } }).tailprobeHistogram?.idle === true && (window as unknown as { tailprobeHistogram: { completed: number } }).tailprobeHistogram.completed > 0);
+  await page.waitForFunction(
+    () =>
+      (window as unknown as { tailprobeHistogram?: { idle: boolean; completed: number } }).tailprobeHistogram?.idle ===
+        true && (window as unknown as { tailprobeHistogram: { completed: number } }).tailprobeHistogram.completed > 0,
+  );
   await page.waitForTimeout(500);
-  await page.screenshot({ path: process.env.SHOT_FULL ? "/tmp/cc/full.png" : "docs/img/histogram.png", fullPage: Boolean(process.env.SHOT_FULL) });
+  await page.screenshot({
+    path: process.env.SHOT_FULL ? "/tmp/cc/full.png" : "docs/img/histogram.png",
+    fullPage: Boolean(process.env.SHOT_FULL),
+  });
   console.log("wrote docs/img/histogram.png");
 } finally {
   await browser.close();

@@ -8,7 +8,13 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-const SHOTS = ["attribution-client.png", "attribution-server.png", "attribution-network.png", "compare.png", "fanout.png"];
+const SHOTS = [
+  "attribution-client.png",
+  "attribution-server.png",
+  "attribution-network.png",
+  "compare.png",
+  "fanout.png",
+];
 const ARTIFACTS = path.resolve("test-artifacts");
 const DOCS_IMG = path.resolve("docs/img");
 

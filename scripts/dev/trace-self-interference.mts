@@ -21,29 +21,49 @@ const b = await startServerProcess(["--name", "B", "--no-ping"]);
 const a = await startServerProcess(["--name", "A", "--no-ping", "--peer", b.url]);
 const browser = await launchBrowser();
 try {
-  await waitFor(async () => {
-    const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-    return cfg.servers.some((s) => s.name === "B") ? true : undefined;
-  }, 10_000, "A to learn B's name");
+  await waitFor(
+    async () => {
+      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
+      return cfg.servers.some((s) => s.name === "B") ? true : undefined;
+    },
+    10_000,
+    "A to learn B's name",
+  );
   const page = await browser.context.newPage();
   await page.addInitScript(() => {
     const log: { kind: string; url: string; startMs: number; endMs: number }[] = [];
     (window as unknown as { __reqs: typeof log }).__reqs = log;
     const origFetch = window.fetch.bind(window);
     window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
-      const e = { kind: "fetch", url: String(input instanceof Request ? input.url : input), startMs: performance.now(), endMs: NaN };
+      const e = {
+        kind: "fetch",
+        url: String(input instanceof Request ? input.url : input),
+        startMs: performance.now(),
+        endMs: NaN,
+      };
       log.push(e);
       const p = origFetch(input, init);
-      void p.then((r) => r.clone().arrayBuffer()).finally(() => (e.endMs = performance.now())).catch(() => undefined);
+      void p
+        .then((r) => r.clone().arrayBuffer())
+        .finally(() => (e.endMs = performance.now()))
+        .catch(() => undefined);
       return p;
     };
     const open = XMLHttpRequest.prototype.open;
     const send = XMLHttpRequest.prototype.send;
-    XMLHttpRequest.prototype.open = function (this: XMLHttpRequest & { __u?: string }, m: string, u: string | URL, ...rest: unknown[]) {
+    XMLHttpRequest.prototype.open = function (
+      this: XMLHttpRequest & { __u?: string },
+      m: string,
+      u: string | URL,
+      ...rest: unknown[]
+    ) {
       this.__u = String(u);
       return (open as (...a: unknown[]) => void).call(this, m, u, ...rest);
     } as typeof open;
-    XMLHttpRequest.prototype.send = function (this: XMLHttpRequest & { __u?: string }, body?: Document | XMLHttpRequestBodyInit | null) {
+    XMLHttpRequest.prototype.send = function (
+      this: XMLHttpRequest & { __u?: string },
+      body?: Document | XMLHttpRequestBodyInit | null,
+    ) {
       const e = { kind: "xhr", url: this.__u ?? "", startMs: performance.now(), endMs: NaN };
       log.push(e);
       this.addEventListener("loadend", () => (e.endMs = performance.now()));
@@ -70,15 +90,27 @@ try {
   const originA = new URL(a.url).origin;
   const originB = new URL(b.url).origin;
   const reports = reqs.filter((r) => r.url.includes("/api/samples"));
-  for (const [name, origin] of [["A", originA], ["B", originB]] as const) {
-    const probes = reqs.filter((r) => r.kind === "xhr" && r.url.startsWith(origin) && r.url.includes("/echo") && Number.isFinite(r.endMs));
+  for (const [name, origin] of [
+    ["A", originA],
+    ["B", originB],
+  ] as const) {
+    const probes = reqs.filter(
+      (r) => r.kind === "xhr" && r.url.startsWith(origin) && r.url.includes("/echo") && Number.isFinite(r.endMs),
+    );
     // A report whose lifetime intersects the probe's: its request and the server's work on it share the probe's moment.
     const overlapped = (p: Req) =>
-      reports.some((r) => new URL(r.url, a.url).origin === origin && r.startMs < p.endMs && (Number.isNaN(r.endMs) || r.endMs > p.startMs));
+      reports.some(
+        (r) =>
+          new URL(r.url, a.url).origin === origin &&
+          r.startMs < p.endMs &&
+          (Number.isNaN(r.endMs) || r.endMs > p.startMs),
+      );
     const med = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!);
     const withR = probes.filter(overlapped).map((p) => p.endMs - p.startMs);
     const without = probes.filter((p) => !overlapped(p)).map((p) => p.endMs - p.startMs);
-    console.log(`XHR ${name}: ${probes.length} probes; ${withR.length} overlapped by a report to ${name} (median ${med(withR).toFixed(2)} ms), ${without.length} not (median ${med(without).toFixed(2)} ms)`);
+    console.log(
+      `XHR ${name}: ${probes.length} probes; ${withR.length} overlapped by a report to ${name} (median ${med(withR).toFixed(2)} ms), ${without.length} not (median ${med(without).toFixed(2)} ms)`,
+    );
   }
   // Where each report starts relative to the nearest XHR probe sent before it (ms).
   const lags = reports.map((r) => {
@@ -86,7 +118,9 @@ try {
     const p = before[before.length - 1];
     return p === undefined ? NaN : r.startMs - p.startMs;
   });
-  console.log(`reports: ${reports.length}; start after the last XHR probe's send (ms): ${lags.map((x) => x.toFixed(1)).join(" ")}`);
+  console.log(
+    `reports: ${reports.length}; start after the last XHR probe's send (ms): ${lags.map((x) => x.toFixed(1)).join(" ")}`,
+  );
   console.log(`report durations (ms): ${reports.map((r) => (r.endMs - r.startMs).toFixed(1)).join(" ")}`);
 
   // Where the main thread's time goes: self time per function, top 15.
@@ -100,7 +134,10 @@ try {
   });
   const total = [...self.values()].reduce((x, y) => x + y, 0);
   console.log(`profile: ${total.toFixed(0)} ms sampled; top self time:`);
-  for (const [k, v] of [...self.entries()].filter(([k]) => !k.startsWith("(idle)")).sort((x, y) => y[1] - x[1]).slice(0, 15))
+  for (const [k, v] of [...self.entries()]
+    .filter(([k]) => !k.startsWith("(idle)"))
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 15))
     console.log(`  ${v.toFixed(1).padStart(8)} ms  ${k}`);
 } finally {
   await browser.close();

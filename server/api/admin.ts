@@ -65,7 +65,9 @@ export function adminRouter(store: Store, o: AdminOptions): Router {
       const beforeMs = o.nowMs() - o.rawDays * DAY_MS;
       // Retention's own pass: raw samples past --raw-days, rollups past --rollup-days.
       const rows = await store.pruneNow();
-      o.log(`tailprobe: admin pruned ${rows} rows (raw samples older than ${o.rawDays} days, rollups past their retention)`);
+      o.log(
+        `tailprobe: admin pruned ${rows} rows (raw samples older than ${o.rawDays} days, rollups past their retention)`,
+      );
       res.set("Cache-Control", "no-store").json({ deleted: { rows }, beforeMs });
     } catch (err) {
       next(err);

@@ -59,7 +59,11 @@ export function chartsRouter(store: Store, nowMs: () => number, clients: ClientD
   router.get("/api/clients", (req, res, next) => {
     const q = parseWith(clientsQuerySchema, req.query);
     if (!q.ok) return sendError(res, 400, "INVALID_QUERY", q.error);
-    answerQuery(res, next, async (): Promise<ClientsResponse> => ({ clients: (await store.clients()).map((c) => publicClient(c, clients)) }));
+    answerQuery(
+      res,
+      next,
+      async (): Promise<ClientsResponse> => ({ clients: (await store.clients()).map((c) => publicClient(c, clients)) }),
+    );
   });
   return router;
 }

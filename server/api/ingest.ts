@@ -42,7 +42,13 @@ const NO_STORE = { "Cache-Control": "no-store" };
  * server store: its writer thread); this answers once the batch has
  * committed or was refused. Rejects only with an error nobody expected.
  */
-async function answerBatch(store: Store, o: IngestOptions, body: Uint8Array, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function answerBatch(
+  store: Store,
+  o: IngestOptions,
+  body: Uint8Array,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const ua = req.headers["user-agent"];
   try {
     const ingest = await store.ingestBody(body, o.rules(), {
@@ -93,11 +99,13 @@ export function ingestRawPath(store: Store, o: IngestOptions): (req: IncomingMes
     req.on("error", () => undefined);
     req.on("end", () => {
       // One chunk is passed as it is: the writer client copies what it cannot move anyway.
-      answerBatch(store, o, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), req, res).catch((err: unknown) => {
-        console.error("tailprobe: unexpected error:", err);
-        if (!res.headersSent) sendError(res, 500, "INTERNAL", "internal error");
-        else res.destroy();
-      });
+      answerBatch(store, o, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), req, res).catch(
+        (err: unknown) => {
+          console.error("tailprobe: unexpected error:", err);
+          if (!res.headersSent) sendError(res, 500, "INTERNAL", "internal error");
+          else res.destroy();
+        },
+      );
     });
     return true;
   };
@@ -114,7 +122,8 @@ export function ingestRouter(store: Store, o: IngestOptions): Router {
     // The bytes only: JSON.parse is the store's reader's (sendBeacon posts text/plain, read as JSON too).
     express.raw({ limit: INGEST_BODY_BYTES_MAX, type: BODY_TYPES }),
     async (req, res) => {
-      if (!Buffer.isBuffer(req.body)) return sendError(res, 400, "INVALID_BATCH", "expected a JSON body (application/json or text/plain)");
+      if (!Buffer.isBuffer(req.body))
+        return sendError(res, 400, "INVALID_BATCH", "expected a JSON body (application/json or text/plain)");
       await answerBatch(store, o, req.body, req, res);
     },
   );

@@ -12,12 +12,16 @@ export function queryRouter(store: Store, nowMs: () => number, clients: ClientDi
     const p = parseFilterQuery(statsQuerySchema, req, res, nowMs(), clients);
     if (p === null) return;
     const f = p.filter;
-    answerQuery(res, next, async (signal): Promise<StatsResponse> => ({
-      from: f.fromMs,
-      to: f.toMs,
-      rows: await store.stats(f, { signal }),
-      timerResolutionMs: await store.timerResolution(f),
-    }));
+    answerQuery(
+      res,
+      next,
+      async (signal): Promise<StatsResponse> => ({
+        from: f.fromMs,
+        to: f.toMs,
+        rows: await store.stats(f, { signal }),
+        timerResolutionMs: await store.timerResolution(f),
+      }),
+    );
   });
   return router;
 }

@@ -21,6 +21,11 @@ export function isSameOrigin(req: IncomingMessage): boolean {
 export function sameOriginOnly(): RequestHandler {
   return (req, res, next) => {
     if (isSameOrigin(req)) return next();
-    sendError(res, 403, "FOREIGN_ORIGIN", `writes are accepted only from this server's own pages, not from ${req.headers.origin}`);
+    sendError(
+      res,
+      403,
+      "FOREIGN_ORIGIN",
+      `writes are accepted only from this server's own pages, not from ${req.headers.origin}`,
+    );
   };
 }

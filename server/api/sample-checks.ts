@@ -36,6 +36,11 @@ export function sampleRules(o: SampleCheckOptions): () => SampleRules {
     const targets = knownTargets(o.ownName, o.peerNames());
     o.deployment?.announce([...targets]);
     for (const t of o.deployment?.targets() ?? []) targets.add(t);
-    return { oldestMs: now - o.rawDays * DAY_MS, newestMs: now + SAMPLE_AHEAD_MS_MAX, rawDays: o.rawDays, targets: [...targets] };
+    return {
+      oldestMs: now - o.rawDays * DAY_MS,
+      newestMs: now + SAMPLE_AHEAD_MS_MAX,
+      rawDays: o.rawDays,
+      targets: [...targets],
+    };
   };
 }

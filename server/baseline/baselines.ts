@@ -145,7 +145,14 @@ export function createBaselines(options: BaselineOptions): Baselines {
   const push = (st: ClientState, s: Omit<BaselineSample, "id" | "target">): BaselineSample => {
     // Built field by field: spread and a delete made each of the ~6,000 a second at
     // 2,000 tabs a dictionary-mode object, and they live in the queue until the push.
-    const sample: BaselineSample = { id: st.nextId++, target: serverName, method: s.method, t: s.t, ms: s.ms, outcome: s.outcome };
+    const sample: BaselineSample = {
+      id: st.nextId++,
+      target: serverName,
+      method: s.method,
+      t: s.t,
+      ms: s.ms,
+      outcome: s.outcome,
+    };
     if (s.minrtt !== undefined) sample.minrtt = s.minrtt;
     if (s.reason !== undefined) sample.reason = s.reason;
     st.queue.push(sample);
@@ -169,7 +176,10 @@ export function createBaselines(options: BaselineOptions): Baselines {
           // Attributed to every page connected from that address.
           const reading = ++pingReadings;
           for (const st of byAddress.get(address) ?? [])
-            pingReadingOf.set(push(st, { method: "ping", t: r.t, ms: r.ms, outcome: r.outcome, reason: r.reason }), reading);
+            pingReadingOf.set(
+              push(st, { method: "ping", t: r.t, ms: r.ms, outcome: r.outcome, reason: r.reason }),
+              reading,
+            );
         },
       })
     : undefined;
@@ -183,7 +193,8 @@ export function createBaselines(options: BaselineOptions): Baselines {
   } else {
     void tcpInfo.check().then((a) => {
       tcpAvailability = a;
-      if (!a.available) log(`tailprobe: kernel TCP RTT baseline unavailable: ${a.reason}; every other method keeps working`);
+      if (!a.available)
+        log(`tailprobe: kernel TCP RTT baseline unavailable: ${a.reason}; every other method keeps working`);
     });
   }
 
@@ -191,7 +202,8 @@ export function createBaselines(options: BaselineOptions): Baselines {
     if (tcpAvailability?.available !== true || localPort === undefined || clients.size === 0) return;
     const t = nowMs();
     if (ssRunning) {
-      for (const st of clients.values()) push(st, { method: "tcprtt", t, ms: null, outcome: "error", reason: "ss-busy" });
+      for (const st of clients.values())
+        push(st, { method: "tcprtt", t, ms: null, outcome: "error", reason: "ss-busy" });
       return;
     }
     ssRunning = true;
@@ -297,7 +309,8 @@ export function createBaselines(options: BaselineOptions): Baselines {
     },
     status() {
       const ping: BaselineStatus = (() => {
-        if (pingPool === undefined) return { available: false, code: "turned-off", reason: "turned off with --no-ping" };
+        if (pingPool === undefined)
+          return { available: false, code: "turned-off", reason: "turned off with --no-ping" };
         const s = pingPool.status;
         if (s.state === "unavailable") return { available: false, code: s.code, reason: s.reason };
         const failing = pingPool.failures();
@@ -311,7 +324,9 @@ export function createBaselines(options: BaselineOptions): Baselines {
       })();
       const tcp = tcpAvailability;
       const tcprtt: BaselineStatus =
-        tcp === undefined || tcp.available ? { available: true } : { available: false, code: tcp.code, reason: tcp.reason };
+        tcp === undefined || tcp.available
+          ? { available: true }
+          : { available: false, code: tcp.code, reason: tcp.reason };
       return { ping, wsping: { available: true }, tcprtt };
     },
     setLocalPort(port) {

@@ -88,7 +88,11 @@ export function classifyPingFailure(diagnostics: string[]): PingFailure {
   if (/Operation not permitted|Permission denied|missing cap_net_raw/i.test(text))
     return { scope: "host", code: "not-permitted", reason: `not permitted to send ICMP: ${PING_FIX_PERMISSION}` };
   if (/invalid option|unknown option|usage:/i.test(text))
-    return { scope: "host", code: "unsupported", reason: `this ping lacks iputils' -O and -D options: ${PING_FIX_INSTALL}` };
+    return {
+      scope: "host",
+      code: "unsupported",
+      reason: `this ping lacks iputils' -O and -D options: ${PING_FIX_INSTALL}`,
+    };
   const last = diagnostics.filter((d) => !/^socktype:/.test(d)).pop() ?? "ping exited";
   return { scope: "address", reason: last.replace(/^connect: /, "") };
 }

@@ -111,7 +111,9 @@ export class PingerPool {
 
   /** Addresses whose ping failed and is waiting to be restarted, with why. */
   failures(): { address: string; reason: string }[] {
-    return [...this.pingers.values()].flatMap((p) => (p.failure === undefined ? [] : [{ address: p.address, reason: p.failure }]));
+    return [...this.pingers.values()].flatMap((p) =>
+      p.failure === undefined ? [] : [{ address: p.address, reason: p.failure }],
+    );
   }
 
   acquire(address: string): void {
@@ -137,7 +139,8 @@ export class PingerPool {
     clearTimeout(p.stopTimer);
     p.stopTimer = undefined;
     if (this.availability.state === "ready") this.start(p);
-    else if (this.availability.state === "unavailable" && this.o.nowMs() - this.lastCheckMs >= PING_RECHECK_MS) void this.check();
+    else if (this.availability.state === "unavailable" && this.o.nowMs() - this.lastCheckMs >= PING_RECHECK_MS)
+      void this.check();
   }
 
   release(address: string): void {
@@ -191,9 +194,17 @@ export class PingerPool {
           if (err === null) return resolve(undefined);
           const code = (err as NodeJS.ErrnoException).code;
           if (code === "ENOENT")
-            return resolve({ scope: "host", code: "not-installed", reason: `${this.o.command} not found: ${PING_FIX_INSTALL}` });
+            return resolve({
+              scope: "host",
+              code: "not-installed",
+              reason: `${this.o.command} not found: ${PING_FIX_INSTALL}`,
+            });
           if (code === "EACCES")
-            return resolve({ scope: "host", code: "not-installed", reason: `${this.o.command} is not executable: ${PING_FIX_INSTALL}` });
+            return resolve({
+              scope: "host",
+              code: "not-installed",
+              reason: `${this.o.command} is not executable: ${PING_FIX_INSTALL}`,
+            });
           const diagnostics = `${stderr}\n${stdout}`.split("\n").flatMap((l) => {
             const r = parsePingLine(l);
             return r.ok && r.value.kind === "diagnostic" ? [r.value.message] : /option|usage/i.test(l) ? [l] : [];
@@ -207,7 +218,10 @@ export class PingerPool {
     if (this.stopped) return;
     if (verdict !== undefined) {
       this.availability = { state: "unavailable", code: verdict.code ?? "not-installed", reason: verdict.reason };
-      this.logOnce(`host ${verdict.reason}`, `tailprobe: ping baseline unavailable: ${verdict.reason}; every other method keeps working`);
+      this.logOnce(
+        `host ${verdict.reason}`,
+        `tailprobe: ping baseline unavailable: ${verdict.reason}; every other method keeps working`,
+      );
       return;
     }
     if (this.availability.state === "unavailable") this.o.log("tailprobe: ping baseline available again");
@@ -303,7 +317,10 @@ export class PingerPool {
       const f = classifyPingFailure(diagnostics.length > 0 ? diagnostics : ["ping exited"]);
       if (f.scope === "host") {
         this.availability = { state: "unavailable", code: f.code ?? "not-installed", reason: f.reason };
-        this.logOnce(`host ${f.reason}`, `tailprobe: ping baseline unavailable: ${f.reason}; every other method keeps working`);
+        this.logOnce(
+          `host ${f.reason}`,
+          `tailprobe: ping baseline unavailable: ${f.reason}; every other method keeps working`,
+        );
         return;
       }
       p.failure = f.reason;

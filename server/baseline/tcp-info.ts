@@ -28,15 +28,20 @@ export function ssReader(command = "ss"): TcpInfoReader {
       // Read as bytes, made a string once: at 2,000 tabs ss prints ~1.5 MB a second, and as
       // decoded chunks joined at the end it was a fifth of what the event loop's young
       // generation copied and promoted (a sampling heap profile); bytes stay off the heap.
-      execFile(command, args, { timeout: SS_TIMEOUT_MS, maxBuffer: SS_OUTPUT_BYTES_MAX, encoding: "buffer" }, (err, out, errOut) => {
-        const stdout = out.toString();
-        const stderr = errOut.toString();
-        if (err === null) return resolve(ok(stdout));
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === "ENOENT") return resolve(fail(`${command} not found: ${TCP_INFO_FIX}`));
-        if ((err as { killed?: boolean }).killed) return resolve(fail(`ss-timeout`));
-        resolve(fail(`${command}: ${(stderr || err.message).trim().split("\n")[0]!.slice(0, 160)}`));
-      });
+      execFile(
+        command,
+        args,
+        { timeout: SS_TIMEOUT_MS, maxBuffer: SS_OUTPUT_BYTES_MAX, encoding: "buffer" },
+        (err, out, errOut) => {
+          const stdout = out.toString();
+          const stderr = errOut.toString();
+          if (err === null) return resolve(ok(stdout));
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === "ENOENT") return resolve(fail(`${command} not found: ${TCP_INFO_FIX}`));
+          if ((err as { killed?: boolean }).killed) return resolve(fail(`ss-timeout`));
+          resolve(fail(`${command}: ${(stderr || err.message).trim().split("\n")[0]!.slice(0, 160)}`));
+        },
+      );
     });
   return {
     async read(localPort) {
@@ -47,10 +52,18 @@ export function ssReader(command = "ss"): TcpInfoReader {
     },
     async check() {
       if (process.platform !== "linux")
-        return { available: false, code: "unsupported", reason: `needs Linux's ss (iproute2) to read TCP_INFO; this is ${process.platform}` };
+        return {
+          available: false,
+          code: "unsupported",
+          reason: `needs Linux's ss (iproute2) to read TCP_INFO; this is ${process.platform}`,
+        };
       const out = await run(["-V"]);
       if (out.ok) return { available: true };
-      return { available: false, code: / not found: /.test(out.error) ? "not-installed" : "check-failed", reason: out.error };
+      return {
+        available: false,
+        code: / not found: /.test(out.error) ? "not-installed" : "check-failed",
+        reason: out.error,
+      };
     },
   };
 }

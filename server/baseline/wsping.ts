@@ -88,6 +88,10 @@ export class WsPinger {
     this.outstanding.delete(id);
     // Microsecond resolution is all a pong time can honestly claim.
     const ms = Math.round((performance.now() - o.startPerfMs) * 1000) / 1000;
-    this.onResult(ms > this.timeoutMs ? { t: o.sentAtMs, ms: this.timeoutMs, outcome: "timeout" } : { t: o.sentAtMs, ms, outcome: "ok" });
+    this.onResult(
+      ms > this.timeoutMs
+        ? { t: o.sentAtMs, ms: this.timeoutMs, outcome: "timeout" }
+        : { t: o.sentAtMs, ms, outcome: "ok" },
+    );
   }
 }

@@ -24,7 +24,12 @@ export function parseDemoArgs(argv: string[]): Result<{ a: ServeOptions; b: Serv
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { port: { type: "string" }, host: { type: "string" }, db: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        db: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -33,15 +38,24 @@ export function parseDemoArgs(argv: string[]): Result<{ a: ServeOptions; b: Serv
   }
   if (values.help) return ok("help");
   const base = ["--name", "A", ...(values.host ? ["--host", values.host] : [])];
-  const a = parseServeArgs([...base, ...(values.port ? ["--port", values.port] : []), "--db", values.db ?? DB_PATH_DEFAULT]);
+  const a = parseServeArgs([
+    ...base,
+    ...(values.port ? ["--port", values.port] : []),
+    "--db",
+    values.db ?? DB_PATH_DEFAULT,
+  ]);
   if (!a.ok) return a;
   if (a.value === "help") return ok("help");
-  if (a.value.port === 0 || a.value.port === 65535) return fail("--port must leave room for B on the next port (1..65534)");
+  if (a.value.port === 0 || a.value.port === 65535)
+    return fail("--port must leave room for B on the next port (1..65534)");
   const b = parseServeArgs([
-    "--name", "B",
+    "--name",
+    "B",
     ...(values.host ? ["--host", values.host] : []),
-    "--port", String(a.value.port + 1),
-    "--db", peerDbPath(a.value.dbPath, "B"),
+    "--port",
+    String(a.value.port + 1),
+    "--db",
+    peerDbPath(a.value.dbPath, "B"),
   ]);
   if (!b.ok || b.value === "help") return fail("internal: could not derive server B's options");
   return ok({ a: a.value, b: b.value });

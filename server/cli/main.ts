@@ -20,7 +20,10 @@ function die(message: string): never {
 
 function announce(server: RunningServer, options: ServeOptions, home: boolean): void {
   // The store's own name for it: a file's absolute path, or the URL with its password replaced.
-  const db = server.store.location === options.dbPath && !isPostgresUrl(options.dbPath) ? path.resolve(options.dbPath) : server.store.location;
+  const db =
+    server.store.location === options.dbPath && !isPostgresUrl(options.dbPath)
+      ? path.resolve(options.dbPath)
+      : server.store.location;
   // The printed URL uses 127.0.0.1 for a wildcard bind; say that others can reach it too.
   const everywhere = options.host === "0.0.0.0" || options.host === "::";
   if (home) {
@@ -28,7 +31,10 @@ function announce(server: RunningServer, options: ServeOptions, home: boolean): 
     console.log(`  probe page:     ${server.url}/`);
     console.log(`  histogram page: ${server.url}/histogram`);
     console.log(`  database:       ${db}`);
-    if (everywhere) console.log(`  bound to every interface (--host ${options.host}): use this machine's name instead of 127.0.0.1 elsewhere`);
+    if (everywhere)
+      console.log(
+        `  bound to every interface (--host ${options.host}): use this machine's name instead of 127.0.0.1 elsewhere`,
+      );
   } else {
     console.log(`tailprobe ${options.name} (peer) listening on ${server.url}, database ${db}`);
   }

@@ -87,11 +87,16 @@ export const SERVE_FLAGS = {
     type: "string",
     help: `days raw samples are kept (default ${RAW_DAYS_DEFAULT}); older ranges are answered from hourly and daily rollups`,
   },
-  "rollup-days": { type: "string", help: `days hourly and daily rollups are kept (default ${ROLLUP_DAYS_DEFAULT}; at least --raw-days)` },
+  "rollup-days": {
+    type: "string",
+    help: `days hourly and daily rollups are kept (default ${ROLLUP_DAYS_DEFAULT}; at least --raw-days)`,
+  },
   help: { type: "boolean", short: "h", help: "show this help" },
 } as const;
 
-type ValueFlag = { [K in keyof typeof SERVE_FLAGS]: (typeof SERVE_FLAGS)[K]["type"] extends "string" ? K : never }[keyof typeof SERVE_FLAGS];
+type ValueFlag = {
+  [K in keyof typeof SERVE_FLAGS]: (typeof SERVE_FLAGS)[K]["type"] extends "string" ? K : never;
+}[keyof typeof SERVE_FLAGS];
 
 /** What each value-taking flag's argument is, for --help; typed so a new flag cannot be left without one. */
 const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
@@ -124,7 +129,15 @@ export function serveHelp(): string {
     const arg = spec.type === "string" ? ` ${FLAG_ARGS[flag] ?? "VALUE"}` : "";
     return `  --${flag}${arg}`.padEnd(28) + spec.help;
   });
-  return ["Usage: tailprobe serve [flags]", "", "Runs one tailprobe echo server that also serves the pages.", "", ...lines, "", ...SERVE_EXAMPLES].join("\n");
+  return [
+    "Usage: tailprobe serve [flags]",
+    "",
+    "Runs one tailprobe echo server that also serves the pages.",
+    "",
+    ...lines,
+    "",
+    ...SERVE_EXAMPLES,
+  ].join("\n");
 }
 
 function intFlag(flag: string, raw: string | undefined, dflt: number, min: number, max: number): Result<number> {
@@ -177,14 +190,38 @@ export function parseServeArgs(
 
   const port = intFlag("port", values.port as string | undefined, PORT_DEFAULT, 0, 65535);
   if (!port.ok) return port;
-  const intervalMs = intFlag("interval-ms", values["interval-ms"] as string | undefined, INTERVAL_MS_DEFAULT, INTERVAL_MS_MIN, INTERVAL_MS_MAX);
+  const intervalMs = intFlag(
+    "interval-ms",
+    values["interval-ms"] as string | undefined,
+    INTERVAL_MS_DEFAULT,
+    INTERVAL_MS_MIN,
+    INTERVAL_MS_MAX,
+  );
   if (!intervalMs.ok) return intervalMs;
-  const timeoutMs = intFlag("timeout-ms", values["timeout-ms"] as string | undefined, TIMEOUT_MS_DEFAULT, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX);
+  const timeoutMs = intFlag(
+    "timeout-ms",
+    values["timeout-ms"] as string | undefined,
+    TIMEOUT_MS_DEFAULT,
+    TIMEOUT_MS_MIN,
+    TIMEOUT_MS_MAX,
+  );
   if (!timeoutMs.ok) return timeoutMs;
 
-  const rawDays = intFlag("raw-days", values["raw-days"] as string | undefined, RAW_DAYS_DEFAULT, RETENTION_DAYS_MIN, RETENTION_DAYS_MAX);
+  const rawDays = intFlag(
+    "raw-days",
+    values["raw-days"] as string | undefined,
+    RAW_DAYS_DEFAULT,
+    RETENTION_DAYS_MIN,
+    RETENTION_DAYS_MAX,
+  );
   if (!rawDays.ok) return rawDays;
-  const rollupDays = intFlag("rollup-days", values["rollup-days"] as string | undefined, Math.max(ROLLUP_DAYS_DEFAULT, rawDays.value), RETENTION_DAYS_MIN, RETENTION_DAYS_MAX);
+  const rollupDays = intFlag(
+    "rollup-days",
+    values["rollup-days"] as string | undefined,
+    Math.max(ROLLUP_DAYS_DEFAULT, rawDays.value),
+    RETENTION_DAYS_MIN,
+    RETENTION_DAYS_MAX,
+  );
   if (!rollupDays.ok) return rollupDays;
   if (rollupDays.value < rawDays.value)
     return fail(`--rollup-days must be at least --raw-days (got ${rollupDays.value} < ${rawDays.value})`);
@@ -192,10 +229,12 @@ export function parseServeArgs(
   const host = (values.host as string | undefined) ?? HOST_DEFAULT;
   if (host.length === 0 || /[\s/]/.test(host)) return fail(`--host must be a host name or address (got '${host}')`);
   const name = (values.name as string | undefined) ?? NAME_DEFAULT;
-  if (!SERVER_NAME_PATTERN.test(name)) return fail(`--name must be 1-32 letters, digits, '.', '_' or '-' (got '${name}')`);
+  if (!SERVER_NAME_PATTERN.test(name))
+    return fail(`--name must be 1-32 letters, digits, '.', '_' or '-' (got '${name}')`);
   const dbPath = (values.db as string | undefined) ?? DB_PATH_DEFAULT;
   if (dbPath.length === 0) return fail("--db must be a file path or a postgres:// URL");
-  if (isPostgresUrl(dbPath) && !URL.canParse(dbPath)) return fail("--db must be a file path or a valid postgres:// URL (postgres://user@host:port/database)");
+  if (isPostgresUrl(dbPath) && !URL.canParse(dbPath))
+    return fail("--db must be a file path or a valid postgres:// URL (postgres://user@host:port/database)");
 
   const peers: PeerSpec[] = [];
   for (const raw of (values.peer as string[] | undefined) ?? []) {
@@ -214,7 +253,8 @@ export function parseServeArgs(
     return fail(tlsCertPath === undefined ? "--tls-key needs --tls-cert" : "--tls-cert needs --tls-key");
 
   const proxyAddresses = (values["proxy-address"] as string[] | undefined) ?? [];
-  for (const a of proxyAddresses) if (net.isIP(a) === 0) return fail(`--proxy-address must be an IP address (got '${a}')`);
+  for (const a of proxyAddresses)
+    if (net.isIP(a) === 0) return fail(`--proxy-address must be an IP address (got '${a}')`);
 
   const security = parseSecurityFlags(values, intervalMs.value, env, intFlag);
   if (!security.ok) return security;

@@ -64,7 +64,12 @@ export function handleEcho(
     const callbacks = new URLSearchParams(q < 0 ? "" : url.slice(q + 1)).getAll("callback");
     const callback = callbacks.length === 1 ? callbacks[0] : undefined;
     if (!isValidJsonpCallback(callback)) {
-      sendError(res, 400, "BAD_CALLBACK", "callback must be given once, as one JavaScript identifier (letters, digits, _ and $; at most 64)");
+      sendError(
+        res,
+        400,
+        "BAD_CALLBACK",
+        "callback must be given once, as one JavaScript identifier (letters, digits, _ and $; at most 64)",
+      );
       return true;
     }
     // The typeof guard makes a late answer (after the page gave up and deleted

@@ -150,7 +150,14 @@ export function createWsEcho(
       if (msg.value.type === "echo") {
         echoAndNote(socket, data, msg.value.id, receivedNs, stall, send);
       } else if (client === undefined) {
-        client = { socket, clientId: msg.value.clientId, sessionId: msg.value.sessionId, address, remotePort, socketAddress };
+        client = {
+          socket,
+          clientId: msg.value.clientId,
+          sessionId: msg.value.sessionId,
+          address,
+          remotePort,
+          socketAddress,
+        };
         hooks.onClient(client);
       }
     });

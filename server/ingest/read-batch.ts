@@ -56,17 +56,24 @@ export function sampleCheck(rules: SampleRules): (s: Sample) => string | undefin
 }
 
 /** Reads each sample on its own; the bad ones by index, or the whole batch. */
-export function parseSamples(raw: unknown[], check: (s: Sample) => string | undefined): { samples: Sample[]; rejected: RejectedSample[] } {
+export function parseSamples(
+  raw: unknown[],
+  check: (s: Sample) => string | undefined,
+): { samples: Sample[]; rejected: RejectedSample[] } {
   const samples: Sample[] = [];
   const rejected: RejectedSample[] = [];
   const seen = new Set<number>();
   raw.forEach((item, index) => {
     const seqOf = (item as { seq?: unknown } | null)?.seq;
-    const seq = typeof item === "object" && item !== null && Number.isSafeInteger(seqOf) && (seqOf as number) >= 0 ? (seqOf as number) : null;
+    const seq =
+      typeof item === "object" && item !== null && Number.isSafeInteger(seqOf) && (seqOf as number) >= 0
+        ? (seqOf as number)
+        : null;
     const parsed = readSample(item);
     const error = !parsed.ok
       ? parsed.error
-      : (check(parsed.value) ?? (seen.has(parsed.value.seq) ? `seq ${parsed.value.seq} appears twice in one batch` : undefined));
+      : (check(parsed.value) ??
+        (seen.has(parsed.value.seq) ? `seq ${parsed.value.seq} appears twice in one batch` : undefined));
     if (error !== undefined || !parsed.ok) {
       rejected.push({ index, seq, error: (error ?? "invalid").slice(0, REJECTED_ERROR_CHARS_MAX) });
       return;

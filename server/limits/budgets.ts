@@ -39,10 +39,19 @@ function send429(res: ServerResponse, retryAfterMs: number, what: string): void 
   );
 }
 
-export function createBudgets(o: LimitOptions, address: (req: IncomingMessage) => string, nowMs: () => number): Budgets {
+export function createBudgets(
+  o: LimitOptions,
+  address: (req: IncomingMessage) => string,
+  nowMs: () => number,
+): Budgets {
   if (!o.rateLimit) return { admitEcho: () => true, admitIngest: () => true, ingest: admitting(() => true) };
   const limiter = (perSecond: number) =>
-    new RateLimiter({ perSecond, burst: Math.max(1, perSecond * BURST_SECONDS), addressesMax: LIMITER_ADDRESSES_MAX, nowMs });
+    new RateLimiter({
+      perSecond,
+      burst: Math.max(1, perSecond * BURST_SECONDS),
+      addressesMax: LIMITER_ADDRESSES_MAX,
+      nowMs,
+    });
   const echo = limiter(o.echoPerSecond);
   const ingest = limiter(o.ingestPerSecond);
   const admitIngest = (req: IncomingMessage, res: ServerResponse): boolean => {

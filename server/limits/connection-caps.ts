@@ -22,7 +22,7 @@ export function capConnections(server: Server, o: ConnectionCapOptions): Connect
   const open = new Map<string, number>();
   server.on("connection", (socket: Socket) => {
     const peer = normalizeAddress(socket.remoteAddress ?? "");
-    if (o.trusted !== null && o.trusted(peer)) return;
+    if (o.trusted?.(peer)) return;
     const key = limiterKey(peer);
     const n = (open.get(key) ?? 0) + 1;
     if (n > o.connectionsPerAddress) {

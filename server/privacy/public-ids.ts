@@ -24,7 +24,8 @@ export const DIRECTORY_REFRESH_MS = 1000;
 
 /** @param stored reads every stored clientId (at start, and on a miss at most once per DIRECTORY_REFRESH_MS). */
 export function createClientDirectory(key: Buffer, stored: () => Iterable<string>): ClientDirectory {
-  const hash = (clientId: string) => createHmac("sha256", key).update(clientId).digest("base64url").slice(0, PUBLIC_ID_CHARS);
+  const hash = (clientId: string) =>
+    createHmac("sha256", key).update(clientId).digest("base64url").slice(0, PUBLIC_ID_CHARS);
   const byPublicId = new Map<string, string>();
   const toPublic = new Map<string, string>();
   const add = (clientId: string) => {

@@ -2,7 +2,13 @@
 // slowest in a latency band, or the slowest of all in the window), then read
 // the same client's samples around it and apply the attribution rules.
 import type { AttributionQuery, AttributionResponse } from "../../shared/contract/index.js";
-import { attribute, breakdown, seriesKey, SAME_SECOND_MS, type ForensicSample } from "../../shared/forensics/attribution.js";
+import {
+  attribute,
+  breakdown,
+  seriesKey,
+  SAME_SECOND_MS,
+  type ForensicSample,
+} from "../../shared/forensics/attribution.js";
 import type { SampleFilter, Store } from "../store/store.js";
 import { forensicSample, hasLatency, median } from "./forensic-rows.js";
 import { openPageReader, type RawSampleRow } from "./sample-pages.js";
@@ -10,7 +16,11 @@ import { openPageReader, type RawSampleRow } from "./sample-pages.js";
 /** Typical latencies are medians over this long either side of the sample (ms). */
 export const TYPICAL_WINDOW_MS = 10 * 60_000;
 
-export async function attributionQuery(store: Store, filter: SampleFilter, q: AttributionQuery): Promise<AttributionResponse> {
+export async function attributionQuery(
+  store: Store,
+  filter: SampleFilter,
+  q: AttributionQuery,
+): Promise<AttributionResponse> {
   const reader = openPageReader(store);
   try {
     let best: RawSampleRow | null = null;
@@ -50,7 +60,13 @@ export async function attributionQuery(store: Store, filter: SampleFilter, q: At
     for (const [key, list] of around) typicalMs[key] = median(list);
     const input = { sample, neighbours, typicalMs };
     // The stored clientId; the route shows it as the public id before it leaves the server.
-    return { sample: { ...sample, client: clientId }, breakdown: breakdown(input), verdict: attribute(input), neighbours, typicalMs };
+    return {
+      sample: { ...sample, client: clientId },
+      breakdown: breakdown(input),
+      verdict: attribute(input),
+      neighbours,
+      typicalMs,
+    };
   } finally {
     reader.close();
   }

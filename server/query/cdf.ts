@@ -72,7 +72,8 @@ export function cdfPoints(sorted: Float64Array): [number, number][] {
     for (let i = 1; i <= half; i++) ranks.add(Math.ceil((i / half) * tailStart));
     // 1 − F from 1 down to the tail's share, log-spaced.
     const decades = Math.log10(n / (n - tailStart));
-    for (let j = 0; j <= half; j++) ranks.add(Math.max(1, Math.min(tailStart, n - Math.floor(n * 10 ** (-(j / half) * decades)))));
+    for (let j = 0; j <= half; j++)
+      ranks.add(Math.max(1, Math.min(tailStart, n - Math.floor(n * 10 ** (-(j / half) * decades)))));
   }
   let last = Number.NEGATIVE_INFINITY;
   for (const r of [...ranks].sort((a, b) => a - b)) {

@@ -24,7 +24,16 @@ export async function clientsQuery(pool: ReadPool): Promise<StoredClient[]> {
     const lastSeen = Math.max(r.first_seen_ms, r.last_t ?? r.first_seen_ms);
     let c = byClient.get(r.client_id);
     if (c === undefined) {
-      c = { clientId: r.client_id, label: null, userAgent: null, browser: null, os: null, firstSeen: r.first_seen_ms, lastSeen, sessions: 0 };
+      c = {
+        clientId: r.client_id,
+        label: null,
+        userAgent: null,
+        browser: null,
+        os: null,
+        firstSeen: r.first_seen_ms,
+        lastSeen,
+        sessions: 0,
+      };
       byClient.set(r.client_id, c);
     }
     c.sessions++;

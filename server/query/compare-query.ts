@@ -1,7 +1,12 @@
 // GET /api/compare: the ok latencies of two series (or two ranges or clients
 // of one) through shared/forensics/compare: bootstrap intervals with a fixed
 // seed, so the same data gives the same interval on every reload.
-import { COMPARE_SAMPLES_MAX, parseSeriesSpec, type CompareQuery, type CompareResponse } from "../../shared/contract/index.js";
+import {
+  COMPARE_SAMPLES_MAX,
+  parseSeriesSpec,
+  type CompareQuery,
+  type CompareResponse,
+} from "../../shared/contract/index.js";
 import { compareSeries } from "../../shared/forensics/compare.js";
 import { METHOD_LABELS, type Method } from "../../shared/methods.js";
 import { mulberry32 } from "../../shared/prng.js";
@@ -55,7 +60,8 @@ export function compareSides(base: SampleFilter, q: CompareQuery): [Side, Side] 
   });
   const sa = side(a, q.aFrom, q.aTo, q.aClient);
   const sb = side(b, q.bFrom, q.bTo, q.bClient);
-  if (sa.filter.fromMs > sa.filter.toMs || sb.filter.fromMs > sb.filter.toMs) return "each side's from must not be after its to";
+  if (sa.filter.fromMs > sa.filter.toMs || sb.filter.fromMs > sb.filter.toMs)
+    return "each side's from must not be after its to";
   // The same series over two ranges or two clients: name the difference.
   if (sa.label === sb.label) {
     const when = (f: SampleFilter) =>
@@ -71,7 +77,12 @@ export function compareSides(base: SampleFilter, q: CompareQuery): [Side, Side] 
 export async function compareQuery(store: Store, sides: [Side, Side]): Promise<CompareResponse> {
   const [sa, sb] = sides;
   const [la, lb] = [await latencies(store, sa.filter), await latencies(store, sb.filter)];
-  const info = (s: Side, l: { values: Float64Array }) => ({ label: s.label, from: s.filter.fromMs, to: s.filter.toMs, count: l.values.length });
+  const info = (s: Side, l: { values: Float64Array }) => ({
+    label: s.label,
+    from: s.filter.fromMs,
+    to: s.filter.toMs,
+    count: l.values.length,
+  });
   return {
     a: info(sa, la),
     b: info(sb, lb),

@@ -43,7 +43,13 @@ function drained(res: Response): Promise<boolean> {
   });
 }
 
-async function stream(store: Store, filter: SampleFilter, format: Format, res: Response, clients: ClientDirectory): Promise<void> {
+async function stream(
+  store: Store,
+  filter: SampleFilter,
+  format: Format,
+  res: Response,
+  clients: ClientDirectory,
+): Promise<void> {
   const reader = openPageReader(store);
   try {
     // The first page is read before the header goes out: a database that is

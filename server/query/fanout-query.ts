@@ -22,7 +22,10 @@ export function pairTicks(a: [number, number][], b: [number, number][], out: [nu
   if (a.length < 2 || b.length === 0) return;
   a.sort((x, y) => x[0] - y[0]);
   b.sort((x, y) => x[0] - y[0]);
-  const gaps = a.slice(1).map((x, i) => x[0] - a[i]![0]).sort((x, y) => x - y);
+  const gaps = a
+    .slice(1)
+    .map((x, i) => x[0] - a[i]![0])
+    .sort((x, y) => x - y);
   const half = Math.max(1, gaps[Math.floor(gaps.length / 2)]!) / 2;
   let j = 0;
   for (const [due, ms] of a) {
@@ -63,7 +66,11 @@ export async function fanoutQuery(
   const bySession = new Map<number, { a: [number, number][]; b: [number, number][] }>();
   const reader = openPageReader(store);
   try {
-    for await (const page of reader.pages({ ...filter, methods: [...new Set([method, "best2"])], targets: [primary, secondary, race] }))
+    for await (const page of reader.pages({
+      ...filter,
+      methods: [...new Set([method, "best2"])],
+      targets: [primary, secondary, race],
+    }))
       for (const r of page) {
         if (r[4] === "best2") {
           if (r[5] !== race) continue;

@@ -36,7 +36,11 @@ export function forensicsRouter(store: Store, nowMs: () => number, clients: Clie
     if (p === null) return;
     // aClient/bClient are public ids, as ?client= is; one nobody has matches nothing.
     const toClientId = (id: string | undefined) => (id === undefined ? undefined : (clients.clientIdOf(id) ?? ""));
-    const sides = compareSides(p.filter, { ...p.q, aClient: toClientId(p.q.aClient), bClient: toClientId(p.q.bClient) });
+    const sides = compareSides(p.filter, {
+      ...p.q,
+      aClient: toClientId(p.q.aClient),
+      bClient: toClientId(p.q.bClient),
+    });
     if (typeof sides === "string") return sendError(res, 400, "INVALID_QUERY", sides);
     answerQuery(res, next, () => compareQuery(store, sides));
   });

@@ -43,7 +43,15 @@ export async function rollupHeatmap(
     for (const [i, k, c] of list) counts[i]![k - lo]! += c;
     return { method: s.method, target: s.target, counts };
   });
-  return { from: axis.fromMs, to: filter.toMs, bucketMs: axis.bucketMs, binsPerDecade, t: bucketStarts(axis), edges, series };
+  return {
+    from: axis.fromMs,
+    to: filter.toMs,
+    bucketMs: axis.bucketMs,
+    binsPerDecade,
+    t: bucketStarts(axis),
+    edges,
+    series,
+  };
 }
 
 // The exact path: every ok latency counted in its (time bucket, log bin) cell.

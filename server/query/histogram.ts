@@ -7,7 +7,12 @@ import { readMerged, type ReadContext } from "./reader.js";
 import { Pace, type ReadPool } from "../store/read-pool.js";
 import { binEdges, isFailure, scanSamples, SeriesMap } from "./raw-scan.js";
 
-export async function rollupHistogram(ctx: ReadContext, filter: SampleFilter, binsPerDecade: number, pace: Pace): Promise<HistogramResponse> {
+export async function rollupHistogram(
+  ctx: ReadContext,
+  filter: SampleFilter,
+  binsPerDecade: number,
+  pace: Pace,
+): Promise<HistogramResponse> {
   const merged = await readMerged(ctx, filter, null, pace);
   let lo = Infinity;
   let hi = -Infinity;

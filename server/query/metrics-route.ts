@@ -23,15 +23,21 @@ export function formatMetrics(m: MetricsSnapshot): string {
   out.push("# TYPE tailprobe_latency_seconds histogram");
   for (const s of m.latency) {
     const l = `method="${label(s.method)}",server="${label(s.target)}"`;
-    LATENCY_BUCKETS_S.forEach((le, i) => out.push(`tailprobe_latency_seconds_bucket{${l},le="${le}"} ${s.bucketCounts[i]}`));
+    LATENCY_BUCKETS_S.forEach((le, i) =>
+      out.push(`tailprobe_latency_seconds_bucket{${l},le="${le}"} ${s.bucketCounts[i]}`),
+    );
     out.push(`tailprobe_latency_seconds_bucket{${l},le="+Inf"} ${s.count}`);
     out.push(`tailprobe_latency_seconds_sum{${l}} ${s.sumS}`);
     out.push(`tailprobe_latency_seconds_count{${l}} ${s.count}`);
   }
-  out.push("# HELP tailprobe_samples_total Samples stored per method, server and outcome (ok, timeout, error, skipped).");
+  out.push(
+    "# HELP tailprobe_samples_total Samples stored per method, server and outcome (ok, timeout, error, skipped).",
+  );
   out.push("# TYPE tailprobe_samples_total counter");
   for (const o of m.outcomes)
-    out.push(`tailprobe_samples_total{method="${label(o.method)}",server="${label(o.target)}",outcome="${label(o.outcome)}"} ${o.count}`);
+    out.push(
+      `tailprobe_samples_total{method="${label(o.method)}",server="${label(o.target)}",outcome="${label(o.outcome)}"} ${o.count}`,
+    );
   return `${out.join("\n")}\n`;
 }
 
@@ -39,7 +45,11 @@ export function metricsRouter(store: Store): Router {
   const router = express.Router();
   router.get("/metrics", (_req, res, next) => {
     metricsSnapshot(store).then(
-      (m) => res.status(200).set({ "Content-Type": METRICS_CONTENT_TYPE, "Cache-Control": "no-store" }).send(formatMetrics(m)),
+      (m) =>
+        res
+          .status(200)
+          .set({ "Content-Type": METRICS_CONTENT_TYPE, "Cache-Control": "no-store" })
+          .send(formatMetrics(m)),
       next,
     );
   });

@@ -54,7 +54,11 @@ function cover(a: number, b: number, minLevel: number, out: Piece[]): void {
 }
 
 /** [from, to] inclusive minus the excluded windows (inclusive), as half-open spans. */
-export function spansOf(fromMs: number, toMs: number, exclude: readonly { fromMs: number; toMs: number }[] = []): [number, number][] {
+export function spansOf(
+  fromMs: number,
+  toMs: number,
+  exclude: readonly { fromMs: number; toMs: number }[] = [],
+): [number, number][] {
   let spans: [number, number][] = [[fromMs, toMs + 1]];
   for (const w of exclude) {
     const next: [number, number][] = [];

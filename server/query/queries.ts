@@ -35,11 +35,20 @@ export interface QueryOptions {
 
 export interface Queries {
   stats(filter: SampleFilter, options?: QueryOptions): Promise<StatsRow[]>;
-  histogram(filter: SampleFilter, options: QueryOptions & { binsPerDecade?: number | undefined }): Promise<HistogramResponse>;
+  histogram(
+    filter: SampleFilter,
+    options: QueryOptions & { binsPerDecade?: number | undefined },
+  ): Promise<HistogramResponse>;
   cdf(filter: SampleFilter, options?: QueryOptions): Promise<CdfResponse>;
   /** bucketMs undefined: chosen from the range (chooseBucketMs). */
-  timeseries(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined }): Promise<TimeseriesResponse>;
-  heatmap(filter: SampleFilter, options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined }): Promise<HeatmapResponse>;
+  timeseries(
+    filter: SampleFilter,
+    options: QueryOptions & { bucketMs?: number | undefined },
+  ): Promise<TimeseriesResponse>;
+  heatmap(
+    filter: SampleFilter,
+    options: QueryOptions & { bucketMs?: number | undefined; binsPerDecade?: number | undefined },
+  ): Promise<HeatmapResponse>;
   races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
   /** Per-series counts and latency rollup of every sample ever stored, from the rollups' total level (/metrics: one row per series). */
   seriesTotals(options?: QueryOptions): Promise<SeriesTotals[]>;
@@ -67,12 +76,16 @@ export function openQueries(pool: ReadPool, rawKeptFromMs: () => number, answerF
     cdf: async (f, o) => ((await useRollups(f)) ? rollupCdf(ctx, f, pace(o)) : rawCdf(pool, f, pace(o))),
     timeseries: async (f, o) => {
       const bucketMs = await rollupBucketMs(f, o.bucketMs);
-      return bucketMs !== null ? rollupTimeseries(ctx, f, bucketMs, pace(o)) : rawTimeseries(pool, f, o.bucketMs, pace(o));
+      return bucketMs !== null
+        ? rollupTimeseries(ctx, f, bucketMs, pace(o))
+        : rawTimeseries(pool, f, o.bucketMs, pace(o));
     },
     heatmap: async (f, o) => {
       const bins = o.binsPerDecade ?? DEFAULT_BINS_PER_DECADE;
       const bucketMs = await rollupBucketMs(f, o.bucketMs);
-      return bucketMs !== null ? rollupHeatmap(ctx, f, bucketMs, bins, pace(o)) : rawHeatmap(pool, f, o.bucketMs, bins, pace(o));
+      return bucketMs !== null
+        ? rollupHeatmap(ctx, f, bucketMs, bins, pace(o))
+        : rawHeatmap(pool, f, o.bucketMs, bins, pace(o));
     },
     races: async (f, o) => ((await useRollups(f)) ? rollupRaces(ctx, f, pace(o)) : rawRaces(pool, f, pace(o))),
     seriesTotals: (o) => seriesTotals(ctx, pace(o)),

@@ -38,7 +38,10 @@ export class RaceTally {
   private readonly avail = new Map<string, { ok: number; failures: number }>();
   /** ok latencies per "method target", for the single-method figures. */
   private readonly okMs = new Map<string, number[]>();
-  private readonly races = new Map<string, { ms: number[]; failures: number; wins: { ws: number; jsonp: number }; margins: number[] }>();
+  private readonly races = new Map<
+    string,
+    { ms: number[]; failures: number; wins: { ws: number; jsonp: number }; margins: number[] }
+  >();
 
   add(r: RaceRow): void {
     const { avail, okMs, races } = this;
@@ -60,7 +63,8 @@ export class RaceTally {
       return;
     }
     let race = races.get(r.target);
-    if (race === undefined) races.set(r.target, (race = { ms: [], failures: 0, wins: { ws: 0, jsonp: 0 }, margins: [] }));
+    if (race === undefined)
+      races.set(r.target, (race = { ms: [], failures: 0, wins: { ws: 0, jsonp: 0 }, margins: [] }));
     if (!ok) {
       race.failures++;
       return;
@@ -74,7 +78,12 @@ export class RaceTally {
     const { avail, okMs, races } = this;
 
     const availability: AvailabilityRow[] = [...avail]
-      .map(([target, a]) => ({ target, ok: a.ok, failures: a.failures, share: a.ok + a.failures === 0 ? null : a.ok / (a.ok + a.failures) }))
+      .map(([target, a]) => ({
+        target,
+        ok: a.ok,
+        failures: a.failures,
+        share: a.ok + a.failures === 0 ? null : a.ok / (a.ok + a.failures),
+      }))
       .sort((x, y) => x.target.localeCompare(y.target));
 
     const best2: Best2Row[] = [];
@@ -82,7 +91,10 @@ export class RaceTally {
       // "A+B": the WebSocket leg went to A, the JSONP leg to B (names never contain '+').
       const [wsServer = target, jsonpServer = wsServer] = target.split("+");
       const single: SingleMethod[] = [];
-      for (const [method, t] of [["ws", wsServer], ["jsonp", jsonpServer]] as const) {
+      for (const [method, t] of [
+        ["ws", wsServer],
+        ["jsonp", jsonpServer],
+      ] as const) {
         const values = okMs.get(`${method} ${t}`) ?? [];
         single.push({ method, target: t, count: values.length, ...(await sortedPair(values, sort)) });
       }

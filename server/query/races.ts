@@ -11,7 +11,10 @@ import { readMerged, type ReadContext } from "./reader.js";
 import { slicedSort } from "./sliced-sort.js";
 import type { Rollup } from "../../shared/rollup.js";
 
-const pairOf = (r: Rollup | undefined) => ({ p50: r === undefined ? null : percentileMs(r, 50), p99: r === undefined ? null : percentileMs(r, 99) });
+const pairOf = (r: Rollup | undefined) => ({
+  p50: r === undefined ? null : percentileMs(r, 50),
+  p99: r === undefined ? null : percentileMs(r, 99),
+});
 const minus = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
 const minOf = (values: (number | null)[]) => {
   const known = values.filter((v): v is number => v !== null);
@@ -57,7 +60,10 @@ export async function rollupRaces(ctx: ReadContext, filter: SampleFilter, pace: 
         wins: { ws: cell.winsWs, jsonp: cell.winsJsonp },
         ...own,
         single,
-        saved: { p50: minus(minOf(single.map((s) => s.p50)), own.p50), p99: minus(minOf(single.map((s) => s.p99)), own.p99) },
+        saved: {
+          p50: minus(minOf(single.map((s) => s.p50)), own.p50),
+          p99: minus(minOf(single.map((s) => s.p99)), own.p99),
+        },
         margin: pairOf(cell.margin),
       };
     })
@@ -69,13 +75,23 @@ export async function rollupRaces(ctx: ReadContext, filter: SampleFilter, pace: 
 export async function rawRaces(pool: ReadPool, filter: SampleFilter, pace: Pace): Promise<RacesResponse> {
   const tally = new RaceTally();
   // The races' methods, within the filter's own.
-  const methods = PROBE_METHODS.filter((m) => filter.methods === undefined || filter.methods.length === 0 || filter.methods.map(storedMethodOf).includes(m));
+  const methods = PROBE_METHODS.filter(
+    (m) =>
+      filter.methods === undefined || filter.methods.length === 0 || filter.methods.map(storedMethodOf).includes(m),
+  );
   if (methods.length > 0)
     await pool.raw.scanSamples(
       { ...filter, methods },
       ["method", "target", "outcome", "ms", "winner", "other_ms"],
       (row) => {
-        const [method, target, outcome, ms, winner, otherMs] = row as [string, string, string, number | null, string | null, number | null];
+        const [method, target, outcome, ms, winner, otherMs] = row as [
+          string,
+          string,
+          string,
+          number | null,
+          string | null,
+          number | null,
+        ];
         tally.add({ method, target, outcome, ms, winner, otherMs });
       },
       pace,

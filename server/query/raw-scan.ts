@@ -12,7 +12,14 @@ import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
  * distribution: an ok answer, or with `timeoutsInTail` a timeout at the
  * timeout value it was stored with (the slowest tail a user can have).
  */
-export type Visit = (t: number, method: string, target: string, outcome: string, ms: number | null, inTail: boolean) => void;
+export type Visit = (
+  t: number,
+  method: string,
+  target: string,
+  outcome: string,
+  ms: number | null,
+  inTail: boolean,
+) => void;
 type SampleRow = [number, string, string, string, number | null, number | null];
 
 export async function scanSamples(pool: ReadPool, filter: SampleFilter, pace: Pace, visit: Visit): Promise<void> {
@@ -56,9 +63,14 @@ export class SeriesMap<S> {
   }
 
   sorted(): (SeriesKey & { state: S })[] {
-    return [...this.byMethod.values()].flatMap((m) => [...m.values()]).sort(
-      (a, b) => a.target.localeCompare(b.target) || methodOrder(a.method) - methodOrder(b.method) || a.method.localeCompare(b.method),
-    );
+    return [...this.byMethod.values()]
+      .flatMap((m) => [...m.values()])
+      .sort(
+        (a, b) =>
+          a.target.localeCompare(b.target) ||
+          methodOrder(a.method) - methodOrder(b.method) ||
+          a.method.localeCompare(b.method),
+      );
   }
 }
 

@@ -3,7 +3,15 @@
 // at the range's partial edges, per series and per time bucket. Each endpoint
 // (stats.ts, histogram.ts, …) turns the merged cells into its answer.
 import { CLASS_COUNT, LEVEL_MS, classOf, classesFor } from "../store/rollup-class.js";
-import { addToCell, ANY_CLASS, ANY_CLIENT, emptyCell, mergeStored, type RollupCell, type StoredCell } from "../store/rollup-batch.js";
+import {
+  addToCell,
+  ANY_CLASS,
+  ANY_CLIENT,
+  emptyCell,
+  mergeStored,
+  type RollupCell,
+  type StoredCell,
+} from "../store/rollup-batch.js";
 import { Pace, type ReadPool } from "../store/read-pool.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 import { decompose, RAW, runsOf, spansOf, type Piece } from "./plan.js";
@@ -125,21 +133,47 @@ export async function readMerged(ctx: ReadContext, f: SampleFilter, axis: Axis |
       const conds = ["level = ?", "start_ms >= ?", "start_ms < ?", seriesIn];
       const params: number[] = [run.level, run.fromMs, run.toMs];
       // Equalities on the key's leading columns (level, client, class): one index range per pair.
-      if (client === null && classes.length === CLASS_COUNT) conds.push(`client = ${ANY_CLIENT}`, `class = ${ANY_CLASS}`);
-      else conds.push(`client IN (${client === null ? clientIds.join(", ") : client})`, `class IN (${classes.join(", ")})`);
+      if (client === null && classes.length === CLASS_COUNT)
+        conds.push(`client = ${ANY_CLIENT}`, `class = ${ANY_CLASS}`);
+      else
+        conds.push(
+          `client IN (${client === null ? clientIds.join(", ") : client})`,
+          `class IN (${classes.join(", ")})`,
+        );
       await ctx.pool.scan(
         `SELECT series, start_ms, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups WHERE ${conds.join(" AND ")}`,
         params,
         (row) => {
-          const [seriesId, startMs, failures, skipped, lat, tmo, winsWs, winsJsonp, margin] = row as [number, number, ...unknown[]];
+          const [seriesId, startMs, failures, skipped, lat, tmo, winsWs, winsJsonp, margin] = row as [
+            number,
+            number,
+            ...unknown[],
+          ];
           if (dense !== null) {
             const d = denseOf(seriesId);
-            if (d !== null) addStoredDense(d, { failures, skipped, lat, tmo, wins_ws: winsWs, wins_jsonp: winsJsonp, margin } as StoredCell);
+            if (d !== null)
+              addStoredDense(d, {
+                failures,
+                skipped,
+                lat,
+                tmo,
+                wins_ws: winsWs,
+                wins_jsonp: winsJsonp,
+                margin,
+              } as StoredCell);
             return;
           }
           const c = cellOf(seriesId, startMs);
           if (c !== null)
-            mergeStored(c, { failures, skipped, lat, tmo, wins_ws: winsWs, wins_jsonp: winsJsonp, margin } as StoredCell);
+            mergeStored(c, {
+              failures,
+              skipped,
+              lat,
+              tmo,
+              wins_ws: winsWs,
+              wins_jsonp: winsJsonp,
+              margin,
+            } as StoredCell);
         },
         pace,
       );
@@ -163,7 +197,15 @@ interface DenseCell {
   margin: DenseRollup;
 }
 
-const emptyDenseCell = (): DenseCell => ({ failures: 0, skipped: 0, winsWs: 0, winsJsonp: 0, lat: new DenseRollup(), tmo: new DenseRollup(), margin: new DenseRollup() });
+const emptyDenseCell = (): DenseCell => ({
+  failures: 0,
+  skipped: 0,
+  winsWs: 0,
+  winsJsonp: 0,
+  lat: new DenseRollup(),
+  tmo: new DenseRollup(),
+  margin: new DenseRollup(),
+});
 
 function addStoredDense(d: DenseCell, s: StoredCell): void {
   d.failures += s.failures;
@@ -203,7 +245,8 @@ async function readRaw(
 ): Promise<void> {
   const minrttSeries = new Map<number, number>();
   const ids = new Map(allSeries.map((s) => [`${s.method} ${s.target}`, s.id]));
-  for (const s of allSeries) if (s.method === "tcprtt") minrttSeries.set(s.id, ids.get(`${TCP_MIN_RTT_SERIES} ${s.target}`) ?? -1);
+  for (const s of allSeries)
+    if (s.method === "tcprtt") minrttSeries.set(s.id, ids.get(`${TCP_MIN_RTT_SERIES} ${s.target}`) ?? -1);
   const methods = new Map(allSeries.map((s) => [s.id, s.method]));
   await ctx.pool.raw.edgeRows(
     run.fromMs,
@@ -213,7 +256,19 @@ async function readRaw(
     ({ t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs }) => {
       if (!classes.has(classOf(flags, lateUs))) return;
       const c = cellOf(series, t);
-      if (c !== null) addToCell(c, { t, series, client: 0, cls: 0, outcome, us, winner, otherUs, minrttSeries: null, minrttUs: null });
+      if (c !== null)
+        addToCell(c, {
+          t,
+          series,
+          client: 0,
+          cls: 0,
+          outcome,
+          us,
+          winner,
+          otherUs,
+          minrttSeries: null,
+          minrttUs: null,
+        });
       if (minrttUs !== null) {
         const m = cellOf(minrttSeries.get(series) ?? -1, t);
         if (m !== null) record(m.lat, minrttUs);

@@ -41,9 +41,28 @@ function flag(flags: number, bit: number): boolean | null {
 export function exportCells(r: RawSampleRow): Cell[] {
   const f = r[11];
   return [
-    r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
-    flag(f, FLAG.visibleAtSend), flag(f, FLAG.visibleAtReply), flag(f, FLAG.froze), flag(f, FLAG.fresh),
-    r[12], r[13], r[14], r[15], r[16], r[17], r[18],
+    r[0],
+    r[1],
+    r[2],
+    r[3],
+    r[4],
+    r[5],
+    r[6],
+    r[7],
+    r[8],
+    r[9],
+    r[10],
+    flag(f, FLAG.visibleAtSend),
+    flag(f, FLAG.visibleAtReply),
+    flag(f, FLAG.froze),
+    flag(f, FLAG.fresh),
+    r[12],
+    r[13],
+    r[14],
+    r[15],
+    r[16],
+    r[17],
+    r[18],
   ];
 }
 

@@ -65,7 +65,8 @@ export function pageReaderOver(fetch: PageFetch, close: () => void): PageReader 
   return {
     async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
       const order = "ORDER BY samples.t, samples.session, samples.seq LIMIT ?";
-      const select = (where: string) => `SELECT ${SAMPLE_COLUMNS_SQL} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
+      const select = (where: string) =>
+        `SELECT ${SAMPLE_COLUMNS_SQL} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
       const first = sampleWhere(filter);
       let rows = await fetch(select(first.sql), [...first.params, pageRows]);
       while (rows.length === pageRows) {
@@ -90,7 +91,8 @@ export function pageReaderOver(fetch: PageFetch, close: () => void): PageReader 
   };
 }
 
-const nameOf = <T extends string>(names: readonly T[], code: number | null): T | null => (code === null ? null : (names[code] ?? null));
+const nameOf = <T extends string>(names: readonly T[], code: number | null): T | null =>
+  code === null ? null : (names[code] ?? null);
 
 /**
  * A reader on its own read-only connection to an SQLite file (the writer's
@@ -114,10 +116,18 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
     if (text === undefined) reasons.set(id, (text = readReason.get(id)?.text ?? null));
     return text;
   };
-  const nextBucket = db.prepare<[number, number], { start: number | null }>("SELECT min(start_ms) AS start FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?");
-  const bucketBlocks = db.prepare<[number]>("SELECT start_ms, session, seq0, data FROM raw_blocks WHERE start_ms = ?").raw(true);
-  const readSeries = db.prepare<[], { id: number; method: string; target: string }>("SELECT id, method, target FROM series");
-  const readSessions = db.prepare<[], { id: number; session_key: string; client_id: string }>("SELECT id, session_key, client_id FROM sessions");
+  const nextBucket = db.prepare<[number, number], { start: number | null }>(
+    "SELECT min(start_ms) AS start FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?",
+  );
+  const bucketBlocks = db
+    .prepare<[number]>("SELECT start_ms, session, seq0, data FROM raw_blocks WHERE start_ms = ?")
+    .raw(true);
+  const readSeries = db.prepare<[], { id: number; method: string; target: string }>(
+    "SELECT id, method, target FROM series",
+  );
+  const readSessions = db.prepare<[], { id: number; session_key: string; client_id: string }>(
+    "SELECT id, session_key, client_id FROM sessions",
+  );
   let series = new Map<number, { method: string; target: string }>();
   let sessions = new Map<number, { session_key: string; client_id: string }>();
   // Series and sessions added while an export runs are read when a row names one.
@@ -129,18 +139,44 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
     if (!series.has(row[3]!) || !sessions.has(row[0]!)) reload();
     return series.has(row[3]!) && sessions.has(row[0]!);
   };
-  const ctx: RowContext = { seriesOf: (id) => series.get(id), clientIdOf: (session) => sessions.get(session)?.client_id };
+  const ctx: RowContext = {
+    seriesOf: (id) => series.get(id),
+    clientIdOf: (session) => sessions.get(session)?.client_id,
+  };
   /** A packed row as version 6's samples view returned it, joined with its session. */
   const viewRow = (r: PackedRow): RawSampleRow => {
-    const [session, seq, t, seriesId, status, us, sched, lateUs, hiddenUs, detail, lagUs, serverUs] = r as [number, number, number, number, number, ...(number | null)[]];
+    const [session, seq, t, seriesId, status, us, sched, lateUs, hiddenUs, detail, lagUs, serverUs] = r as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      ...(number | null)[],
+    ];
     const { method, target } = series.get(seriesId)!;
     const { client_id, session_key } = sessions.get(session)!;
     const u = unpackSample(method, status, sched ?? null, lateUs ?? null, detail ?? null);
     return [
-      t, client_id, session_key, seq, method, target, msOf(us ?? null), nameOf(OUTCOMES, u.outcome)!,
-      u.schedMs === null ? null : t - u.schedMs, msOf(lateUs ?? null), msOf(hiddenUs ?? null), u.flags,
-      u.reason === null ? null : reasonText(u.reason), nameOf(BEST2_LEGS, u.winner), msOf(u.otherUs),
-      nameOf(OUTCOMES, u.otherOutcome), msOf(u.minrttUs), msOf(lagUs ?? null), msOf(serverUs ?? null), session,
+      t,
+      client_id,
+      session_key,
+      seq,
+      method,
+      target,
+      msOf(us ?? null),
+      nameOf(OUTCOMES, u.outcome)!,
+      u.schedMs === null ? null : t - u.schedMs,
+      msOf(lateUs ?? null),
+      msOf(hiddenUs ?? null),
+      u.flags,
+      u.reason === null ? null : reasonText(u.reason),
+      nameOf(BEST2_LEGS, u.winner),
+      msOf(u.otherUs),
+      nameOf(OUTCOMES, u.otherOutcome),
+      msOf(u.minrttUs),
+      msOf(lagUs ?? null),
+      msOf(serverUs ?? null),
+      session,
     ];
   };
   return {

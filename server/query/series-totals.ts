@@ -23,7 +23,9 @@ export interface SeriesTotals {
 }
 
 export async function seriesTotals(ctx: ReadContext, pace: Pace): Promise<SeriesTotals[]> {
-  const series = new Map((await ctx.pool.all<SeriesInfo>("SELECT id, method, target FROM series", [])).map((s) => [s.id, s]));
+  const series = new Map(
+    (await ctx.pool.all<SeriesInfo>("SELECT id, method, target FROM series", [])).map((s) => [s.id, s]),
+  );
   const out: SeriesTotals[] = [];
   await ctx.pool.scan(
     `SELECT series, failures, skipped, lat, tmo FROM rollups
@@ -35,7 +37,14 @@ export async function seriesTotals(ctx: ReadContext, pace: Pace): Promise<Series
       if (s === undefined) return;
       const c = emptyCell(TOTAL_LEVEL, 0, id, ANY_CLIENT, ANY_CLASS);
       mergeStored(c, { failures, skipped, lat, tmo, wins_ws: 0, wins_jsonp: 0, margin: null } satisfies StoredCell);
-      out.push({ method: s.method, target: s.target, ok: c.lat, timeouts: c.tmo.count, failures: c.failures, skipped: c.skipped });
+      out.push({
+        method: s.method,
+        target: s.target,
+        ok: c.lat,
+        timeouts: c.tmo.count,
+        failures: c.failures,
+        skipped: c.skipped,
+      });
     },
     pace,
   );

@@ -31,7 +31,11 @@ export function axisFrom(fromMs: number | null, filter: SampleFilter, bucketMs: 
   return { fromMs, bucketMs: width, t0: first * width, buckets };
 }
 
-export async function rawTimeAxis(pool: ReadPool, filter: SampleFilter, bucketMs: number | undefined): Promise<TimeAxis> {
+export async function rawTimeAxis(
+  pool: ReadPool,
+  filter: SampleFilter,
+  bucketMs: number | undefined,
+): Promise<TimeAxis> {
   if (filter.fromMs >= EPOCH_MS_MIN) return axisFrom(filter.fromMs, filter, bucketMs);
   // "Everything" must not mean buckets back to 1970: start at the first
   // stored sample. Only the time bounds, not the other filters: the first
@@ -44,6 +48,10 @@ export function bucketStarts(axis: TimeAxis): number[] {
   return Array.from({ length: axis.buckets }, (_, i) => axis.t0 + i * axis.bucketMs);
 }
 
-export async function rollupTimeAxis(ctx: ReadContext, filter: SampleFilter, bucketMs: number | undefined): Promise<TimeAxis> {
+export async function rollupTimeAxis(
+  ctx: ReadContext,
+  filter: SampleFilter,
+  bucketMs: number | undefined,
+): Promise<TimeAxis> {
   return axisFrom(filter.fromMs < EPOCH_MS_MIN ? await firstSampleMs(ctx, filter) : filter.fromMs, filter, bucketMs);
 }

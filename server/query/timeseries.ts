@@ -11,7 +11,12 @@ import { isFailure, scanSamples, SeriesMap } from "./raw-scan.js";
 
 const TIMESERIES_PERCENTILES = [50, 90, 99] as const;
 
-export async function rollupTimeseries(ctx: ReadContext, filter: SampleFilter, bucketMs: number | undefined, pace: Pace): Promise<TimeseriesResponse> {
+export async function rollupTimeseries(
+  ctx: ReadContext,
+  filter: SampleFilter,
+  bucketMs: number | undefined,
+  pace: Pace,
+): Promise<TimeseriesResponse> {
   const axis = await rollupTimeAxis(ctx, filter, bucketMs);
   const n = axis.buckets;
   const merged = n === 0 ? new Map() : await readMerged(ctx, { ...filter, fromMs: axis.fromMs }, axis, pace);

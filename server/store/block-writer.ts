@@ -19,13 +19,19 @@ export interface BlockItem<T> {
  * (each (t, seq) once, also within the items) and returns them, in
  * (bucket, seq, t) order. maxSeq is the session's highest stored seq, or null.
  */
-export function blockStore(db: Database.Database): <T>(session: number, maxSeq: number | null, items: readonly BlockItem<T>[]) => BlockItem<T>[] {
+export function blockStore(
+  db: Database.Database,
+): <T>(session: number, maxSeq: number | null, items: readonly BlockItem<T>[]) => BlockItem<T>[] {
   const overlapping = db.prepare<[number, number, number, number], { seq0: number; data: Uint8Array }>(
     "SELECT seq0, data FROM raw_blocks WHERE start_ms = ? AND session = ? AND seq0 <= ? AND seq_last >= ?",
   );
-  const bySeq0 = db.prepare<[number, number, number], { data: Uint8Array }>("SELECT data FROM raw_blocks WHERE start_ms = ? AND session = ? AND seq0 = ?");
+  const bySeq0 = db.prepare<[number, number, number], { data: Uint8Array }>(
+    "SELECT data FROM raw_blocks WHERE start_ms = ? AND session = ? AND seq0 = ?",
+  );
   const remove = db.prepare("DELETE FROM raw_blocks WHERE start_ms = ? AND session = ? AND seq0 = ?");
-  const insert = db.prepare("INSERT INTO raw_blocks (start_ms, session, seq0, seq_last, n, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  const insert = db.prepare(
+    "INSERT INTO raw_blocks (start_ms, session, seq0, seq_last, n, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+  );
   /**
    * Writes rows (sorted, distinct (seq, t)) as blocks. A block whose seq0 is
    * some stored block's (a seq stored at two times, the other one first in its
@@ -36,11 +42,17 @@ export function blockStore(db: Database.Database): <T>(session: number, maxSeq: 
   const write = (session: number, startMs: number, rows: readonly PackedRow[]): void => {
     for (const block of splitIntoBlocks(session, startMs, rows)) {
       const { seq0 } = block.key;
-      if (insert.run(startMs, session, seq0, block.rows[block.rows.length - 1]![1], block.rows.length, block.data).changes === 1) continue;
+      if (
+        insert.run(startMs, session, seq0, block.rows[block.rows.length - 1]![1], block.rows.length, block.data)
+          .changes === 1
+      )
+        continue;
       const stored = decodeBlock({ session, startMs, seq0 }, bySeq0.get(startMs, session, seq0)!.data);
       remove.run(startMs, session, seq0);
       const ids = new Set(stored.map((r) => `${r[1]} ${r[2]}`));
-      const merged = [...stored, ...block.rows.filter((r) => !ids.has(`${r[1]} ${r[2]}`))].sort((a, b) => a[1]! - b[1]! || a[2]! - b[2]!);
+      const merged = [...stored, ...block.rows.filter((r) => !ids.has(`${r[1]} ${r[2]}`))].sort(
+        (a, b) => a[1]! - b[1]! || a[2]! - b[2]!,
+      );
       write(session, startMs, merged);
     }
   };
@@ -70,7 +82,11 @@ export function blockStore(db: Database.Database): <T>(session: number, maxSeq: 
         return before.size === 0 || !before.has(`${item.row[1]} ${item.row[2]}`);
       });
       if (fresh.length === 0) continue;
-      write(session, startMs, fresh.map((item) => item.row));
+      write(
+        session,
+        startMs,
+        fresh.map((item) => item.row),
+      );
       stored.push(...fresh);
     }
     return stored;

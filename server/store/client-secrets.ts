@@ -17,5 +17,7 @@ export function loadPublicIdKey(db: Database.Database): Buffer {
 }
 
 export function storedClientIds(db: Database.Database): string[] {
-  return (db.prepare("SELECT DISTINCT client_id FROM sessions").all() as { client_id: string }[]).map((r) => r.client_id);
+  return (db.prepare("SELECT DISTINCT client_id FROM sessions").all() as { client_id: string }[]).map(
+    (r) => r.client_id,
+  );
 }

@@ -14,9 +14,13 @@ export function blockRawSamples(db: Database.Database, log: (line: string) => vo
   log(`upgrading database schema 6 → 7: ${total} samples into blocks`);
   db.transaction(() => {
     db.exec(RAW_BLOCKS_DDL);
-    const sessionCols = new Set((db.prepare("PRAGMA table_info(sessions)").all() as { name: string }[]).map((c) => c.name));
+    const sessionCols = new Set(
+      (db.prepare("PRAGMA table_info(sessions)").all() as { name: string }[]).map((c) => c.name),
+    );
     if (!sessionCols.has("max_seq")) db.exec("ALTER TABLE sessions ADD COLUMN max_seq INTEGER");
-    const insert = db.prepare("INSERT INTO raw_blocks (start_ms, session, seq0, seq_last, n, data) VALUES (?, ?, ?, ?, ?, ?)");
+    const insert = db.prepare(
+      "INSERT INTO raw_blocks (start_ms, session, seq0, seq_last, n, data) VALUES (?, ?, ?, ?, ?, ?)",
+    );
     // Rows come in (t, session, seq) order: a bucket is complete once a row of a later one arrives.
     let openStart: number | null = null;
     let open = new Map<number, PackedRow[]>();
@@ -25,12 +29,21 @@ export function blockRawSamples(db: Database.Database, log: (line: string) => vo
       for (const [session, rows] of open) {
         rows.sort((a, b) => a[1]! - b[1]! || a[2]! - b[2]!);
         for (const block of splitIntoBlocks(session, openStart!, rows))
-          insert.run(openStart, session, block.key.seq0, block.rows[block.rows.length - 1]![1], block.rows.length, block.data);
+          insert.run(
+            openStart,
+            session,
+            block.key.seq0,
+            block.rows[block.rows.length - 1]![1],
+            block.rows.length,
+            block.data,
+          );
       }
       open = new Map();
     };
     // The writer connection may not run other statements while iterating, so read in keyset pages.
-    const page = db.prepare(`SELECT ${PACKED_RAW_COLUMNS} FROM raw_samples WHERE (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`);
+    const page = db.prepare(
+      `SELECT ${PACKED_RAW_COLUMNS} FROM raw_samples WHERE (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
+    );
     let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
     let done = 0;
     for (;;) {
@@ -55,7 +68,8 @@ export function blockRawSamples(db: Database.Database, log: (line: string) => vo
     }
     flush();
     const blocked = (db.prepare("SELECT coalesce(sum(n), 0) AS n FROM raw_blocks").get() as { n: number }).n;
-    if (blocked !== total) throw new Error(`upgrade stored ${blocked} of ${total} samples in blocks; database left at version 6`);
+    if (blocked !== total)
+      throw new Error(`upgrade stored ${blocked} of ${total} samples in blocks; database left at version 6`);
     const setMax = db.prepare("UPDATE sessions SET max_seq = ? WHERE id = ?");
     for (const [session, seq] of maxSeq) setMax.run(seq, session);
     db.exec("DROP VIEW IF EXISTS samples; DROP TABLE raw_samples;");

@@ -35,7 +35,9 @@ const columnsOf = (db: Database.Database, table: string) =>
 export function migrate(db: Database.Database, log: (line: string) => void = () => {}): void {
   const version = schemaVersion(db);
   if (version !== null && version > SCHEMA_VERSION)
-    throw new Error(`database schema version ${version} is newer than this tailprobe understands (${SCHEMA_VERSION}); upgrade tailprobe`);
+    throw new Error(
+      `database schema version ${version} is newer than this tailprobe understands (${SCHEMA_VERSION}); upgrade tailprobe`,
+    );
   if (version === 1) migrateV1(db, log);
   if (version === 2) migrateV2(db, log);
   // Version 1's conversion builds them with every other rollup; 2 (now 3) and 3 have none.
@@ -95,14 +97,20 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
   const hasServerMs = columnsOf(db, "samples").has("server_ms");
   const hasTimerRes = columnsOf(db, "sessions").has("timer_resolution_us");
   db.transaction(() => {
-    db.exec("ALTER TABLE samples RENAME TO samples_v1; ALTER TABLE sessions RENAME TO sessions_v1; DROP INDEX IF EXISTS samples_t; DROP INDEX IF EXISTS sessions_client;");
+    db.exec(
+      "ALTER TABLE samples RENAME TO samples_v1; ALTER TABLE sessions RENAME TO sessions_v1; DROP INDEX IF EXISTS samples_t; DROP INDEX IF EXISTS sessions_client;",
+    );
     db.exec(DDL + RAW_SAMPLES_V6_DDL);
     const codes = new Codes(db);
     const addSession = db.prepare(
       "INSERT INTO sessions (id, session_key, client_id, client, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
     const sessionClient = new Map<number, number>();
-    const sessions = db.prepare(`SELECT id, session_key, client_id, label, user_agent, first_seen_ms${hasTimerRes ? ", timer_resolution_us" : ""} FROM sessions_v1`).all() as {
+    const sessions = db
+      .prepare(
+        `SELECT id, session_key, client_id, label, user_agent, first_seen_ms${hasTimerRes ? ", timer_resolution_us" : ""} FROM sessions_v1`,
+      )
+      .all() as {
       id: number;
       session_key: string;
       client_id: string;
@@ -114,7 +122,16 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
     for (const s of sessions) {
       const client = codes.clientOf(s.client_id);
       sessionClient.set(s.id, client);
-      addSession.run(s.id, s.session_key, s.client_id, client, s.label, s.user_agent, s.first_seen_ms, s.timer_resolution_us ?? null);
+      addSession.run(
+        s.id,
+        s.session_key,
+        s.client_id,
+        client,
+        s.label,
+        s.user_agent,
+        s.first_seen_ms,
+        s.timer_resolution_us ?? null,
+      );
     }
     const addRaw = db.prepare(INSERT_RAW);
     const writeRollups = rollupWriter(db);
@@ -122,7 +139,9 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
     const spans: Spans = new Map();
     let done = 0;
     // The writer connection may not run other statements while iterating, so read in keyset pages.
-    const page = db.prepare(`SELECT * FROM samples_v1 WHERE (session, seq) > (?, ?) ORDER BY session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`);
+    const page = db.prepare(
+      `SELECT * FROM samples_v1 WHERE (session, seq) > (?, ?) ORDER BY session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
+    );
     let after: [number, number] = [-1, -1];
     for (;;) {
       const rows = page.all(...after) as V1Row[];
@@ -162,9 +181,17 @@ function widen(spans: Spans, session: number, t: number): void {
  * transaction rolls back), each session's span of t written, the old tables
  * dropped, the version it reached set.
  */
-function finishUpgrade(db: Database.Database, from: number, to: number, total: number, spans: Spans, dropOld: string): void {
+function finishUpgrade(
+  db: Database.Database,
+  from: number,
+  to: number,
+  total: number,
+  spans: Spans,
+  dropOld: string,
+): void {
   const copied = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
-  if (copied !== total) throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version ${from}`);
+  if (copied !== total)
+    throw new Error(`upgrade copied ${copied} of ${total} samples; database left at version ${from}`);
   const setSpan = db.prepare("UPDATE sessions SET first_t = ?, last_t = ? WHERE id = ?");
   for (const [id, { lo, hi }] of spans) setSpan.run(lo, hi, id);
   db.exec(dropOld);
@@ -199,8 +226,20 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
  * source's t order, so every page of the new table is appended to and left
  * full), with a progress line per page of rows.
  */
-function copyPacked(db: Database.Database, source: string, step: string, total: number, log: (line: string) => void, visit?: (row: (number | null)[]) => void): void {
-  const methods = new Map((db.prepare("SELECT id, method FROM series").all() as { id: number; method: string }[]).map((s) => [s.id, s.method]));
+function copyPacked(
+  db: Database.Database,
+  source: string,
+  step: string,
+  total: number,
+  log: (line: string) => void,
+  visit?: (row: (number | null)[]) => void,
+): void {
+  const methods = new Map(
+    (db.prepare("SELECT id, method FROM series").all() as { id: number; method: string }[]).map((s) => [
+      s.id,
+      s.method,
+    ]),
+  );
   const page = db.prepare(
     `SELECT ${RAW_COLUMNS} FROM ${source} WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
   );
@@ -230,7 +269,9 @@ function addTotals(db: Database.Database, log: (line: string) => void): void {
   log(`upgrading database schema 3 → ${TOTALS_SINCE_VERSION}: running totals from ${days.length} day rollups`);
   db.transaction(() => {
     rollupWriter(db)(totalsFromDays(days));
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(TOTALS_SINCE_VERSION));
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(
+      String(TOTALS_SINCE_VERSION),
+    );
   })();
   log(`upgraded database schema 3 → ${TOTALS_SINCE_VERSION}`);
 }
@@ -253,7 +294,14 @@ function packRawSamples(db: Database.Database, log: (line: string) => void): voi
 
 /** A v1 row as the wire sample it was stored from (flags are copied as stored, apart). */
 function v1Sample(r: V1Row, hasServerMs: boolean): Sample & { serverMs?: number } {
-  const s: Sample & { serverMs?: number } = { seq: r.seq, t: r.t, method: r.method, target: r.target, ms: r.ms, outcome: r.outcome };
+  const s: Sample & { serverMs?: number } = {
+    seq: r.seq,
+    t: r.t,
+    method: r.method,
+    target: r.target,
+    ms: r.ms,
+    outcome: r.outcome,
+  };
   if (r.scheduled_t !== null) s.scheduledT = r.scheduled_t;
   if (r.late_ms !== null) s.lateMs = r.late_ms;
   if (r.hidden_ms !== null) s.hiddenMs = r.hidden_ms;

@@ -64,8 +64,10 @@ export const BLOCK_BYTES_MAX = 900;
 /** Appends one row's varints, after the row (prevSeq, prevT); checks it as encodeBlock promises. */
 function pushRow(out: number[], key: BlockKey, r: PackedRow, prevSeq: number, prevT: number, first: boolean): void {
   const [session, seq, t, series, status] = r;
-  if (session !== key.session) throw new BlockRowError(`a row of session ${session} in a block of session ${key.session}`);
-  if (!isSafeInt(t) || !isSafeInt(series) || series < 0 || !isSafeInt(status) || status < 0) throw new BlockRowError(`seq ${seq}: t, series or status`);
+  if (session !== key.session)
+    throw new BlockRowError(`a row of session ${session} in a block of session ${key.session}`);
+  if (!isSafeInt(t) || !isSafeInt(series) || series < 0 || !isSafeInt(status) || status < 0)
+    throw new BlockRowError(`seq ${seq}: t, series or status`);
   if (!isSafeInt(seq) || seq < prevSeq || (!first && seq === prevSeq && t <= prevT))
     throw new BlockRowError(`(seq ${seq}, t ${t}) after (seq ${prevSeq}, t ${prevT}): (seq, t) must increase`);
   pushVarint(out, seq - prevSeq);
@@ -76,11 +78,13 @@ function pushRow(out: number[], key: BlockKey, r: PackedRow, prevSeq: number, pr
   for (let k = 0; k < NULLABLE.length; k++) {
     const v = r[FIRST_NULLABLE + k];
     if (v === null || v === undefined) continue;
-    if (!isSafeInt(v) || Math.abs(v) > Number.MAX_SAFE_INTEGER / 2) throw new BlockRowError(`seq ${seq}: ${NULLABLE[k]} ${v} is not an integer within ±2^52`);
+    if (!isSafeInt(v) || Math.abs(v) > Number.MAX_SAFE_INTEGER / 2)
+      throw new BlockRowError(`seq ${seq}: ${NULLABLE[k]} ${v} is not an integer within ±2^52`);
     presence |= 1 << k;
   }
   out.push(presence);
-  for (let k = 0; k < NULLABLE.length; k++) if ((presence >> k) & 1) pushVarint(out, zigzag(r[FIRST_NULLABLE + k] as number));
+  for (let k = 0; k < NULLABLE.length; k++)
+    if ((presence >> k) & 1) pushVarint(out, zigzag(r[FIRST_NULLABLE + k] as number));
 }
 
 /**
@@ -89,7 +93,8 @@ function pushRow(out: number[], key: BlockKey, r: PackedRow, prevSeq: number, pr
  */
 export function encodeBlock(key: BlockKey, rows: readonly PackedRow[]): Uint8Array {
   if (rows.length === 0) throw new BlockRowError("no rows");
-  if (rows[0]![1] !== key.seq0) throw new BlockRowError(`the first row's seq ${rows[0]![1]} is not the key's ${key.seq0}`);
+  if (rows[0]![1] !== key.seq0)
+    throw new BlockRowError(`the first row's seq ${rows[0]![1]} is not the key's ${key.seq0}`);
   // One block however large: the writer's path, splitIntoBlocks, without its limit.
   return splitIntoBlocks(key.session, key.startMs, rows, Number.POSITIVE_INFINITY)[0]!.data;
 }
@@ -130,7 +135,14 @@ export function splitIntoBlocks(
     let prev = continuing ? run[run.length - 1] : undefined;
     for (let k = i; k < j; k++) {
       const r = rows[k]!;
-      pushRow(scratch, key, r, prev === undefined ? key.seq0 : prev[1]!, prev === undefined ? startMs : prev[2]!, prev === undefined);
+      pushRow(
+        scratch,
+        key,
+        r,
+        prev === undefined ? key.seq0 : prev[1]!,
+        prev === undefined ? startMs : prev[2]!,
+        prev === undefined,
+      );
       prev = r;
     }
   };

@@ -18,7 +18,8 @@ import { BEST2_LEGS, OUTCOMES, PROBE_METHODS } from "../../shared/methods.js";
 import { unzigzag, zigzag } from "../../shared/varint.js";
 
 /** raw_samples' columns in packRaw's order. */
-export const PACKED_RAW_COLUMNS = "session, seq, t, series, status, us, sched, late_us, hidden_us, detail, lag_us, server_us";
+export const PACKED_RAW_COLUMNS =
+  "session, seq, t, series, status, us, sched, late_us, hidden_us, detail, lag_us, server_us";
 
 /** The flags (schema.ts FLAG) of a visible page's probe: every boolean known, visible at send and reply, nothing else. */
 export const TYPICAL_FLAGS = 0x1f03;
@@ -32,7 +33,10 @@ const REASON_UNIT = OUTCOME_UNIT * (FLAGS_MAX + 1);
 /** best2's race in one integer: ((zigzag(otherUs) + 1) × 16 + otherOutcome + 1) × 4 + winner + 1, each 0 when absent. */
 function packRace(winner: number | null, otherOutcome: number | null, otherUs: number | null): number | null {
   if (winner === null && otherOutcome === null && otherUs === null) return null;
-  return ((otherUs === null ? 0 : zigzag(otherUs) + 1) * 16 + (otherOutcome === null ? 0 : otherOutcome + 1)) * 4 + (winner === null ? 0 : winner + 1);
+  return (
+    ((otherUs === null ? 0 : zigzag(otherUs) + 1) * 16 + (otherOutcome === null ? 0 : otherOutcome + 1)) * 4 +
+    (winner === null ? 0 : winner + 1)
+  );
 }
 
 /** A packed race's fields (packRace's inverse). */
@@ -40,7 +44,11 @@ function unpackRace(detail: number): { winner: number | null; otherOutcome: numb
   const w = detail % 4;
   const o = Math.floor(detail / 4) % 16;
   const u = Math.floor(detail / 64);
-  return { winner: w === 0 ? null : w - 1, otherOutcome: o === 0 ? null : o - 1, otherUs: u === 0 ? null : unzigzag(u - 1) };
+  return {
+    winner: w === 0 ? null : w - 1,
+    otherOutcome: o === 0 ? null : o - 1,
+    otherUs: u === 0 ? null : unzigzag(u - 1),
+  };
 }
 
 /** A row packRaw cannot fold without changing it: refused, so an upgrade rolls back rather than alter a sample. */
@@ -52,14 +60,16 @@ export class UnpackableRowError extends Error {
 }
 
 const isInt = (x: number | null | undefined): boolean => x === null || x === undefined || Number.isSafeInteger(x);
-const inRange = (x: number | null | undefined, max: number): boolean => x === null || x === undefined || (Number.isInteger(x) && x >= 0 && x <= max);
+const inRange = (x: number | null | undefined, max: number): boolean =>
+  x === null || x === undefined || (Number.isInteger(x) && x >= 0 && x <= max);
 
 /** Why a logical row would not read back as written, or null. The contract (sample-reader.ts) never lets a sample through that fails it. */
 function unpackable(v: readonly (number | null)[]): string | null {
   const [, , , , outcome, , , , , flags, reason, winner, otherUs, otherOutcome, minrttUs] = v;
   if (!v.every(isInt)) return "a value is not an integer";
   if (!inRange(outcome, OUTCOMES.length - 1) || outcome === null) return "outcome out of range";
-  if (!inRange(otherOutcome, OUTCOMES.length - 1) || !inRange(winner, BEST2_LEGS.length - 1)) return "race field out of range";
+  if (!inRange(otherOutcome, OUTCOMES.length - 1) || !inRange(winner, BEST2_LEGS.length - 1))
+    return "race field out of range";
   if (!inRange(flags, FLAGS_MAX) || flags === null) return "flags out of range";
   if (!inRange(reason, Number.MAX_SAFE_INTEGER / REASON_UNIT - 1)) return "reason id out of range";
   if (minrttUs !== null && minrttUs !== undefined && (winner !== null || otherUs !== null || otherOutcome !== null))
@@ -75,13 +85,33 @@ function unpackable(v: readonly (number | null)[]): string | null {
 export function packRaw(v: readonly (number | null)[], method: string): (number | null)[] {
   const why = unpackable(v);
   if (why !== null) throw new UnpackableRowError(v, why);
-  const [session, seq, t, series, outcome, us, schedMs, lateUs, hiddenUs, flags, reason, winner, otherUs, otherOutcome, minrttUs, lagUs, serverUs] = v;
+  const [
+    session,
+    seq,
+    t,
+    series,
+    outcome,
+    us,
+    schedMs,
+    lateUs,
+    hiddenUs,
+    flags,
+    reason,
+    winner,
+    otherUs,
+    otherOutcome,
+    minrttUs,
+    lagUs,
+    serverUs,
+  ] = v;
   return [
     session!,
     seq!,
     t!,
     series!,
-    outcome! + OUTCOME_UNIT * (flags! ^ usualFlags(method)) + (reason === null || reason === undefined ? 0 : REASON_UNIT * (reason + 1)),
+    outcome! +
+      OUTCOME_UNIT * (flags! ^ usualFlags(method)) +
+      (reason === null || reason === undefined ? 0 : REASON_UNIT * (reason + 1)),
     us ?? null,
     schedMs === null || schedMs === undefined ? null : schedMs - Math.trunc((lateUs ?? 0) / 1000),
     lateUs ?? null,
@@ -92,7 +122,8 @@ export function packRaw(v: readonly (number | null)[], method: string): (number 
   ];
 }
 
-const caseOf = (expr: string, names: readonly string[]) => `CASE ${expr} ${names.map((n, i) => `WHEN ${i} THEN '${n}'`).join(" ")} END`;
+const caseOf = (expr: string, names: readonly string[]) =>
+  `CASE ${expr} ${names.map((n, i) => `WHEN ${i} THEN '${n}'`).join(" ")} END`;
 /** a XOR b (SQLite has no XOR operator). */
 const xor = (a: string, b: string) => `((${a}) | (${b})) - ((${a}) & (${b}))`;
 const unzigzagSql = (z: string) => `CASE WHEN (${z}) & 1 THEN -(((${z}) + 1) >> 1) ELSE (${z}) >> 1 END`;
@@ -102,7 +133,10 @@ const unzigzagSql = (z: string) => `CASE WHEN (${z}) & 1 THEN -(((${z}) + 1) >> 
  * (integer codes and µs, as rawValues has them): the view and the upgrade
  * tests read through these.
  */
-function logicalRawSql(r: string, s: string): Record<"outcome" | "reason" | "sched_ms" | "flags" | "winner" | "other_outcome" | "other_us" | "minrtt_us", string> {
+function logicalRawSql(
+  r: string,
+  s: string,
+): Record<"outcome" | "reason" | "sched_ms" | "flags" | "winner" | "other_outcome" | "other_us" | "minrtt_us", string> {
   const best2 = (expr: string) => `CASE WHEN ${s}.method = 'best2' THEN ${expr} END`;
   const usual = `CASE WHEN ${s}.method IN (${PROBE_METHODS.map((m) => `'${m}'`).join(", ")}) THEN ${TYPICAL_FLAGS} ELSE 0 END`;
   return {
@@ -143,7 +177,13 @@ export interface UnpackedSample {
 }
 
 /** The folded columns of a stored sample of `method`, unfolded: what the `samples` view computes, in JavaScript. */
-export function unpackSample(method: string, status: number, sched: number | null, lateUs: number | null, detail: number | null): UnpackedSample {
+export function unpackSample(
+  method: string,
+  status: number,
+  sched: number | null,
+  lateUs: number | null,
+  detail: number | null,
+): UnpackedSample {
   const reason = Math.floor(status / REASON_UNIT);
   const race = method === "best2" && detail !== null ? unpackRace(detail) : null;
   return {
@@ -188,21 +228,51 @@ export interface EdgeRow {
  * selected row; `method` names a series id's method (detail means best2's
  * race or tcprtt's min RTT by it).
  */
-export function edgeReader(layout: RawLayout, method: (series: number) => string | undefined): { columns: string; decode: (row: unknown[]) => EdgeRow } {
+export function edgeReader(
+  layout: RawLayout,
+  method: (series: number) => string | undefined,
+): { columns: string; decode: (row: unknown[]) => EdgeRow } {
   if (layout === "columns")
     return {
       columns: "t, series, outcome, us, flags, late_us, winner, other_us, minrtt_us",
       decode: (row) => {
-        const [t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs] = row as [number, number, number, number | null, number, number | null, number | null, number | null, number | null];
+        const [t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs] = row as [
+          number,
+          number,
+          number,
+          number | null,
+          number,
+          number | null,
+          number | null,
+          number | null,
+          number | null,
+        ];
         return { t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs };
       },
     };
   return {
     columns: "t, series, status, us, late_us, detail",
     decode: (row) => {
-      const [t, series, status, us, lateUs, detail] = row as [number, number, number, number | null, number | null, number | null];
+      const [t, series, status, us, lateUs, detail] = row as [
+        number,
+        number,
+        number,
+        number | null,
+        number | null,
+        number | null,
+      ];
       const u = unpackSample(method(series) ?? "", status, null, lateUs, detail);
-      return { t, series, outcome: u.outcome, us, flags: u.flags, lateUs, winner: u.winner, otherUs: u.otherUs, minrttUs: u.minrttUs };
+      return {
+        t,
+        series,
+        outcome: u.outcome,
+        us,
+        flags: u.flags,
+        lateUs,
+        winner: u.winner,
+        otherUs: u.otherUs,
+        minrttUs: u.minrttUs,
+      };
     },
   };
 }

@@ -19,10 +19,14 @@ export type StoredBlock = [startMs: number, session: number, seq0: number, data:
  * The blocks that may hold samples with fromMs ≤ t ≤ toMs, in key order
  * (bucket, session, first seq): parameters fromMs, toMs as bucketRange gives them.
  */
-export const BLOCKS_IN_RANGE_SQL = "SELECT start_ms, session, seq0, data FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?";
+export const BLOCKS_IN_RANGE_SQL =
+  "SELECT start_ms, session, seq0, data FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?";
 
 /** BLOCKS_IN_RANGE_SQL's parameters for the inclusive range [fromMs, toMs]. */
-export const bucketRange = (fromMs: number, toMs: number): [number, number] => [blockStartMs(Math.ceil(fromMs)), Math.floor(toMs)];
+export const bucketRange = (fromMs: number, toMs: number): [number, number] => [
+  blockStartMs(Math.ceil(fromMs)),
+  Math.floor(toMs),
+];
 
 /** The rows of a stored block whose t lies in [fromMs, toMs], passed to onRow in seq order. */
 export function rowsOfBlock(block: StoredBlock, fromMs: number, toMs: number, onRow: (row: PackedRow) => void): void {
@@ -66,7 +70,8 @@ export function rowMatcher(f: SampleFilter, ctx: RowContext): (row: PackedRow) =
       if (f.reportInFlight !== undefined && ((flags & FLAG.reportInFlight) !== 0) !== f.reportInFlight) return false;
     }
     // late_ms in SQL is late_us / 1000.0: the same comparison in µs, exact.
-    if (f.maxLateMs !== undefined && lateUs !== null && lateUs !== undefined && lateUs / 1000 > f.maxLateMs) return false;
+    if (f.maxLateMs !== undefined && lateUs !== null && lateUs !== undefined && lateUs / 1000 > f.maxLateMs)
+      return false;
     for (const [lo, hi] of exclude) if (t! >= lo && t! <= hi) return false;
     return true;
   };
@@ -74,7 +79,13 @@ export function rowMatcher(f: SampleFilter, ctx: RowContext): (row: PackedRow) =
 
 /** What the SQLite read pool lends the block readers: a paced scan of one SELECT, and small SELECTs. */
 export interface BlockPool {
-  scan(sql: string, params: readonly (string | number | null)[], onRow: (row: unknown[]) => void | false, pace: Pace, rowsPerCheck?: number): Promise<void>;
+  scan(
+    sql: string,
+    params: readonly (string | number | null)[],
+    onRow: (row: unknown[]) => void | false,
+    pace: Pace,
+    rowsPerCheck?: number,
+  ): Promise<void>;
   all<T>(sql: string, params: readonly (string | number | null)[]): Promise<T[]>;
 }
 
@@ -82,14 +93,39 @@ export interface BlockPool {
 const BLOCKS_PER_CHECK = 4;
 
 /** Every raw row with fromMs ≤ t ≤ toMs, block by block (in bucket order; within a bucket by session, then seq). */
-export function scanRows(pool: BlockPool, fromMs: number, toMs: number, onRow: (row: PackedRow) => void, pace: Pace): Promise<void> {
-  return pool.scan(BLOCKS_IN_RANGE_SQL, bucketRange(fromMs, toMs), (block) => rowsOfBlock(block as StoredBlock, fromMs, toMs, onRow), pace, BLOCKS_PER_CHECK);
+export function scanRows(
+  pool: BlockPool,
+  fromMs: number,
+  toMs: number,
+  onRow: (row: PackedRow) => void,
+  pace: Pace,
+): Promise<void> {
+  return pool.scan(
+    BLOCKS_IN_RANGE_SQL,
+    bucketRange(fromMs, toMs),
+    (block) => rowsOfBlock(block as StoredBlock, fromMs, toMs, onRow),
+    pace,
+    BLOCKS_PER_CHECK,
+  );
 }
 
 /** The series and session tables as a RowContext, read once per query. */
-export async function rowContext(pool: BlockPool): Promise<RowContext & { clientCodeOf(session: number): number | undefined }> {
-  const series = new Map((await pool.all<{ id: number; method: string; target: string }>("SELECT id, method, target FROM series", [])).map((s) => [s.id, s]));
-  const sessions = new Map((await pool.all<{ id: number; client_id: string; client: number }>("SELECT id, client_id, client FROM sessions", [])).map((s) => [s.id, s]));
+export async function rowContext(
+  pool: BlockPool,
+): Promise<RowContext & { clientCodeOf(session: number): number | undefined }> {
+  const series = new Map(
+    (await pool.all<{ id: number; method: string; target: string }>("SELECT id, method, target FROM series", [])).map(
+      (s) => [s.id, s],
+    ),
+  );
+  const sessions = new Map(
+    (
+      await pool.all<{ id: number; client_id: string; client: number }>(
+        "SELECT id, client_id, client FROM sessions",
+        [],
+      )
+    ).map((s) => [s.id, s]),
+  );
   return {
     seriesOf: (id) => series.get(id),
     clientIdOf: (session) => sessions.get(session)?.client_id,
@@ -102,13 +138,24 @@ export async function rowContext(pool: BlockPool): Promise<RowContext & { client
  * `limit`: whole buckets, so a partial bucket at either end counts whole (an
  * estimate, as the planner wants it: is the raw path cheap here?).
  */
-export async function estimateRows(pool: BlockPool, fromMs: number, toMs: number, limit: number, pace: Pace): Promise<number> {
+export async function estimateRows(
+  pool: BlockPool,
+  fromMs: number,
+  toMs: number,
+  limit: number,
+  pace: Pace,
+): Promise<number> {
   // Stops at the block that passes the limit: a month of sparse blocks would otherwise be read whole.
   let n = 0;
-  await pool.scan("SELECT n FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?", bucketRange(fromMs, toMs), (row) => {
-    n += row[0] as number;
-    return n <= limit ? undefined : false;
-  }, pace);
+  await pool.scan(
+    "SELECT n FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?",
+    bucketRange(fromMs, toMs),
+    (row) => {
+      n += row[0] as number;
+      return n <= limit ? undefined : false;
+    },
+    pace,
+  );
   return n;
 }
 
@@ -116,7 +163,10 @@ export async function estimateRows(pool: BlockPool, fromMs: number, toMs: number
 export async function firstT(pool: BlockPool, fromMs: number, toMs: number): Promise<number | null> {
   let [lo, hi] = bucketRange(fromMs, toMs);
   for (;;) {
-    const next = await pool.all<{ start: number | null }>("SELECT min(start_ms) AS start FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?", [lo, hi]);
+    const next = await pool.all<{ start: number | null }>(
+      "SELECT min(start_ms) AS start FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?",
+      [lo, hi],
+    );
     const start = next[0]?.start ?? null;
     if (start === null) return null;
     let first: number | null = null;
@@ -168,13 +218,25 @@ function viewOf(columns: readonly ViewColumn[], ctx: RowContext): (row: PackedRo
 }
 
 /** The rows sampleWhere(filter) keeps, as the samples view's `columns`: what `SELECT columns FROM samples WHERE …` returned in version 6. */
-export async function scanSamples(pool: BlockPool, filter: SampleFilter, columns: readonly ViewColumn[], onRow: (row: unknown[]) => void, pace: Pace): Promise<void> {
+export async function scanSamples(
+  pool: BlockPool,
+  filter: SampleFilter,
+  columns: readonly ViewColumn[],
+  onRow: (row: unknown[]) => void,
+  pace: Pace,
+): Promise<void> {
   const ctx = await rowContext(pool);
   const keep = rowMatcher(filter, ctx);
   const view = viewOf(columns, ctx);
-  await scanRows(pool, Math.ceil(filter.fromMs), Math.floor(filter.toMs), (row) => {
-    if (keep(row)) onRow(view(row));
-  }, pace);
+  await scanRows(
+    pool,
+    Math.ceil(filter.fromMs),
+    Math.floor(filter.toMs),
+    (row) => {
+      if (keep(row)) onRow(view(row));
+    },
+    pace,
+  );
 }
 
 /** How a store reads its raw samples: blocks here, a row per sample on PostgreSQL (postgres/raw-reads.ts). */
@@ -184,9 +246,21 @@ export interface RawReads {
   /** The smallest stored t with fromMs ≤ t ≤ toMs, or null. */
   firstT(fromMs: number, toMs: number): Promise<number | null>;
   /** The raw samples with fromMs ≤ t < toMs (of client code `client`, or every client), as the rollup reader folds them. */
-  edgeRows(fromMs: number, toMs: number, client: number | null, methodOf: (series: number) => string | undefined, onRow: (row: EdgeRow) => void, pace: Pace): Promise<void>;
+  edgeRows(
+    fromMs: number,
+    toMs: number,
+    client: number | null,
+    methodOf: (series: number) => string | undefined,
+    onRow: (row: EdgeRow) => void,
+    pace: Pace,
+  ): Promise<void>;
   /** The rows sampleWhere(filter) keeps, as the samples view's `columns`. */
-  scanSamples(filter: SampleFilter, columns: readonly ViewColumn[], onRow: (row: unknown[]) => void, pace: Pace): Promise<void>;
+  scanSamples(
+    filter: SampleFilter,
+    columns: readonly ViewColumn[],
+    onRow: (row: unknown[]) => void,
+    pace: Pace,
+  ): Promise<void>;
 }
 
 /** RawReads over raw_blocks. */
@@ -198,10 +272,16 @@ export function blockReads(pool: BlockPool): RawReads {
       const ctx = client === null ? null : await rowContext(pool);
       const decode = edgeReader("packed", methodOf).decode;
       // [fromMs, toMs): t is an integer.
-      await scanRows(pool, fromMs, Math.ceil(toMs) - 1, (row) => {
-        if (ctx !== null && ctx.clientCodeOf(row[0]!) !== client) return;
-        onRow(decode([row[2], row[3], row[4], row[5], row[7], row[9]]));
-      }, pace);
+      await scanRows(
+        pool,
+        fromMs,
+        Math.ceil(toMs) - 1,
+        (row) => {
+          if (ctx !== null && ctx.clientCodeOf(row[0]!) !== client) return;
+          onRow(decode([row[2], row[3], row[4], row[5], row[7], row[9]]));
+        },
+        pace,
+      );
     },
     scanSamples: (filter, columns, onRow, pace) => scanSamples(pool, filter, columns, onRow, pace),
   };

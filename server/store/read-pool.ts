@@ -67,7 +67,13 @@ export interface ReadPool {
    * read every `rowsPerCheck` rows, 256 unless a row is much work); onRow
    * returning false stops the scan there.
    */
-  scan(sql: string, params: readonly SqlParam[], onRow: (row: unknown[]) => void | false, pace: Pace, rowsPerCheck?: number): Promise<void>;
+  scan(
+    sql: string,
+    params: readonly SqlParam[],
+    onRow: (row: unknown[]) => void | false,
+    pace: Pace,
+    rowsPerCheck?: number,
+  ): Promise<void>;
   /** A small SELECT read in one go (rows as objects). */
   all<T>(sql: string, params: readonly SqlParam[]): Promise<T[]>;
   /** The store's raw samples, read the way it holds them (raw-rows.ts). */
@@ -120,7 +126,10 @@ export function openReadPool(dbPath: string, writer: Database.Database): ReadPoo
       const db = await acquire();
       try {
         pace.checkAborted();
-        const it = db.prepare(sql).raw(true).iterate(...params) as IterableIterator<unknown[]>;
+        const it = db
+          .prepare(sql)
+          .raw(true)
+          .iterate(...params) as IterableIterator<unknown[]>;
         try {
           for (;;) {
             for (let i = 0; i < rowsPerCheck; i++) {

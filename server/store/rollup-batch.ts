@@ -1,7 +1,16 @@
 // Rollups gathered from the rows of one write (an ingest batch, a migration
 // chunk, the edges of a query), keyed by (level, bucket start, series,
 // client, class), then merged into the rollups table in the same transaction.
-import { bucketIndex, emptyRollup, encodeMerged, encodeRollup, mergeEncoded, mergeInto, recordInBucket, type Rollup } from "../../shared/rollup.js";
+import {
+  bucketIndex,
+  emptyRollup,
+  encodeMerged,
+  encodeRollup,
+  mergeEncoded,
+  mergeInto,
+  recordInBucket,
+  type Rollup,
+} from "../../shared/rollup.js";
 import { bucketEndMs, bucketStartMs, LEVEL_COUNT } from "./rollup-class.js";
 
 export interface RollupCell {
@@ -20,7 +29,20 @@ export interface RollupCell {
 }
 
 export function emptyCell(level: number, startMs: number, series: number, client: number, cls: number): RollupCell {
-  return { level, startMs, series, client, cls, failures: 0, skipped: 0, lat: emptyRollup(), tmo: emptyRollup(), winsWs: 0, winsJsonp: 0, margin: emptyRollup() };
+  return {
+    level,
+    startMs,
+    series,
+    client,
+    cls,
+    failures: 0,
+    skipped: 0,
+    lat: emptyRollup(),
+    tmo: emptyRollup(),
+    winsWs: 0,
+    winsJsonp: 0,
+    margin: emptyRollup(),
+  };
 }
 
 /** Adds cell `b` into `a` (same series; exact, as rollups merge). */
@@ -59,8 +81,13 @@ interface RowBuckets {
 }
 
 const bucketOf = (us: number | null): number => (us === null || us === 0 ? -1 : bucketIndex(us));
-const marginOf = (r: RollupRow): number | null => (r.outcome === 0 && r.us !== null && r.otherUs !== null ? Math.max(0, r.otherUs - r.us) : null);
-const bucketsOf = (r: RollupRow): RowBuckets => ({ us: bucketOf(r.us), margin: bucketOf(marginOf(r)), minrtt: bucketOf(r.minrttUs) });
+const marginOf = (r: RollupRow): number | null =>
+  r.outcome === 0 && r.us !== null && r.otherUs !== null ? Math.max(0, r.otherUs - r.us) : null;
+const bucketsOf = (r: RollupRow): RowBuckets => ({
+  us: bucketOf(r.us),
+  margin: bucketOf(marginOf(r)),
+  minrtt: bucketOf(r.minrttUs),
+});
 
 export function addToCell(c: RollupCell, r: RollupRow): void {
   addIndexed(c, r, bucketsOf(r));
@@ -130,7 +157,8 @@ export class RollupBatch {
   }
 
   private static packed(series: number, client: number, cls: number): number | null {
-    if (series >= SERIES_PACK || cls >= CLASS_PACK || client >= CLIENT_PACK || series < 0 || cls < 0 || client < 0) return null;
+    if (series >= SERIES_PACK || cls >= CLASS_PACK || client >= CLIENT_PACK || series < 0 || cls < 0 || client < 0)
+      return null;
     return (client * SERIES_PACK + series) * CLASS_PACK + cls;
   }
 
@@ -227,7 +255,8 @@ export class RollupBatch {
     }
     const startMs = bucketStartMs(0, r.t);
     addIndexed(this.stagedCell(startMs, p, r.series, r.client, r.cls), r, b);
-    if (minrtt) recordInBucket(this.stagedCell(startMs, q!, r.minrttSeries!, r.client, r.cls).lat, r.minrttUs!, b.minrtt);
+    if (minrtt)
+      recordInBucket(this.stagedCell(startMs, q!, r.minrttSeries!, r.client, r.cls).lat, r.minrttUs!, b.minrtt);
   }
 
   /** add() for keys past the packed range (not met in practice): straight into each cell. */

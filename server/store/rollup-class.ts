@@ -24,9 +24,11 @@ export const TOTAL_LEVEL = LEVEL_MS.length;
 /** Levels held in the rollups table: the timed ones and the total. */
 export const LEVEL_COUNT = TOTAL_LEVEL + 1;
 /** Exclusive end of a rollup's bucket (ms): the total's never ends. */
-export const bucketEndMs = (level: number, startMs: number): number => (level === TOTAL_LEVEL ? Infinity : startMs + LEVEL_MS[level]!);
+export const bucketEndMs = (level: number, startMs: number): number =>
+  level === TOTAL_LEVEL ? Infinity : startMs + LEVEL_MS[level]!;
 /** Start of the bucket of `level` holding time `t` (ms): the total's is 0. */
-export const bucketStartMs = (level: number, t: number): number => (level === TOTAL_LEVEL ? 0 : t - (t % LEVEL_MS[level]!));
+export const bucketStartMs = (level: number, t: number): number =>
+  level === TOTAL_LEVEL ? 0 : t - (t % LEVEL_MS[level]!);
 
 const VISIBLE_BITS = FLAG.visibleAtSend | FLAG.visibleAtReply;
 const HIDDEN_BIT = 1;

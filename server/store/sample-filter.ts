@@ -98,5 +98,6 @@ export function storedMethodOf(series: string): string {
 export function seriesWanted(f: SampleFilter): (series: string) => boolean {
   const methods = f.methods;
   if (methods === undefined || methods.length === 0) return () => true;
-  return (series) => methods.includes(series) || (storedMethodOf(series) !== series && methods.includes(storedMethodOf(series)));
+  return (series) =>
+    methods.includes(series) || (storedMethodOf(series) !== series && methods.includes(storedMethodOf(series)));
 }

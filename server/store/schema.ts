@@ -1,7 +1,6 @@
 // The database layout, version 7: raw samples in blocks (one row per write,
 // session and 5-minute bucket; small-integer codes, integer µs, raw-block.ts)
 // and rollup histograms per (level, time bucket, series, client, flag class).
-import type Database from "better-sqlite3";
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
 import { samplesViewSql } from "./raw-layout.js";
 
@@ -145,4 +144,5 @@ ${samplesViewSql()}
 
 /** Milliseconds (the wire's unit, 3 decimals at most matter) → integer µs. */
 export const toUs = (ms: number): number => Math.round(ms * 1000);
-export const toUsOrNull = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : toUs(ms));
+export const toUsOrNull = (ms: number | null | undefined): number | null =>
+  ms === null || ms === undefined ? null : toUs(ms);

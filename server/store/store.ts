@@ -134,7 +134,10 @@ function sqliteCommon(db: Database.Database, dbPath: string) {
   };
 }
 
-const retentionOf = (opts: StoreOptions) => ({ rawDays: opts.rawDays ?? RAW_DAYS_DEFAULT, rollupDays: opts.rollupDays ?? ROLLUP_DAYS_DEFAULT });
+const retentionOf = (opts: StoreOptions) => ({
+  rawDays: opts.rawDays ?? RAW_DAYS_DEFAULT,
+  rollupDays: opts.rollupDays ?? ROLLUP_DAYS_DEFAULT,
+});
 
 /**
  * A store that writes on the calling thread: tests, benchmarks' bulk loads
@@ -190,7 +193,10 @@ export async function openStoreThreaded(dbPath: string, opts: StoreOptions = {})
   if (dbPath === ":memory:") return openStore(dbPath, opts);
   openWriteConnection(dbPath, opts.log).close();
   const db = new Database(dbPath, { readonly: true });
-  let prunedBeforeMs = Number((db.prepare("SELECT value FROM meta WHERE key = 'raw_pruned_before_ms'").get() as { value: string } | undefined)?.value ?? 0);
+  let prunedBeforeMs = Number(
+    (db.prepare("SELECT value FROM meta WHERE key = 'raw_pruned_before_ms'").get() as { value: string } | undefined)
+      ?.value ?? 0,
+  );
   const writer = await startWriterThread(
     {
       dbPath,

@@ -59,13 +59,20 @@ export interface WriterClient {
 }
 
 /** Starts the writer thread; resolves once it has opened the database and its scheduling policy is set. */
-export async function startWriterThread(init: WriterInit, yieldOptions: WriterYieldOptions, onPruned: (beforeMs: number) => void): Promise<WriterClient> {
+export async function startWriterThread(
+  init: WriterInit,
+  yieldOptions: WriterYieldOptions,
+  onPruned: (beforeMs: number) => void,
+): Promise<WriterClient> {
   // Under vitest or tsx the sources are TypeScript: the thread registers tsx (a devDependency) before
   // loading them. Built, it is plain JS and needs nothing.
   const ts = import.meta.url.endsWith(".ts");
   const entry = new URL(`./writer-thread.${ts ? "ts" : "js"}`, import.meta.url);
   const worker = ts
-    ? new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`, { eval: true, workerData: init })
+    ? new Worker(
+        `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`,
+        { eval: true, workerData: init },
+      )
     : new Worker(entry, { workerData: init });
   /** In the order sent: the first is the one that has waited longest. */
   const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void; sentAtMs: number }>();
@@ -91,7 +98,11 @@ export async function startWriterThread(init: WriterInit, yieldOptions: WriterYi
       pending.delete(m.id);
       lag.settled(p.sentAtMs);
       if (m.type === "failed")
-        p.reject(m.error.code === "SESSION_CLIENT_MISMATCH" ? new SessionOwnerError(m.error.message) : new StorageError(m.error.message, m.error.code));
+        p.reject(
+          m.error.code === "SESSION_CLIENT_MISMATCH"
+            ? new SessionOwnerError(m.error.message)
+            : new StorageError(m.error.message, m.error.code),
+        );
       else p.resolve((m.type === "done" ? m.result : m.type === "ingested" ? m.ingest : m.deleted) as never);
     });
   });
@@ -113,7 +124,10 @@ export async function startWriterThread(init: WriterInit, yieldOptions: WriterYi
     insertBatch: (batch, meta) => call((id) => ({ type: "insert", id, batch, meta })),
     ingestBody: (body, rules, meta) => {
       // Moved, not copied, unless the bytes share a buffer with others (Node's pool for small bodies).
-      const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer ? body : new Uint8Array(body);
+      const own =
+        body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer
+          ? body
+          : new Uint8Array(body);
       return call((id) => ({ type: "ingest", id, body: own, rules, meta }), [own.buffer as ArrayBuffer]);
     },
     pruneNow: () => call((id) => ({ type: "prune", id })),

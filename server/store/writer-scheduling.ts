@@ -88,7 +88,13 @@ export interface WriterLagWatch {
  * The policy decisions alone, over a clock and a setter (tests pass both):
  * starts from "idle", which the caller has already set.
  */
-export function watchWriterLag(o: WriterYieldOptions & { now: () => number; oldestPendingSentAtMs: () => number | undefined; setPolicy: (p: ThreadPolicy) => void }): WriterLagWatch {
+export function watchWriterLag(
+  o: WriterYieldOptions & {
+    now: () => number;
+    oldestPendingSentAtMs: () => number | undefined;
+    setPolicy: (p: ThreadPolicy) => void;
+  },
+): WriterLagWatch {
   let policy: ThreadPolicy = "idle";
   let laggedAtMs = -Infinity;
   let timer: NodeJS.Timeout | null = null;
@@ -155,7 +161,9 @@ export async function manageWriterPolicy(
     ...o,
     now: () => performance.now(),
     setPolicy: (p) => {
-      chain = chain.then(() => setThreadPolicy(tid, p)).then((err) => void (err !== null && o.warn(`the writer thread's policy stays as it was (${err})`)));
+      chain = chain
+        .then(() => setThreadPolicy(tid, p))
+        .then((err) => void (err !== null && o.warn(`the writer thread's policy stays as it was (${err})`)));
     },
   });
 }

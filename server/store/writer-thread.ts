@@ -25,7 +25,12 @@ db.pragma(`cache_size = -${init.cacheKib}`);
 const codes = new Codes(db);
 const writeGroup = batchWriter(db, codes);
 const offsetMs = init.nowAtStartMs - Date.now();
-const retention = startRetention(db, init.retention, () => Date.now() + offsetMs, (beforeMs) => post({ type: "pruned", beforeMs }));
+const retention = startRetention(
+  db,
+  init.retention,
+  () => Date.now() + offsetMs,
+  (beforeMs) => post({ type: "pruned", beforeMs }),
+);
 const checkpoint = setInterval(() => db.pragma("wal_checkpoint(TRUNCATE)"), init.checkpointIntervalMs);
 
 function post(m: WriterReply): void {
@@ -48,7 +53,7 @@ type Write = Extract<WriterRequest, { type: "insert" | "ingest" }>;
  * Writes queued while the last group ran: they are written together in one
  * transaction (writer.ts batchWriter), so a burst costs one commit.
  */
-let queued: Write[] = [];
+const queued: Write[] = [];
 /** Writes in one group at most: a backlog drains in transactions of bounded size and memory. */
 const GROUP_WRITES_MAX = 64;
 /**

@@ -50,9 +50,18 @@ export class Codes {
   /** After a rolled-back transaction, codes it added are gone again. */
   reload(): void {
     const rows = <T>(sql: string) => this.db.prepare(sql).all() as T[];
-    this.series = new Map(rows<{ id: number; method: string; target: string }>("SELECT id, method, target FROM series").map((r) => [`${r.method} ${r.target}`, r.id]));
-    this.reasons = new Map(rows<{ id: number; text: string }>("SELECT id, text FROM reasons").map((r) => [r.text, r.id]));
-    this.clients = new Map(rows<{ id: number; client_key: string }>("SELECT id, client_key FROM clients").map((r) => [r.client_key, r.id]));
+    this.series = new Map(
+      rows<{ id: number; method: string; target: string }>("SELECT id, method, target FROM series").map((r) => [
+        `${r.method} ${r.target}`,
+        r.id,
+      ]),
+    );
+    this.reasons = new Map(
+      rows<{ id: number; text: string }>("SELECT id, text FROM reasons").map((r) => [r.text, r.id]),
+    );
+    this.clients = new Map(
+      rows<{ id: number; client_key: string }>("SELECT id, client_key FROM clients").map((r) => [r.client_key, r.id]),
+    );
   }
 
   seriesOf(method: string, target: string): number {
@@ -86,7 +95,20 @@ export function rollupWriter(db: Database.Database): (batch: RollupBatch) => voi
   return (batch) => {
     for (const c of batch.cells.values()) {
       const m = mergedRow(c, get.get(c.level, c.startMs, c.series, c.client, c.cls));
-      put.run(c.level, c.startMs, c.series, c.client, c.cls, m.failures, m.skipped, m.lat, m.tmo, m.winsWs, m.winsJsonp, m.margin);
+      put.run(
+        c.level,
+        c.startMs,
+        c.series,
+        c.client,
+        c.cls,
+        m.failures,
+        m.skipped,
+        m.lat,
+        m.tmo,
+        m.winsWs,
+        m.winsJsonp,
+        m.margin,
+      );
     }
   };
 }
@@ -133,19 +155,26 @@ export function spanOf(samples: readonly { t: number }[]): { lo: number; hi: num
 }
 
 /** A raw sample's logical columns in rawValues' order: the PostgreSQL store's raw_samples, SQLite's before version 5 (raw-layout.ts packs them). */
-export const RAW_COLUMNS = "session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us";
+export const RAW_COLUMNS =
+  "session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us";
 
 /** SQLite's insert of one row into version 6's raw_samples (the upgrades of older files write it first), its values as packRaw returns them. */
 export const INSERT_RAW = `INSERT OR IGNORE INTO raw_samples (${PACKED_RAW_COLUMNS})
-  VALUES (${PACKED_RAW_COLUMNS.split(",").map(() => "?").join(", ")})`;
+  VALUES (${PACKED_RAW_COLUMNS.split(",")
+    .map(() => "?")
+    .join(", ")})`;
 
 /** Raises a session's highest stored seq (block-writer.ts looks up duplicates only at or below it). */
 export const RAISE_MAX_SEQ = "UPDATE sessions SET max_seq = max(coalesce(max_seq, -1), ?) WHERE id = ?";
 
-const maxSeqOf = (samples: readonly { seq: number }[]): number => samples.reduce((m, s) => (s.seq > m ? s.seq : m), -1);
+const maxSeqOf = (samples: readonly { seq: number }[]): number => samples.reduce((m, s) => Math.max(s.seq, m), -1);
 
 /** Wire samples as blockStore's items: the packed row, and the logical values and sample the rollups read. */
-function blockItems(session: number, samples: readonly Sample[], codes: CodeLookup): BlockItem<{ v: (number | null)[]; s: Sample }>[] {
+function blockItems(
+  session: number,
+  samples: readonly Sample[],
+  codes: CodeLookup,
+): BlockItem<{ v: (number | null)[]; s: Sample }>[] {
   return samples.map((s) => {
     const v = rawValues(session, s, codes);
     return { row: packRaw(v, s.method), extra: { v, s } };
@@ -153,7 +182,14 @@ function blockItems(session: number, samples: readonly Sample[], codes: CodeLook
 }
 
 /** Adds one raw row (values as rawValues returns them) to a rollup batch. */
-export function addRawToBatch(batch: RollupBatch, v: readonly (number | null)[], client: number, codes: Codes, method: string, target: string): void {
+export function addRawToBatch(
+  batch: RollupBatch,
+  v: readonly (number | null)[],
+  client: number,
+  codes: Codes,
+  method: string,
+  target: string,
+): void {
   const [, , t, series, outcome, us, , lateUs, , flags, , winner, otherUs, , minrttUs] = v;
   batch.add({
     t: t!,
@@ -179,13 +215,17 @@ export interface GroupItem {
  * `rollups`, and widens the session's span and highest seq: what every
  * writer of a batch does once it has the session. Returns the samples stored.
  */
-function sessionSamplesWriter(db: Database.Database, codes: Codes): (session: StoredSession, samples: readonly Sample[], rollups: RollupBatch) => Sample[] {
+function sessionSamplesWriter(
+  db: Database.Database,
+  codes: Codes,
+): (session: StoredSession, samples: readonly Sample[], rollups: RollupBatch) => Sample[] {
   const storeBlocks = blockStore(db);
   const raiseMaxSeq = db.prepare(RAISE_MAX_SEQ);
   const widenSpan = db.prepare(WIDEN_SESSION_SPAN);
   return (session, samples, rollups) => {
     const stored = storeBlocks(session.id, session.max_seq, blockItems(session.id, samples, codes));
-    for (const { extra } of stored) addRawToBatch(rollups, extra.v, session.client, codes, extra.s.method, extra.s.target);
+    for (const { extra } of stored)
+      addRawToBatch(rollups, extra.v, session.client, codes, extra.s.method, extra.s.target);
     const span = spanOf(samples);
     if (span !== null) widenSpan.run({ ...span, id: session.id });
     if (samples.length > 0) raiseMaxSeq.run(maxSeqOf(samples), session.id);
@@ -208,7 +248,10 @@ interface StoredSession {
  * merged and rewritten once per group instead of once per batch. Each result
  * is final only after the group commits, and answers are sent after that.
  */
-export function batchWriter(db: Database.Database, codes: Codes): (items: readonly GroupItem[]) => (IngestResult | Error)[] {
+export function batchWriter(
+  db: Database.Database,
+  codes: Codes,
+): (items: readonly GroupItem[]) => (IngestResult | Error)[] {
   const findSession = db.prepare<[string], StoredSession & { client_id: string }>(
     "SELECT id, client_id, client, max_seq FROM sessions WHERE session_key = ?",
   );
@@ -218,7 +261,9 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
   const writeSamples = sessionSamplesWriter(db, codes);
   const updateLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ? AND label IS NOT ?");
   // The first resolution a session reports is kept: it cannot change within a page's life.
-  const setTimerResolution = db.prepare("UPDATE sessions SET timer_resolution_us = ? WHERE id = ? AND timer_resolution_us IS NULL");
+  const setTimerResolution = db.prepare(
+    "UPDATE sessions SET timer_resolution_us = ? WHERE id = ? AND timer_resolution_us IS NULL",
+  );
   const writeRollups = rollupWriter(db);
 
   /** One batch's rows, its rollups gathered into `rollups`; run as a savepoint inside the group's transaction. */
@@ -226,7 +271,14 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
     let session = findSession.get(batch.sessionId);
     if (session === undefined) {
       const client = codes.clientOf(batch.clientId);
-      const info = addSession.run(batch.sessionId, batch.clientId, client, batch.label ?? null, meta.userAgent, meta.receivedAtMs);
+      const info = addSession.run(
+        batch.sessionId,
+        batch.clientId,
+        client,
+        batch.label ?? null,
+        meta.userAgent,
+        meta.receivedAtMs,
+      );
       session = { id: Number(info.lastInsertRowid), client_id: batch.clientId, client, max_seq: null };
     } else if (session.client_id !== batch.clientId) {
       throw new SessionOwnerError("sessionId belongs to another clientId");
@@ -274,8 +326,12 @@ export function batchWriter(db: Database.Database, codes: Codes): (items: readon
  * batch. `finish` writes what is still open. Same rows as insertBatch.
  */
 export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: SampleBatch): void; finish(): void } {
-  const addSession = db.prepare("INSERT OR IGNORE INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, NULL, 0)");
-  const findSession = db.prepare<[string], StoredSession>("SELECT id, client, max_seq FROM sessions WHERE session_key = ?");
+  const addSession = db.prepare(
+    "INSERT OR IGNORE INTO sessions (session_key, client_id, client, label, user_agent, first_seen_ms) VALUES (?, ?, ?, ?, NULL, 0)",
+  );
+  const findSession = db.prepare<[string], StoredSession>(
+    "SELECT id, client, max_seq FROM sessions WHERE session_key = ?",
+  );
   const writeSamples = sessionSamplesWriter(db, codes);
   const writeRollups = rollupWriter(db);
   let open = new RollupBatch();
@@ -284,7 +340,7 @@ export function bulkLoader(db: Database.Database, codes: Codes): { add(batch: Sa
     addSession.run(batch.sessionId, batch.clientId, codes.clientOf(batch.clientId), batch.label ?? null);
     const session = findSession.get(batch.sessionId)!;
     const stored = writeSamples(session, batch.samples, open);
-    flushBefore(stored.reduce((min, s) => (s.t < min ? s.t : min), Infinity));
+    flushBefore(stored.reduce((min, s) => Math.min(s.t, min), Infinity));
   });
   return {
     add,

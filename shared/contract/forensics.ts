@@ -18,7 +18,9 @@ const queryMs = z.pipe(
   z.transform(Number),
 );
 /** "method@target", the page's series id. */
-const seriesSpec = z.string().check(z.regex(/^[a-z0-9]{2,16}@[A-Za-z0-9][A-Za-z0-9_.+-]{0,64}$/, "must be METHOD@TARGET"));
+const seriesSpec = z
+  .string()
+  .check(z.regex(/^[a-z0-9]{2,16}@[A-Za-z0-9][A-Za-z0-9_.+-]{0,64}$/, "must be METHOD@TARGET"));
 
 export const FANOUT_N_MAX = 1000;
 export const FANOUT_N_DEFAULT = 10;
@@ -34,9 +36,7 @@ export const attributionQuerySchema = z
     msMin: z.optional(queryMs),
     msMax: z.optional(queryMs),
   })
-  .check(
-    z.refine((q) => q.method?.length === 1 && q.target?.length === 1, "name exactly one method and one target"),
-  );
+  .check(z.refine((q) => q.method?.length === 1 && q.target?.length === 1, "name exactly one method and one target"));
 export type AttributionQuery = z.infer<typeof attributionQuerySchema>;
 
 export const compareQuerySchema = z.strictObject({
@@ -71,7 +71,8 @@ export const fanoutQuerySchema = z
   })
   .check(
     z.refine(
-      (q) => q.method?.length === 1 && (PROBE_METHODS as readonly string[]).includes(q.method[0]!) && q.target?.length === 2,
+      (q) =>
+        q.method?.length === 1 && (PROBE_METHODS as readonly string[]).includes(q.method[0]!) && q.target?.length === 2,
       "name one probe method and two targets: target=PRIMARY,SECONDARY",
     ),
   );

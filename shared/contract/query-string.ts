@@ -48,7 +48,11 @@ const excludeWindows = z.pipe(
       if (part === "") continue;
       const m = /^(\d{1,16})-(\d{1,16})$/.exec(part);
       if (!m || Number(m[1]) > Number(m[2])) {
-        ctx.issues.push({ code: "custom", input: s, message: `exclude window "${part.slice(0, 40)}" is not FROM-TO in epoch ms` });
+        ctx.issues.push({
+          code: "custom",
+          input: s,
+          message: `exclude window "${part.slice(0, 40)}" is not FROM-TO in epoch ms`,
+        });
         return z.NEVER;
       }
       out.push({ fromMs: Number(m[1]), toMs: Number(m[2]) });

@@ -38,7 +38,10 @@ const FIELDS = new Map<string, { required: boolean; check: Check }>([
   ["method", { required: true, check: oneOf(METHODS) }],
   [
     "target",
-    { required: true, check: (v) => (typeof v === "string" && TARGET_PATTERN.test(v) ? undefined : "expected a server name") },
+    {
+      required: true,
+      check: (v) => (typeof v === "string" && TARGET_PATTERN.test(v) ? undefined : "expected a server name"),
+    },
   ],
   ["ms", { required: true, check: nullableLatency }],
   ["outcome", { required: true, check: oneOf(OUTCOMES) }],

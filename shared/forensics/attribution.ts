@@ -171,7 +171,12 @@ export function attribute(input: AttributionInput): Verdict {
       `event-loop delay ${s.serverLagMs === null ? "not reported" : `${fmt(s.serverLagMs)} ms`}`,
   );
   if (s.serverMs !== null && s.serverMs >= SERVER_MS_MIN && s.serverMs >= share)
-    return { cause: "server", target: s.target, text: `server ${s.target}: ${fmt(s.serverMs)} ms in its own handler`, evidence };
+    return {
+      cause: "server",
+      target: s.target,
+      text: `server ${s.target}: ${fmt(s.serverMs)} ms in its own handler`,
+      evidence,
+    };
   if (s.serverLagMs !== null && s.serverLagMs >= SERVER_MS_MIN && s.serverLagMs >= share)
     return {
       cause: "server",
@@ -186,8 +191,10 @@ export function attribute(input: AttributionInput): Verdict {
   let spike: ForensicSample | null = null;
   for (const b of baselines) {
     const bt = typicalMs[seriesKey(b.method, b.target)];
-    evidence.push(`${label(b.method)} to ${s.target}: ${b.ms === null ? b.outcome : `${fmt(b.ms)} ms`}` +
-      (bt === undefined ? "" : ` (typical ${fmt(bt)} ms)`));
+    evidence.push(
+      `${label(b.method)} to ${s.target}: ${b.ms === null ? b.outcome : `${fmt(b.ms)} ms`}` +
+        (bt === undefined ? "" : ` (typical ${fmt(bt)} ms)`),
+    );
     if (isSlow(b, typicalMs) && (spike === null || (b.ms ?? Infinity) > (spike.ms ?? Infinity))) spike = b;
   }
   if (spike !== null) {
@@ -204,7 +211,10 @@ export function attribute(input: AttributionInput): Verdict {
   if (isHttp(s.method)) {
     const sameServer = near.filter((n) => n.target === s.target);
     const ws = sameServer.filter((n) => n.method === "ws" || n.method === "wsping");
-    const slowHttp = new Set([s.method, ...sameServer.filter((n) => isHttp(n.method) && isSlow(n, typicalMs)).map((n) => n.method)]);
+    const slowHttp = new Set([
+      s.method,
+      ...sameServer.filter((n) => isHttp(n.method) && isSlow(n, typicalMs)).map((n) => n.method),
+    ]);
     const wsFine = ws.length > 0 && ws.every((n) => n.ms !== null && !isSlow(n, typicalMs));
     evidence.push(
       ws.length === 0
@@ -212,7 +222,10 @@ export function attribute(input: AttributionInput): Verdict {
         : `WebSocket to ${s.target} in the same second: ${ws.map((n) => `${n.method} ${n.ms === null ? n.outcome : fmt(n.ms)}`).join(", ")}`,
     );
     if (wsFine) {
-      const names = [...slowHttp].sort().reverse().map((m) => (m === "xhr" ? "XHR" : "JSONP"));
+      const names = [...slowHttp]
+        .sort()
+        .reverse()
+        .map((m) => (m === "xhr" ? "XHR" : "JSONP"));
       const hasPing = ws.some((n) => n.method === "wsping");
       return {
         cause: "http",

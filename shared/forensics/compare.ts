@@ -48,11 +48,7 @@ export function describeComparison(labelA: string, labelB: string, c: Omit<Compa
       ? `${labelA} and ${labelB} do not differ at p99 beyond noise (${pct} ${signed(c.p99Diff.lo)} to ${signed(c.p99Diff.hi)} ms)`
       : `${labelA} is ${tail.word} than ${labelB} at p99 by ${tail.range} (${pct})`,
   );
-  parts.push(
-    body === null
-      ? `the medians do not differ beyond noise`
-      : `${body.word} at the median by ${body.range}`,
-  );
+  parts.push(body === null ? `the medians do not differ beyond noise` : `${body.word} at the median by ${body.range}`);
   const noise = c.rank.p < SIGNIFICANCE_ALPHA ? "not noise" : "could be noise";
   let s = `${parts.join("; ")}. Rank test (Mann–Whitney): ${formatP(c.rank.p)}, ${noise}.`;
   const needed = samplesNeededFor(99);

@@ -102,7 +102,12 @@ export function fanoutReport(
     fanout,
     viewsSeeingP99: single.viewsSeeingP99,
     single,
-    secondary: summary(Float64Array.from(pairs, (p) => p[1]), 1, p99Ms, fanout),
+    secondary: summary(
+      Float64Array.from(pairs, (p) => p[1]),
+      1,
+      p99Ms,
+      fanout,
+    ),
     bestOfTwo: summary(best, 2, p99Ms, fanout),
     hedged: { ...summary(hedged, 1 + late, p99Ms, fanout), delayMs: hedgeDelayMs },
     pairs: pairs.length,

@@ -85,7 +85,14 @@ export function autocorrelation(x: Float64Array, lag: number): number {
 export function detectPeriod(values: readonly (number | null)[], bucketMs: number): Periodicity {
   const { x, filled } = centred(values);
   const n = x.length;
-  const none = (p: number): Periodicity => ({ periodMs: null, strength: 0, autocorrelation: null, p, buckets: n, firstPeakMs: null });
+  const none = (p: number): Periodicity => ({
+    periodMs: null,
+    strength: 0,
+    autocorrelation: null,
+    p,
+    buckets: n,
+    firstPeakMs: null,
+  });
   if (filled < BUCKETS_MIN) return none(1);
   // Fourier frequencies 1..floor((n−1)/2): independent ordinates under white noise.
   const m = Math.floor((n - 1) / 2);
@@ -115,7 +122,7 @@ export function detectPeriod(values: readonly (number | null)[], bucketMs: numbe
   // x(t) ≈ A·cos(w·t + φ) with φ the DFT's phase: it peaks where w·t + φ ≡ 0.
   const { re, im } = dft(x, bestF);
   const w = (2 * Math.PI * bestF) / n;
-  const peak = ((-Math.atan2(im, re) / w) % periodBuckets + periodBuckets) % periodBuckets;
+  const peak = (((-Math.atan2(im, re) / w) % periodBuckets) + periodBuckets) % periodBuckets;
   return {
     periodMs: periodBuckets * bucketMs,
     strength: g,

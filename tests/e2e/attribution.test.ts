@@ -53,7 +53,12 @@ beforeAll(async () => {
     const send = XMLHttpRequest.prototype.send;
     const w = window as unknown as { __stalledAt?: number };
     const urls = new WeakMap<XMLHttpRequest, string>();
-    XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL, ...rest: unknown[]) {
+    XMLHttpRequest.prototype.open = function (
+      this: XMLHttpRequest,
+      method: string,
+      url: string | URL,
+      ...rest: unknown[]
+    ) {
       urls.set(this, String(url));
       return (open as (...a: unknown[]) => void).call(this, method, url, ...rest);
     } as typeof open;
@@ -68,7 +73,9 @@ beforeAll(async () => {
       }
     };
   }, STALL_MS);
-  planted.client = await page.waitForFunction(() => (window as unknown as { __stalledAt?: number }).__stalledAt).then((h) => h.jsonValue() as Promise<number>);
+  planted.client = await page
+    .waitForFunction(() => (window as unknown as { __stalledAt?: number }).__stalledAt)
+    .then((h) => h.jsonValue() as Promise<number>);
   await sleep(GAP_MS);
 
   // Server: B holds every echo 600 ms inside its handler for 2 s.
@@ -94,15 +101,24 @@ beforeAll(async () => {
 async function histogramPage(): Promise<Page> {
   const page = await browser().context.newPage();
   await page.goto(`${a!.url}/histogram?range=custom&from=${rangeFromMs}&to=${Date.now() + 2000}`);
-  await page.waitForFunction(() => {
-    const t = (window as unknown as { tailprobeHistogram?: { idle: boolean; completed: number } }).tailprobeHistogram;
-    return t !== undefined && t.idle && t.completed > 0;
-  }, undefined, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => {
+      const t = (window as unknown as { tailprobeHistogram?: { idle: boolean; completed: number } }).tailprobeHistogram;
+      return t?.idle && t.completed > 0;
+    },
+    undefined,
+    { timeout: 20_000 },
+  );
   return page;
 }
 
 /** Clicks the middle of the time bucket holding `atMs` on a series' panel, and reads the verdict. */
-async function askWhy(page: Page, series: string, atMs: number, shot: string): Promise<{ cause: string; text: string }> {
+async function askWhy(
+  page: Page,
+  series: string,
+  atMs: number,
+  shot: string,
+): Promise<{ cause: string; text: string }> {
   type Window = { fromMs: number; toMs: number };
   const { range, axis } = await page.evaluate(() => {
     const t = (window as unknown as { tailprobeHistogram: { range: Window; axis: Window } }).tailprobeHistogram;
@@ -146,7 +162,7 @@ describe("the page names the cause of a planted spike", () => {
 
   it("server: B's own handler", async () => {
     const page = await histogramPage();
-        // One second in, the bucket lies inside the stall, whose XHR to B (one a second) was held.
+    // One second in, the bucket lies inside the stall, whose XHR to B (one a second) was held.
     const v = await askWhy(page, "xhr@B", planted.server + 1000, "attribution-server.png");
     expect(v.cause).toBe("server");
     expect(v.text).toMatch(/^server B: \d+ ms in its own handler$/);
@@ -193,9 +209,12 @@ describe("the other questions, one click away", () => {
     await page.locator("#fanout > summary").click();
     await page.locator("#fanout select").selectOption("xhr");
     await page.locator("#fanout button").click();
-    await page.locator("#fanout p.sentence").waitFor({ timeout: 15_000 }).catch(async (e: unknown) => {
-      throw new Error(`fan-out panel says: ${await page.locator("#fanout").innerText()}`, { cause: e });
-    });
+    await page
+      .locator("#fanout p.sentence")
+      .waitFor({ timeout: 15_000 })
+      .catch(async (e: unknown) => {
+        throw new Error(`fan-out panel says: ${await page.locator("#fanout").innerText()}`, { cause: e });
+      });
     expect(await page.locator("#fanout p.sentence").innerText()).toMatch(
       /^With 10 requests per page view, [\d.]+ % of views see at least one as slow as the p99 of xhr to A alone \(.+\) or slower; best of two: [\d.]+ %, hedged after .+: [\d.]+ %, the page's measured best-of-two probe: [\d.]+ %\.$/,
     );
@@ -206,7 +225,10 @@ describe("the other questions, one click away", () => {
     // best2: the two legs of the page's own races, whose best of two is the race.
     await page.locator("#fanout select").selectOption("best2");
     await page.locator("#fanout button").click();
-    await page.locator("#fanout p.meta").filter({ hasText: /races where both legs answered/ }).waitFor({ timeout: 15_000 });
+    await page
+      .locator("#fanout p.meta")
+      .filter({ hasText: /races where both legs answered/ })
+      .waitFor({ timeout: 15_000 });
     expect(await page.locator("#fanout tr").nth(1).innerText()).toMatch(/^WebSocket leg to A alone/);
 
     await page.locator("#periodicity > summary").click();

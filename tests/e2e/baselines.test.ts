@@ -28,22 +28,36 @@ const browser = browserForFile(async () => {
 });
 
 describe("baselines beside the probes, servers A and B", () => {
-  it(`after ${PROBE_SECONDS} s both servers' ping, wsping and tcprtt are in A's stats and on the histogram page`, { timeout: 90_000 }, async () => {
+  it(`after ${PROBE_SECONDS} s both servers' ping, wsping and tcprtt are in A's stats and on the histogram page`, {
+    timeout: 90_000,
+  }, async () => {
     const page = await browser().context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     const startMs = Date.now();
     await page.goto(`${a.url}/`);
-    const clientId = await page.waitForFunction(() => (window as unknown as { tailprobe?: { clientId: string } }).tailprobe?.clientId, undefined, { timeout: 10_000 });
+    const clientId = await page.waitForFunction(
+      () => (window as unknown as { tailprobe?: { clientId: string } }).tailprobe?.clientId,
+      undefined,
+      { timeout: 10_000 },
+    );
     const id = (await clientId.jsonValue()) as string;
     await page.waitForTimeout(PROBE_SECONDS * 1000);
 
     const want = BASELINES.flatMap((m) => ["A", "B"].map((t) => [m, t] as const));
-    const rows = await waitFor(async () => {
-      const s = (await (await fetch(`${a.url}/api/stats?from=${startMs - 1000}&client=${publicIdOf(a.dbPath, id)}`)).json()) as StatsResponse;
-      const found = want.map(([m, t]) => s.rows.find((r) => r.method === m && r.target === t));
-      return found.every((r) => r !== undefined && r.count >= PROBE_SECONDS - 5) ? { found: found as StatsRow[], all: s.rows } : undefined;
-    }, 15_000, "ping, wsping and tcprtt rows for A and B");
+    const rows = await waitFor(
+      async () => {
+        const s = (await (
+          await fetch(`${a.url}/api/stats?from=${startMs - 1000}&client=${publicIdOf(a.dbPath, id)}`)
+        ).json()) as StatsResponse;
+        const found = want.map(([m, t]) => s.rows.find((r) => r.method === m && r.target === t));
+        return found.every((r) => r !== undefined && r.count >= PROBE_SECONDS - 5)
+          ? { found: found as StatsRow[], all: s.rows }
+          : undefined;
+      },
+      15_000,
+      "ping, wsping and tcprtt rows for A and B",
+    );
 
     for (const r of rows.found) {
       const label = `${r.method} ${r.target}`;
@@ -79,10 +93,19 @@ describe("baselines beside the probes, servers A and B", () => {
       expect(Number(cells[2]!.replace(/[^\d]/g, "")), `${m} ${t} samples`).toBeGreaterThanOrEqual(PROBE_SECONDS - 5);
     }
     // The seed's grouping: per server, probes then baselines, so WebSocket B sits right above Ping B.
-    const order = await hist.locator("#stats-rows tr").evaluateAll((trs) => trs.map((tr) => `${(tr as HTMLElement).dataset.method} ${(tr as HTMLElement).dataset.target}`));
+    const order = await hist
+      .locator("#stats-rows tr")
+      .evaluateAll((trs) =>
+        trs.map((tr) => `${(tr as HTMLElement).dataset.method} ${(tr as HTMLElement).dataset.target}`),
+      );
     expect(order.indexOf("ping B")).toBe(order.indexOf("ws B") + 1);
     expect(order.indexOf("ping A")).toBe(order.indexOf("ws A") + 1);
-    expect(order.slice(order.indexOf("ping B"), order.indexOf("ping B") + 4)).toEqual(["ping B", "wsping B", "tcprtt B", "tcpminrtt B"]);
+    expect(order.slice(order.indexOf("ping B"), order.indexOf("ping B") + 4)).toEqual([
+      "ping B",
+      "wsping B",
+      "tcprtt B",
+      "tcpminrtt B",
+    ]);
     // Both servers can ping here, so there is nothing to warn about.
     expect(await hist.locator("#notices").isHidden()).toBe(true);
     await hist.screenshot({ path: artifactPath("baselines-histogram-page.png"), fullPage: true });
@@ -97,7 +120,9 @@ describe("baselines beside the probes, servers A and B", () => {
       await hist.goto(`${c.url}/histogram`);
       const notice = hist.locator('#notices p[data-server="C"][data-baseline="ping"]');
       await notice.waitFor({ timeout: 10_000 });
-      expect(await notice.innerText()).toMatch(/^C: ping unavailable: \/nonexistent\/ping not found: apt-get install iputils-ping/);
+      expect(await notice.innerText()).toMatch(
+        /^C: ping unavailable: \/nonexistent\/ping not found: apt-get install iputils-ping/,
+      );
       expect(await hist.locator("#notices").isVisible()).toBe(true);
       await hist.screenshot({ path: artifactPath("baselines-ping-unavailable.png") });
       await hist.close();

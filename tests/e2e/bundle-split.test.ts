@@ -12,7 +12,8 @@ const UPLOT_MARKER = '"uplot"';
 /** The probe page's JavaScript budget, gzipped (bytes). */
 const PROBE_PAGE_GZIP_BYTES_MAX = 30 * 1024;
 
-const loads = (page: string) => scriptsOf(page).some((f) => fs.readFileSync(path.join(DIST_CLIENT, f), "utf8").includes(UPLOT_MARKER));
+const loads = (page: string) =>
+  scriptsOf(page).some((f) => fs.readFileSync(path.join(DIST_CLIENT, f), "utf8").includes(UPLOT_MARKER));
 
 describe("bundle split", () => {
   it("the histogram page loads uPlot and the probe page does not", () => {

@@ -28,17 +28,24 @@ async function watchViolations(page: Page): Promise<() => Promise<string[]>> {
   await page.addInitScript(() => {
     const w = window as unknown as { __violations: string[] };
     w.__violations = [];
-    document.addEventListener("securitypolicyviolation", (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener("securitypolicyviolation", (e) =>
+      w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   const consoleErrors: string[] = [];
   page.on("console", (m) => {
     if (/Content Security Policy/i.test(m.text())) consoleErrors.push(m.text());
   });
-  return async () => [...((await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)) ?? []), ...consoleErrors];
+  return async () => [
+    ...((await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)) ?? []),
+    ...consoleErrors,
+  ];
 }
 
 describe("Content-Security-Policy", () => {
-  it("the probe page probes A and peer B by every method with no violation; inline script is refused", { timeout: 60_000 }, async () => {
+  it("the probe page probes A and peer B by every method with no violation; inline script is refused", {
+    timeout: 60_000,
+  }, async () => {
     const res = await fetch(`${a.url}/`);
     const csp = res.headers.get("content-security-policy")!;
     expect(csp).toMatch(/script-src 'self' http:\/\/127\.0\.0\.1:\d+/);
@@ -50,12 +57,16 @@ describe("Content-Security-Policy", () => {
     const startMs = Date.now();
     // The page takes its label from ?label= (and keeps it).
     await page.goto(`${a.url}/?label=${encodeURIComponent(HOSTILE_LABEL)}`);
-    const rows = await waitFor(async () => {
-      const s = (await (await fetch(`${a.url}/api/stats?from=${startMs - 1000}`)).json()) as StatsResponse;
-      const want = ["xhr A", "jsonp A", "ws A", "xhr B", "jsonp B", "ws B", "best2 A+B"];
-      const have = new Set(s.rows.filter((r) => r.count > 0).map((r) => `${r.method} ${r.target}`));
-      return want.every((w) => have.has(w)) ? s.rows : undefined;
-    }, 30_000, "ok samples of every method towards A and B");
+    const rows = await waitFor(
+      async () => {
+        const s = (await (await fetch(`${a.url}/api/stats?from=${startMs - 1000}`)).json()) as StatsResponse;
+        const want = ["xhr A", "jsonp A", "ws A", "xhr B", "jsonp B", "ws B", "best2 A+B"];
+        const have = new Set(s.rows.filter((r) => r.count > 0).map((r) => `${r.method} ${r.target}`));
+        return want.every((w) => have.has(w)) ? s.rows : undefined;
+      },
+      30_000,
+      "ok samples of every method towards A and B",
+    );
     expect(rows.length).toBeGreaterThan(0);
     expect(await violations()).toEqual([]);
 

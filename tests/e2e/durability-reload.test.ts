@@ -31,10 +31,14 @@ describe("reload while the home server is down", () => {
     expect(second.sessionId).not.toBe(first.sessionId);
     expect(second.clientId).toBe(first.clientId);
 
-    const rows = await waitFor(() => {
-      const r = readSession(dbPath, first.sessionId);
-      return r.length >= before.sent ? r : undefined;
-    }, 30_000, `the old session's ${before.sent} samples`);
+    const rows = await waitFor(
+      () => {
+        const r = readSession(dbPath, first.sessionId);
+        return r.length >= before.sent ? r : undefined;
+      },
+      30_000,
+      `the old session's ${before.sent} samples`,
+    );
     expect(seqGaps(rows), "missing seqs of the old session").toEqual([]);
     expect(rows[0]!.seq).toBe(0);
     // The samples measured while the server was down came from the outbox, and their outcomes say so.
@@ -43,7 +47,11 @@ describe("reload while the home server is down", () => {
     expect(outage.every((r) => r.outcome === "error" || r.outcome === "timeout")).toBe(true);
 
     // The new session probes and reports as usual, and its outbox drains.
-    await waitFor(async () => ((await debugState(page)).outbox.delivered > before.sent ? true : undefined), 20_000, "the new session's own deliveries");
+    await waitFor(
+      async () => ((await debugState(page)).outbox.delivered > before.sent ? true : undefined),
+      20_000,
+      "the new session's own deliveries",
+    );
     const now = await debugState(page);
     expect(now.outbox.rejected).toBe(0);
     expect(readSession(dbPath, second.sessionId).length).toBeGreaterThan(0);

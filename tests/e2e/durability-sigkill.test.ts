@@ -4,7 +4,15 @@
 // be in the data as failed probes, not as a hole.
 import { describe, expect, it } from "vitest";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
-import { accountTicks, debugState, firstDueT, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
+import {
+  accountTicks,
+  debugState,
+  firstDueT,
+  openProbePage,
+  readSession,
+  seqGaps,
+  sleep,
+} from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
@@ -40,10 +48,14 @@ describe("SIGKILL of the home server while the page probes", () => {
 
     // Everything up to now reaches the database once the backoff lets the outbox retry.
     const mark = (await debugState(page)).sent;
-    const rows = await waitFor(() => {
-      const r = readSession(dbPath, sessionId);
-      return r.length >= mark ? r : undefined;
-    }, 45_000, `${mark} samples of the session in the database`);
+    const rows = await waitFor(
+      () => {
+        const r = readSession(dbPath, sessionId);
+        return r.length >= mark ? r : undefined;
+      },
+      45_000,
+      `${mark} samples of the session in the database`,
+    );
     const after = await debugState(page);
 
     expect(seqGaps(rows), "missing seqs").toEqual([]);
@@ -58,7 +70,10 @@ describe("SIGKILL of the home server while the page probes", () => {
     for (const method of ["xhr", "jsonp", "ws", "best2"]) {
       const mine = outage.filter((r) => r.method === method);
       expect(mine.length, `${method} records during the outage`).toBeGreaterThanOrEqual(DOWN_MS / INTERVAL_MS - 4);
-      expect(mine.every((r) => r.outcome === "timeout" || r.outcome === "error"), `${method}: ${JSON.stringify(mine.map((r) => r.outcome + ":" + r.reason))}`).toBe(true);
+      expect(
+        mine.every((r) => r.outcome === "timeout" || r.outcome === "error"),
+        `${method}: ${JSON.stringify(mine.map((r) => `${r.outcome}:${r.reason}`))}`,
+      ).toBe(true);
     }
     // And probing is healthy again after the restart, and the first WebSocket
     // answer on the reconnected socket says it was fresh. (Not asserted for
@@ -66,7 +81,8 @@ describe("SIGKILL of the home server while the page probes", () => {
     // connection first, and then the XHR rightly reports reusing it.)
     const back = rows.filter((r) => r.scheduledT! > restartedAt + 3000);
     expect(back.filter((r) => r.outcome === "ok").length).toBeGreaterThan(0);
-    const fresh = (flags: number) => ((flags >> FLAG_KNOWN_SHIFT) & FLAG.fresh ? (flags & FLAG.fresh) !== 0 : undefined);
+    const fresh = (flags: number) =>
+      (flags >> FLAG_KNOWN_SHIFT) & FLAG.fresh ? (flags & FLAG.fresh) !== 0 : undefined;
     for (const method of ["ws"]) {
       const oks = rows.filter((r) => r.method === method && r.outcome === "ok" && r.t > restartedAt);
       expect(oks.length, `${method} ok after the restart`).toBeGreaterThan(2);
@@ -79,7 +95,11 @@ describe("SIGKILL of the home server while the page probes", () => {
     // order they settle, and a probe settles at most the timeout after its send.
     const firstDue = firstDueT(rows);
     const fromT = Math.ceil(firstDue / INTERVAL_MS) * INTERVAL_MS;
-    const lastSettled = Math.min(...["xhr", "jsonp", "ws", "best2"].map((m) => Math.max(...rows.filter((r) => r.method === m).map((r) => r.scheduledT!))));
+    const lastSettled = Math.min(
+      ...["xhr", "jsonp", "ws", "best2"].map((m) =>
+        Math.max(...rows.filter((r) => r.method === m).map((r) => r.scheduledT!)),
+      ),
+    );
     const toT = Math.floor((lastSettled - TIMEOUT_MS - 2000) / INTERVAL_MS) * INTERVAL_MS;
     const account = accountTicks(rows, INTERVAL_MS, fromT, toT);
     expect(account.problems, account.problems.slice(0, 10).join("\n")).toEqual([]);
@@ -92,7 +112,11 @@ describe("SIGKILL of the home server while the page probes", () => {
       expect(acc.ok + acc.failed + acc.skipped, method).toBe(account.ticks);
       expect(acc.skippedWithoutReason, method).toBe(0);
     }
-    console.log(`sigkill: ${rows.length} samples, seq 0..${rows[rows.length - 1]!.seq}, ${account.ticks} ticks accounted`, account.perMethod, after.outbox);
+    console.log(
+      `sigkill: ${rows.length} samples, seq 0..${rows[rows.length - 1]!.seq}, ${account.ticks} ticks accounted`,
+      account.perMethod,
+      after.outbox,
+    );
     await page.close();
   });
 });

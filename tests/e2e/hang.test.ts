@@ -26,7 +26,15 @@ let b: ServerProcess;
 
 beforeAll(async () => {
   b = await startServerProcess(["--name", "B", "--no-ping"]);
-  a = await startServerProcess(["--name", "A", "--no-ping", "--timeout-ms", String(TIMEOUT_MS), "--peer", `B=${b.url}`]);
+  a = await startServerProcess([
+    "--name",
+    "A",
+    "--no-ping",
+    "--timeout-ms",
+    String(TIMEOUT_MS),
+    "--peer",
+    `B=${b.url}`,
+  ]);
 });
 
 const browser = browserForFile(async () => {
@@ -41,10 +49,14 @@ afterAll(() => {
 });
 
 describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
-  it("B's probes time out at 1 Hz without hitting the cap; best of two and A carry on", { timeout: 90_000 }, async () => {
+  it("B's probes time out at 1 Hz without hitting the cap; best of two and A carry on", {
+    timeout: 90_000,
+  }, async () => {
     const page = await browser().context.newPage();
     await page.goto(`${a.url}/`);
-    await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, {
+      timeout: 10_000,
+    });
     const startMs = Date.now();
     await page.waitForTimeout(BEFORE_MS);
     const hangMs = Date.now();
@@ -60,7 +72,9 @@ describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
     const db = new Database(a.dbPath, { readonly: true });
     // Raw samples are blocks (store version 7): read through the decoded TEMP view.
     const rows = loadSampleTables(db)
-      .prepare("SELECT t, method, target, ms, outcome, reason, winner, other_outcome AS otherOutcome FROM samples WHERE t >= ? AND t < ? ORDER BY t")
+      .prepare(
+        "SELECT t, method, target, ms, outcome, reason, winner, other_outcome AS otherOutcome FROM samples WHERE t >= ? AND t < ? ORDER BY t",
+      )
       .all(startMs, endMs) as Row[];
     db.close();
     const of = (method: string, target: string, from: number, to: number) =>
@@ -75,18 +89,30 @@ describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
     const silentTo = resumeMs - TIMEOUT_MS - 500;
     for (const method of ["xhr", "jsonp", "ws"]) {
       const hung = of(method, "B", from, to);
-      expect(hung.filter((r) => r.reason === "outstanding-cap"), `${method} B capped`).toEqual([]);
+      expect(
+        hung.filter((r) => r.reason === "outstanding-cap"),
+        `${method} B capped`,
+      ).toEqual([]);
       expect(hung.length, `${method} B ticks`).toBeGreaterThanOrEqual(Math.floor(seconds) - 2);
       expect(hung.length, `${method} B ticks`).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
       // An answer to a probe sent during the hang came only after SIGCONT: its latency holds the hang.
-      for (const r of hung.filter((x) => x.outcome === "ok")) expect(r.t + r.ms!, `${method} B answered while stopped`).toBeGreaterThan(resumeMs - 300);
-      summary[method] = { ticks: hung.length, outcomes: Object.fromEntries(["ok", "timeout", "error", "skipped"].map((o) => [o, hung.filter((r) => r.outcome === o).length])) };
+      for (const r of hung.filter((x) => x.outcome === "ok"))
+        expect(r.t + r.ms!, `${method} B answered while stopped`).toBeGreaterThan(resumeMs - 300);
+      summary[method] = {
+        ticks: hung.length,
+        outcomes: Object.fromEntries(
+          ["ok", "timeout", "error", "skipped"].map((o) => [o, hung.filter((r) => r.outcome === o).length]),
+        ),
+      };
     }
     // HTTP probes to a silent server can only time out.
     for (const method of ["xhr", "jsonp"]) {
       const silent = of(method, "B", from, silentTo);
       expect(silent.length).toBeGreaterThanOrEqual(Math.floor((silentTo - from) / 1000) - 1);
-      expect(silent.every((r) => r.outcome === "timeout" && r.ms === TIMEOUT_MS), `${method} B timeouts`).toBe(true);
+      expect(
+        silent.every((r) => r.outcome === "timeout" && r.ms === TIMEOUT_MS),
+        `${method} B timeouts`,
+      ).toBe(true);
     }
     // The WebSocket gives up on the silent socket and on reconnects that never open:
     // after the first timeouts its failures are immediate errors, not more timeouts.
@@ -111,10 +137,15 @@ describe("B hangs (SIGSTOP: connections accepted, nothing answered)", () => {
     expect(aDuring.filter(failedProbe), "A failures while B hung").toEqual([]);
     // Against A's own figure before the hang, with room for a shared, loaded machine.
     const p90 = (rs: Row[]) => {
-      const sorted = rs.filter((r) => r.outcome === "ok").map((r) => r.ms!).sort((x, y) => x - y);
+      const sorted = rs
+        .filter((r) => r.outcome === "ok")
+        .map((r) => r.ms!)
+        .sort((x, y) => x - y);
       return sorted[Math.ceil(sorted.length * 0.9) - 1]!;
     };
-    const aBefore = ["xhr", "jsonp", "ws"].flatMap((m) => of(m, "A", startMs + 1000, hangMs)).filter((r) => r.outcome === "ok");
+    const aBefore = ["xhr", "jsonp", "ws"]
+      .flatMap((m) => of(m, "A", startMs + 1000, hangMs))
+      .filter((r) => r.outcome === "ok");
     summary.aP90Ms = { before: p90(aBefore), during: p90(aDuring) };
     expect(p90(aDuring)).toBeLessThan(Math.max(150, 5 * p90(aBefore)));
 

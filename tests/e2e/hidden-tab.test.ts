@@ -61,11 +61,17 @@ const facts = (tab: CdpTab) =>
   })()`);
 
 describe("a tab hidden behind another tab", () => {
-  it("keeps 1 Hz from its worker clock while a main-thread timer is throttled, and records it was hidden", { timeout: HIDDEN_MS + 90_000 }, async () => {
+  it("keeps 1 Hz from its worker clock while a main-thread timer is throttled, and records it was hidden", {
+    timeout: HIDDEN_MS + 90_000,
+  }, async () => {
     server = await startServerProcess(["--no-ping"]);
     chromium = await launchCdpBrowser();
     const probe = await chromium.open(`${server.url}/`);
-    await waitFor(async () => ((await probe.evaluate<number>("window.tailprobe?.ticks ?? 0")) > 0 ? true : undefined), 15_000, "the probe clock to tick");
+    await waitFor(
+      async () => ((await probe.evaluate<number>("window.tailprobe?.ticks ?? 0")) > 0 ? true : undefined),
+      15_000,
+      "the probe clock to tick",
+    );
     await probe.evaluate(`(() => {
       window.__testChanges = [];
       document.addEventListener("visibilitychange", () => window.__testChanges.push([Date.now(), document.visibilityState]));
@@ -77,20 +83,32 @@ describe("a tab hidden behind another tab", () => {
 
     const front = await chromium.open("about:blank");
     await front.activate();
-    await waitFor(async () => ((await probe.visibility()) === "hidden" ? true : undefined), 10_000, "the probe tab to be hidden");
+    await waitFor(
+      async () => ((await probe.visibility()) === "hidden" ? true : undefined),
+      10_000,
+      "the probe tab to be hidden",
+    );
     await sleep(HIDDEN_MS);
     await probe.activate();
-    await waitFor(async () => ((await probe.visibility()) === "visible" ? true : undefined), 10_000, "the probe tab to be shown");
+    await waitFor(
+      async () => ((await probe.visibility()) === "visible" ? true : undefined),
+      10_000,
+      "the probe tab to be shown",
+    );
     await sleep(4000);
 
     const page = await facts(probe);
     expect(page.changes.map(([, state]) => state)).toEqual(["hidden", "visible"]);
     const [[hiddenAt], [shownAt]] = page.changes as [[number, string], [number, string]];
     expect(shownAt - hiddenAt).toBeGreaterThanOrEqual(HIDDEN_MS);
-    const rows = await waitFor(() => {
-      const r = readSession(server!.dbPath, page.sessionId);
-      return r.length >= page.sent ? r : undefined;
-    }, 20_000, `${page.sent} samples in the database`);
+    const rows = await waitFor(
+      () => {
+        const r = readSession(server!.dbPath, page.sessionId);
+        return r.length >= page.sent ? r : undefined;
+      },
+      20_000,
+      `${page.sent} samples in the database`,
+    );
 
     // The condition was real: the page's own timer was throttled in the last minute hidden.
     const lastFrom = shownAt - LAST_MS;
@@ -121,11 +139,20 @@ describe("a tab hidden behind another tab", () => {
     expect(whileVisible.length).toBeGreaterThanOrEqual(8);
     for (const method of ["xhr", "jsonp", "ws", "best2"]) {
       const mine = whileHidden.filter((r) => r.method === method).sort((a, b) => a.t - b.t);
-      expect(mine.filter((r) => visibleAtSend(r.flags) !== false), `${method} visibleAtSend while hidden`).toEqual([]);
-      expect(mine.filter((r) => Math.abs(r.hiddenMs! - (r.t - hiddenAt)) > 100), `${method} hiddenMs`).toEqual([]);
+      expect(
+        mine.filter((r) => visibleAtSend(r.flags) !== false),
+        `${method} visibleAtSend while hidden`,
+      ).toEqual([]);
+      expect(
+        mine.filter((r) => Math.abs(r.hiddenMs! - (r.t - hiddenAt)) > 100),
+        `${method} hiddenMs`,
+      ).toEqual([]);
       for (let i = 1; i < mine.length; i++) expect(mine[i]!.hiddenMs!).toBeGreaterThan(mine[i - 1]!.hiddenMs!);
     }
-    expect(whileVisible.filter((r) => visibleAtSend(r.flags) !== true || r.hiddenMs !== 0), "visible probes").toEqual([]);
+    expect(
+      whileVisible.filter((r) => visibleAtSend(r.flags) !== true || r.hiddenMs !== 0),
+      "visible probes",
+    ).toEqual([]);
 
     console.log(
       `hidden for real for ${shownAt - hiddenAt} ms; last ${LAST_MS / 1000} s: main-thread timer woke ${mainWakeups} times, ` +

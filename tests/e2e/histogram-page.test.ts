@@ -27,7 +27,10 @@ type Probe = { generation: number; completed: number; idle: boolean; range: { fr
 
 /** The time charts' x range as the page drew it (they start at the range's first sample). */
 const axisOf = (page: Page) =>
-  page.evaluate(() => (window as unknown as { tailprobeHistogram: { axis: { fromMs: number; toMs: number } } }).tailprobeHistogram.axis);
+  page.evaluate(
+    () =>
+      (window as unknown as { tailprobeHistogram: { axis: { fromMs: number; toMs: number } } }).tailprobeHistogram.axis,
+  );
 
 async function generation(page: Page): Promise<number> {
   return page.evaluate(() => (window as unknown as { tailprobeHistogram: Probe }).tailprobeHistogram.generation);
@@ -38,7 +41,7 @@ async function settled(page: Page, after: number): Promise<void> {
   await page.waitForFunction(
     (n) => {
       const t = (window as unknown as { tailprobeHistogram?: Probe }).tailprobeHistogram;
-      return t !== undefined && t.idle && t.completed > n;
+      return t?.idle && t.completed > n;
     },
     after,
     // Generous: five helpers share two cores; a refresh normally settles in well under a second.
@@ -47,13 +50,17 @@ async function settled(page: Page, after: number): Promise<void> {
 }
 
 async function cellMs(page: Page, method: string, target: string, col: "p50" | "p99" | "p999"): Promise<number> {
-  const raw = await page.locator(`#stats-rows tr[data-method="${method}"][data-target="${target}"] td[data-col="${col}"]`).getAttribute("data-ms");
+  const raw = await page
+    .locator(`#stats-rows tr[data-method="${method}"][data-target="${target}"] td[data-col="${col}"]`)
+    .getAttribute("data-ms");
   return Number(raw);
 }
 const p99Of = (page: Page, method: string, target: string) => cellMs(page, method, target, "p99");
 
 async function samplesOf(page: Page, method: string, target: string): Promise<number> {
-  const cells = await page.locator(`#stats-rows tr[data-method="${method}"][data-target="${target}"] td`).allInnerTexts();
+  const cells = await page
+    .locator(`#stats-rows tr[data-method="${method}"][data-target="${target}"] td`)
+    .allInnerTexts();
   return Number(cells[2]!.replace(/[^\d]/g, ""));
 }
 
@@ -96,10 +103,14 @@ describe("histogram page", () => {
     expect(await panels.count()).toBe(9);
     expect(await page.locator('#timeseries-panels figure[data-series="xhr@A"] figcaption').innerText()).toBe("XHR · A");
     expect(await page.locator('#timeseries-panels figure[data-series="xhr@A"] canvas').count()).toBe(1);
-    expect(await page.locator('#timeseries-panels figure[data-series="xhr@A"] .u-legend').innerText()).toMatch(/p50[\s\S]*p90[\s\S]*p99[\s\S]*max[\s\S]*failures/);
+    expect(await page.locator('#timeseries-panels figure[data-series="xhr@A"] .u-legend').innerText()).toMatch(
+      /p50[\s\S]*p90[\s\S]*p99[\s\S]*max[\s\S]*failures/,
+    );
     expect(await page.locator("#heat-series").inputValue()).toBe("xhr@A");
     // The client picker names the client by its label and browser family, never more of its user agent (docs/security.md).
-    await page.waitForFunction(() => document.querySelectorAll("#client option").length > 1, undefined, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelectorAll("#client option").length > 1, undefined, {
+      timeout: 5_000,
+    });
     const clientNames = await page.locator("#client").innerText();
     expect(clientNames).toMatch(/synthetic-laptop — Chrome/);
     expect(clientNames).not.toMatch(/Linux|Mozilla|AppleWebKit/);
@@ -108,8 +119,16 @@ describe("histogram page", () => {
     expect(wsB[4]).toBe(String(Math.ceil(SECONDS / SKIP_EVERY_S)));
     expect(Number(wsB[2]!.replace(/[^\d]/g, ""))).toBe(SECONDS - Math.ceil(SECONDS / SKIP_EVERY_S));
     // Thin percentiles are marked: 360 samples cannot support a p99.9.
-    expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p999"]').getAttribute("data-thin")).toBe("true");
-    expect(await page.locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p90"]').getAttribute("data-thin")).toBeNull();
+    expect(
+      await page
+        .locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p999"]')
+        .getAttribute("data-thin"),
+    ).toBe("true");
+    expect(
+      await page
+        .locator('#stats-rows tr[data-method="ws"][data-target="A"] td[data-col="p90"]')
+        .getAttribute("data-thin"),
+    ).toBeNull();
     // Unticking a method filters every view by it; the box keeps the keyboard focus.
     const before = await generation(page);
     const jsonpBox = page.locator('#picker input[name="method"][value="jsonp"]');
@@ -130,7 +149,9 @@ describe("histogram page", () => {
     await page.close();
   });
 
-  it("dragging over the spike focuses on it; inverting drops xhr A's p99; the URL restores the view", { timeout: 60_000 }, async () => {
+  it("dragging over the spike focuses on it; inverting drops xhr A's p99; the URL restores the view", {
+    timeout: 60_000,
+  }, async () => {
     const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
@@ -191,8 +212,13 @@ describe("histogram page", () => {
     await heat.scrollIntoViewIfNeeded();
     const hm = (await heat.boundingBox())!;
     const now = await axisOf(page);
-    await page.mouse.move(hm.x + ((spike.fromMs + 15_000 - now.fromMs) / (now.toMs - now.fromMs)) * hm.width, hm.y + hm.height * 0.08);
-    await expect.poll(() => page.locator("#heatmap-scale .heat-readout").innerText()).toMatch(/\d+:\d+:\d+.* · .*: \d+ samples?$/);
+    await page.mouse.move(
+      hm.x + ((spike.fromMs + 15_000 - now.fromMs) / (now.toMs - now.fromMs)) * hm.width,
+      hm.y + hm.height * 0.08,
+    );
+    await expect
+      .poll(() => page.locator("#heatmap-scale .heat-readout").innerText())
+      .toMatch(/\d+:\d+:\d+.* · .*: \d+ samples?$/);
 
     // Zoom the histogram into its body, then let a live refresh (every 5 s) pass:
     // the zoom, the focus and the numbers stay.
@@ -243,7 +269,9 @@ describe("histogram page", () => {
     expect(errors, errors.join("\n")).toEqual([]);
     await page.close();
   });
-  it("timeouts in the tail move xhr B's p99.9 to the timeout; the races panel follows the focus window", { timeout: 60_000 }, async () => {
+  it("timeouts in the tail move xhr B's p99.9 to the timeout; the races panel follows the focus window", {
+    timeout: 60_000,
+  }, async () => {
     const page = await browser.context.newPage();
     const base = `${server.url}/histogram?range=custom&from=${range.fromMs}&to=${range.toMs}`;
     await page.goto(base);
@@ -251,7 +279,9 @@ describe("histogram page", () => {
     const racesCell = page.locator("#best2-table tbody tr:first-child td:nth-child(2)");
     await expect.poll(() => racesCell.innerText()).toBe(SECONDS.toLocaleString("en-US"));
     // The synthetic races are 70 % WebSocket wins.
-    expect(await page.locator("#best2-table tbody tr:first-child td:nth-child(4)").innerText()).toMatch(/^70(\.0)? % WS A$/);
+    expect(await page.locator("#best2-table tbody tr:first-child td:nth-child(4)").innerText()).toMatch(
+      /^70(\.0)? % WS A$/,
+    );
     const okOnly = await cellMs(page, "xhr", "B", "p999");
     const timeouts = SECONDS - (await samplesOf(page, "xhr", "B"));
     expect(timeouts, "xhr B has planted timeouts").toBeGreaterThan(0);
@@ -273,11 +303,16 @@ describe("histogram page", () => {
     await page.close();
   });
 
-  it("a slow query shows progress while the rest renders, and a newer view aborts it (simulated: a delayed response)", { timeout: 30_000 }, async () => {
+  it("a slow query shows progress while the rest renders, and a newer view aborts it (simulated: a delayed response)", {
+    timeout: 30_000,
+  }, async () => {
     console.log("simulated: the first /api/timeseries response held back 8 s by a Playwright route");
     const page = await browser.context.newPage();
     const aborted: string[] = [];
-    page.on("requestfailed", (r) => void (r.url().includes("/api/timeseries") && aborted.push(r.failure()?.errorText ?? "")));
+    page.on(
+      "requestfailed",
+      (r) => void (r.url().includes("/api/timeseries") && aborted.push(r.failure()?.errorText ?? "")),
+    );
     // Only the first timeseries request is slow: the one the view change must abort.
     let slow = true;
     await page.route("**/api/timeseries?**", async (route) => {
@@ -306,7 +341,9 @@ describe("histogram page", () => {
     await page.close();
   });
 
-  it("a range with nothing in it says when the last report came and shows everything in one click", { timeout: 30_000 }, async () => {
+  it("a range with nothing in it says when the last report came and shows everything in one click", {
+    timeout: 30_000,
+  }, async () => {
     const page = await browser.context.newPage();
     // An hour that ended an hour before the first sample: the store is not empty, this range is.
     await page.goto(`${server.url}/histogram?range=custom&from=${startMs - 7_200_000}&to=${startMs - 3_600_000}`);
@@ -315,9 +352,13 @@ describe("histogram page", () => {
     expect(note).toMatch(/^no samples in this range; the last report arrived .+ ago\)/);
     expect(note, "not the first-run hint").not.toContain("open the probe page");
     // A filter is named as a possible cause.
-    await page.goto(`${server.url}/histogram?range=custom&from=${startMs - 7_200_000}&to=${startMs - 3_600_000}&method=xhr`);
+    await page.goto(
+      `${server.url}/histogram?range=custom&from=${startMs - 7_200_000}&to=${startMs - 3_600_000}&method=xhr`,
+    );
     await settled(page, 0);
-    expect(await page.locator("#stats-rows td.empty").innerText()).toContain("no samples in this range with these filters");
+    expect(await page.locator("#stats-rows td.empty").innerText()).toContain(
+      "no samples in this range with these filters",
+    );
     // The heatmap's colour key says the same rather than draw a ramp from 1 to 1.
     expect(await page.locator("#heatmap-scale").innerText()).toMatch(/^no samples in this range/);
     const shown = await generation(page);
@@ -330,7 +371,9 @@ describe("histogram page", () => {
     // Already showing everything, a client with no samples: the filter is named, and no button offers what is shown.
     await page.goto(`${server.url}/histogram?range=all&client=nosuchclient1`);
     await settled(page, 0);
-    expect(await page.locator("#stats-rows td.empty").innerText()).toContain("no samples in this range with these filters");
+    expect(await page.locator("#stats-rows td.empty").innerText()).toContain(
+      "no samples in this range with these filters",
+    );
     expect(await page.locator("#show-all").count()).toBe(0);
     await page.close();
   });

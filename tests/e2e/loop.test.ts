@@ -36,7 +36,11 @@ describe("probe page → stats → histogram page", () => {
     page.on("pageerror", (e) => consoleErrors.push(e.message));
     const startMs = Date.now();
     await page.goto(`${a.url}/`);
-    await page.waitForFunction(() => (window as unknown as { tailprobe?: { sent: number } }).tailprobe !== undefined, undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => (window as unknown as { tailprobe?: { sent: number } }).tailprobe !== undefined,
+      undefined,
+      { timeout: 10_000 },
+    );
     await page.waitForTimeout(PROBE_SECONDS * 1000);
     // The live view shows each method's last latency and a running count.
     const liveText = await page.locator("body").innerText();
@@ -44,12 +48,24 @@ describe("probe page → stats → histogram page", () => {
     await page.screenshot({ path: artifactPath("loop-probe-page.png"), fullPage: true });
 
     // Everything the page measured reaches A's database within a couple of report cycles.
-    const rows = await waitFor(async () => {
-      const s = (await (await fetch(`${a.url}/api/stats?from=${startMs - 1000}`)).json()) as StatsResponse;
-      const want = [["xhr", "A"], ["jsonp", "A"], ["ws", "A"], ["xhr", "B"], ["jsonp", "B"], ["ws", "B"], ["best2", "A+B"]];
-      const found = want.map(([m, t]) => s.rows.find((r) => r.method === m && r.target === t));
-      return found.every((r) => r !== undefined && r.count >= PROBE_SECONDS - 4) ? (found as StatsRow[]) : undefined;
-    }, 15_000, "ok samples for every (method, server)");
+    const rows = await waitFor(
+      async () => {
+        const s = (await (await fetch(`${a.url}/api/stats?from=${startMs - 1000}`)).json()) as StatsResponse;
+        const want = [
+          ["xhr", "A"],
+          ["jsonp", "A"],
+          ["ws", "A"],
+          ["xhr", "B"],
+          ["jsonp", "B"],
+          ["ws", "B"],
+          ["best2", "A+B"],
+        ];
+        const found = want.map(([m, t]) => s.rows.find((r) => r.method === m && r.target === t));
+        return found.every((r) => r !== undefined && r.count >= PROBE_SECONDS - 4) ? (found as StatsRow[]) : undefined;
+      },
+      15_000,
+      "ok samples for every (method, server)",
+    );
 
     for (const r of rows) {
       const label = `${r.method} ${r.target}`;
@@ -69,7 +85,15 @@ describe("probe page → stats → histogram page", () => {
     const hist = await browser().context.newPage();
     await hist.goto(`${a.url}/histogram?range=15m`);
     await hist.waitForSelector('#stats-rows tr[data-method="best2"]', { timeout: 15_000 });
-    for (const [m, t] of [["xhr", "A"], ["jsonp", "A"], ["ws", "A"], ["xhr", "B"], ["jsonp", "B"], ["ws", "B"], ["best2", "A+B"]]) {
+    for (const [m, t] of [
+      ["xhr", "A"],
+      ["jsonp", "A"],
+      ["ws", "A"],
+      ["xhr", "B"],
+      ["jsonp", "B"],
+      ["ws", "B"],
+      ["best2", "A+B"],
+    ]) {
       const row = hist.locator(`#stats-rows tr[data-method="${m}"][data-target="${t}"]`);
       await expect.poll(() => row.count(), { message: `${m} ${t} row` }).toBe(1);
       const cells = await row.locator("td").allInnerTexts();
@@ -84,21 +108,43 @@ describe("probe page → stats → histogram page", () => {
     // leave a hole; probes due TIMEOUT_MS before the read have all settled.
     const readAtMs = Date.now();
     await waitForDelivered(page, a.dbPath);
-    const sessionId = await page.evaluate(() => (window as unknown as { tailprobe: { sessionId: string } }).tailprobe.sessionId);
+    const sessionId = await page.evaluate(
+      () => (window as unknown as { tailprobe: { sessionId: string } }).tailprobe.sessionId,
+    );
     const stored = readSession(a.dbPath, sessionId);
     const settledBefore = readAtMs - TIMEOUT_MS_DEFAULT - INTERVAL_MS_DEFAULT;
-    for (const [m, t] of [["xhr", "A"], ["jsonp", "A"], ["ws", "A"], ["xhr", "B"], ["jsonp", "B"], ["ws", "B"], ["best2", "A+B"]]) {
-      const due = stored.filter((r) => r.method === m && r.target === t).map((r) => r.scheduledT!).sort((x, y) => x - y);
+    for (const [m, t] of [
+      ["xhr", "A"],
+      ["jsonp", "A"],
+      ["ws", "A"],
+      ["xhr", "B"],
+      ["jsonp", "B"],
+      ["ws", "B"],
+      ["best2", "A+B"],
+    ]) {
+      const due = stored
+        .filter((r) => r.method === m && r.target === t)
+        .map((r) => r.scheduledT!)
+        .sort((x, y) => x - y);
       const steps = due.slice(1).map((d, i) => [due[i]!, d - due[i]!] as const);
       expect(due.length, `${m} ${t} probes`).toBeGreaterThanOrEqual(PROBE_SECONDS - 4);
       expect(due.filter((d) => d < settledBefore).length, `${m} ${t} settled probes`).toBeGreaterThanOrEqual(4);
-      expect(steps.filter(([, step]) => step < INTERVAL_MS_DEFAULT), `${m} ${t} bursts: [due, step ms]`).toEqual([]);
-      expect(steps.filter(([d, step]) => d < settledBefore && step !== INTERVAL_MS_DEFAULT), `${m} ${t} holes: [due, step ms]`).toEqual([]);
+      expect(
+        steps.filter(([, step]) => step < INTERVAL_MS_DEFAULT),
+        `${m} ${t} bursts: [due, step ms]`,
+      ).toEqual([]);
+      expect(
+        steps.filter(([d, step]) => d < settledBefore && step !== INTERVAL_MS_DEFAULT),
+        `${m} ${t} holes: [due, step ms]`,
+      ).toEqual([]);
     }
     // Best of two is the faster of its legs: each race's latency is at most the other leg's.
     const racesWithBothLegs = stored.filter((r) => r.method === "best2" && r.outcome === "ok" && r.otherMs !== null);
     expect(racesWithBothLegs.length).toBeGreaterThanOrEqual(PROBE_SECONDS - 5);
-    expect(racesWithBothLegs.filter((r) => r.ms! > r.otherMs!), "races slower than their losing leg").toEqual([]);
+    expect(
+      racesWithBothLegs.filter((r) => r.ms! > r.otherMs!),
+      "races slower than their losing leg",
+    ).toEqual([]);
     await page.close();
     await hist.close();
   });

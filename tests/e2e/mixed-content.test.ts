@@ -18,7 +18,17 @@ let b: ServerProcess;
 beforeAll(async () => {
   const cert = makeSelfSignedCert();
   b = await startServerProcess(["--name", "B", "--no-ping"]);
-  a = await startServerProcess(["--name", "A", "--no-ping", "--tls-cert", cert.certPath, "--tls-key", cert.keyPath, "--peer", `B=${b.url}`]);
+  a = await startServerProcess([
+    "--name",
+    "A",
+    "--no-ping",
+    "--tls-cert",
+    cert.certPath,
+    "--tls-key",
+    cert.keyPath,
+    "--peer",
+    `B=${b.url}`,
+  ]);
 });
 
 const browser = browserForFile(
@@ -56,17 +66,29 @@ describe("HTTPS page, plain-HTTP peer", () => {
     // Raw samples are blocks (store version 7): read through the decoded TEMP view.
     const rows = loadSampleTables(db)
       .prepare("SELECT method, target, outcome, reason, winner FROM samples WHERE t >= ?")
-      .all(startMs - 1000) as { method: string; target: string; outcome: string; reason: string | null; winner: string | null }[];
+      .all(startMs - 1000) as {
+      method: string;
+      target: string;
+      outcome: string;
+      reason: string | null;
+      winner: string | null;
+    }[];
     db.close();
     for (const method of ["xhr", "jsonp", "ws"]) {
       const onB = rows.filter((r) => r.method === method && r.target === "B");
       expect(onB.length, `${method} B`).toBeGreaterThanOrEqual(PROBE_MS / 1000 - 2);
-      expect(onB.every((r) => r.outcome === "error" && r.reason === "mixed-content"), `${method} B`).toBe(true);
+      expect(
+        onB.every((r) => r.outcome === "error" && r.reason === "mixed-content"),
+        `${method} B`,
+      ).toBe(true);
       // A, over HTTPS and WSS, answers as usual.
       const onA = rows.filter((r) => r.method === method && r.target === "A");
       expect(onA.length, `${method} A`).toBeGreaterThanOrEqual(PROBE_MS / 1000 - 2);
       // (A probe still in flight when the test closes the page is recorded as page-closed, by design.)
-      expect(onA.filter((r) => r.outcome !== "ok" && r.reason !== "page-closed"), `${method} A`).toEqual([]);
+      expect(
+        onA.filter((r) => r.outcome !== "ok" && r.reason !== "page-closed"),
+        `${method} A`,
+      ).toEqual([]);
     }
     // Best of two runs on its reachable leg alone: the WebSocket to A wins every race.
     const races = rows.filter((r) => r.method === "best2" && r.reason !== "page-closed");

@@ -11,7 +11,7 @@ import { FLAG } from "../../server/store/schema.js";
 import { artifactPath } from "../../testkit/browser.js";
 import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
+import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 import { failedProbe, type StoredRow } from "../helpers/stored-rows.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 
@@ -63,7 +63,9 @@ describe("B's outage", () => {
     const pageErrors: string[] = [];
     page.on("pageerror", (e) => pageErrors.push(e.message));
     await page.goto(`${a.url}/`);
-    await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, {
+      timeout: 10_000,
+    });
     const startMs = Date.now();
 
     await page.waitForTimeout(BEFORE_MS);
@@ -85,7 +87,9 @@ describe("B's outage", () => {
     const db = new Database(a.dbPath, { readonly: true });
     // Raw samples are blocks (store version 7): read through the decoded TEMP view.
     const rows = loadSampleTables(db)
-      .prepare("SELECT t, method, target, ms, outcome, reason, flags, scheduled_t AS scheduledT FROM samples WHERE t >= ? AND t < ? ORDER BY t")
+      .prepare(
+        "SELECT t, method, target, ms, outcome, reason, flags, scheduled_t AS scheduledT FROM samples WHERE t >= ? AND t < ? ORDER BY t",
+      )
       .all(startMs, endMs) as Row[];
     db.close();
     const of = (method: string, target: string, from = startMs, to = endMs) =>
@@ -98,7 +102,10 @@ describe("B's outage", () => {
     expect(best2.filter(failedProbe), "failed races").toEqual([]);
     // A race is stored when both legs settled: those sent a timeout before the end all are.
     const settledRaces = of("best2", "A+B", startMs, endMs - TIMEOUT_MS - INTERVAL_MS);
-    expect(dueSteps(settledRaces).filter((step) => step !== INTERVAL_MS), "best2 steps between due times").toEqual([]);
+    expect(
+      dueSteps(settledRaces).filter((step) => step !== INTERVAL_MS),
+      "best2 steps between due times",
+    ).toEqual([]);
     summary.best2 = { races: best2.length, failures: 0 };
 
     // 2. During the outage every B probe fails, about once a second each: no burst, no gap.
@@ -108,16 +115,30 @@ describe("B's outage", () => {
     const outageSeconds = (outTo - outFrom) / 1000;
     for (const method of ["xhr", "jsonp", "ws"]) {
       const down = of(method, "B", outFrom, outTo);
-      expect(down.filter((r) => r.outcome === "ok"), `${method} B ok while B was dead`).toEqual([]);
+      expect(
+        down.filter((r) => r.outcome === "ok"),
+        `${method} B ok while B was dead`,
+      ).toEqual([]);
       // The dead server must not push its probes into the cap. (A page-wide stall on
       // an overloaded machine may still skip a tick as "asleep"; that is not B's doing.)
-      expect(down.filter((r) => r.reason === "outstanding-cap"), `${method} B capped`).toEqual([]);
+      expect(
+        down.filter((r) => r.reason === "outstanding-cap"),
+        `${method} B capped`,
+      ).toEqual([]);
       const failures = down.filter((r) => r.outcome === "timeout" || r.outcome === "error");
       expect(failures.length, `${method} B failures`).toBeGreaterThanOrEqual(down.length - 1);
       expect(down.length, `${method} B ticks`).toBeGreaterThanOrEqual(Math.floor(outageSeconds) - 2);
       expect(down.length, `${method} B ticks`).toBeLessThanOrEqual(Math.ceil(outageSeconds) + 2);
-      expect(dueSteps(down).filter((step) => step !== INTERVAL_MS), `${method} B steps between due times`).toEqual([]);
-      summary[`${method} B during outage`] = { failures: failures.length, records: down.length, seconds: outageSeconds.toFixed(1), reasons: [...new Set(down.map((r) => r.reason))] };
+      expect(
+        dueSteps(down).filter((step) => step !== INTERVAL_MS),
+        `${method} B steps between due times`,
+      ).toEqual([]);
+      summary[`${method} B during outage`] = {
+        failures: failures.length,
+        records: down.length,
+        seconds: outageSeconds.toFixed(1),
+        reasons: [...new Set(down.map((r) => r.reason))],
+      };
     }
 
     // 3. A is neither failing nor slower while B is down (generous bounds: the machine is shared).
@@ -127,8 +148,16 @@ describe("B's outage", () => {
     expect(aDuring.filter(failedProbe), "A failures during the outage").toEqual([]);
     expect(aDuring.length).toBeGreaterThanOrEqual(3 * (Math.floor(outageSeconds) - 2));
     const ms = (rs: Row[]) => rs.filter((r) => r.outcome === "ok").map((r) => r.ms!);
-    const before = { p50: nearestRank(ms(aBefore), 50), p90: nearestRank(ms(aBefore), 90), p99: nearestRank(ms(aBefore), 99) };
-    const during = { p50: nearestRank(ms(aDuring), 50), p90: nearestRank(ms(aDuring), 90), p99: nearestRank(ms(aDuring), 99) };
+    const before = {
+      p50: nearestRank(ms(aBefore), 50),
+      p90: nearestRank(ms(aBefore), 90),
+      p99: nearestRank(ms(aBefore), 99),
+    };
+    const during = {
+      p50: nearestRank(ms(aDuring), 50),
+      p90: nearestRank(ms(aDuring), 90),
+      p99: nearestRank(ms(aDuring), 99),
+    };
     expect(during.p50).toBeLessThan(Math.max(20, 3 * before.p50));
     expect(during.p90).toBeLessThan(Math.max(50, 5 * before.p90));
     // Not p99: of ~40 probes it is the slowest one, a single hiccup of a loaded
@@ -142,7 +171,10 @@ describe("B's outage", () => {
       const firstOk = after.find((r) => r.outcome === "ok");
       expect(firstOk, `${method} B never recovered`).toBeDefined();
       expect(firstOk!.t - backMs, `${method} B recovery`).toBeLessThan(RECOVERY_MS_MAX);
-      expect(after.filter((r) => r.t > firstOk!.t && failedProbe(r)), `${method} B failures after recovery`).toEqual([]);
+      expect(
+        after.filter((r) => r.t > firstOk!.t && failedProbe(r)),
+        `${method} B failures after recovery`,
+      ).toEqual([]);
       summary[`${method} B recovered after ms`] = firstOk!.t - backMs;
       if (method === "ws") {
         // The first echo on the new connection says so.

@@ -20,8 +20,12 @@ let server: ServerProcess | undefined;
 const browser = browserForFile(() => server?.stop());
 
 describe("closing the probe tab", () => {
-  it("beacons the samples not yet delivered (simulated: keepalive refused, other POSTs held back)", { timeout: 60_000 }, async () => {
-    console.log("simulated: keepalive fetches refused and ordinary sample POSTs held back before the close; the beacon is real");
+  it("beacons the samples not yet delivered (simulated: keepalive refused, other POSTs held back)", {
+    timeout: 60_000,
+  }, async () => {
+    console.log(
+      "simulated: keepalive fetches refused and ordinary sample POSTs held back before the close; the beacon is real",
+    );
     server = await startServerProcess(["--no-ping"]);
     const page = await browser().context.newPage();
     await page.addInitScript(() => {
@@ -42,7 +46,10 @@ describe("closing the probe tab", () => {
       navigator.sendBeacon = (url, data) => {
         const sent = realBeacon(url, data);
         const log = JSON.parse(localStorage.getItem("__testBeacons") ?? "[]") as unknown[];
-        localStorage.setItem("__testBeacons", JSON.stringify([...log, { url: String(url), sent, body: typeof data === "string" ? data : null }]));
+        localStorage.setItem(
+          "__testBeacons",
+          JSON.stringify([...log, { url: String(url), sent, body: typeof data === "string" ? data : null }]),
+        );
         return sent;
       };
     });
@@ -51,24 +58,43 @@ describe("closing the probe tab", () => {
 
     // From here on only the beacon can deliver: wait for the POSTs already sent to land.
     await page.evaluate(() => void ((window as unknown as { __testHoldPosts: boolean }).__testHoldPosts = true));
-    await page.waitForFunction(() => (window as unknown as { __testPostsInFlight: number }).__testPostsInFlight === 0, undefined, { timeout: 10_000 });
-    await page.waitForFunction(() => (window as unknown as { tailprobe: { pending: number } }).tailprobe.pending >= 3, undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => (window as unknown as { __testPostsInFlight: number }).__testPostsInFlight === 0,
+      undefined,
+      { timeout: 10_000 },
+    );
+    await page.waitForFunction(
+      () => (window as unknown as { tailprobe: { pending: number } }).tailprobe.pending >= 3,
+      undefined,
+      { timeout: 10_000 },
+    );
     const last = await debugState(page);
     const storedBefore = new Set(readSession(server.dbPath, sessionId).map((r) => r.seq));
     await page.close({ runBeforeUnload: true });
 
-    const rows = await waitFor(() => {
-      const r = readSession(server!.dbPath, sessionId);
-      return r.length >= last.sent ? r : undefined;
-    }, 10_000, `all ${last.sent} samples, the last ${last.pending} by beacon`);
+    const rows = await waitFor(
+      () => {
+        const r = readSession(server!.dbPath, sessionId);
+        return r.length >= last.sent ? r : undefined;
+      },
+      10_000,
+      `all ${last.sent} samples, the last ${last.pending} by beacon`,
+    );
     expect(seqGaps(rows)).toEqual([]);
 
     // The beacon's own payload: this session, and every sample the server lacked when the page closed.
     const reader = await browser().context.newPage();
     await reader.goto(`${server.url}/api/config`);
-    const beacons = JSON.parse((await reader.evaluate(() => localStorage.getItem("__testBeacons"))) ?? "[]") as { url: string; sent: boolean; body: string | null }[];
+    const beacons = JSON.parse((await reader.evaluate(() => localStorage.getItem("__testBeacons"))) ?? "[]") as {
+      url: string;
+      sent: boolean;
+      body: string | null;
+    }[];
     await reader.close();
-    expect(beacons.map((b) => [new URL(b.url, server!.url).pathname, b.sent, typeof b.body]), "beacons: [path, queued, body type]").toEqual([["/api/samples", true, "string"]]);
+    expect(
+      beacons.map((b) => [new URL(b.url, server!.url).pathname, b.sent, typeof b.body]),
+      "beacons: [path, queued, body type]",
+    ).toEqual([["/api/samples", true, "string"]]);
     const parsed = parseWith(sampleBatchSchema, JSON.parse(beacons[0]!.body!));
     if (!parsed.ok) throw new Error(`the beacon's body is not a sample batch: ${parsed.error}`);
     const body = parsed.value;
@@ -76,7 +102,10 @@ describe("closing the probe tab", () => {
     const beaconed = new Set(body.samples.map((s) => s.seq));
     const lacking = rows.map((r) => r.seq).filter((seq) => !storedBefore.has(seq));
     expect(lacking.length).toBeGreaterThanOrEqual(3);
-    expect(lacking.filter((seq) => !beaconed.has(seq)), "samples that reached the server without the beacon").toEqual([]);
+    expect(
+      lacking.filter((seq) => !beaconed.has(seq)),
+      "samples that reached the server without the beacon",
+    ).toEqual([]);
     console.log(`beacon: ${body.samples.length} samples, ${lacking.length} of them new to the server`);
   });
 });

@@ -13,7 +13,9 @@ let server: ServerProcess | undefined;
 const browser = browserForFile(() => server?.stop());
 
 describe("outbox without IndexedDB", () => {
-  it("falls back to memory, shows it, and still delivers (simulated: indexedDB.open throws)", { timeout: 60_000 }, async () => {
+  it("falls back to memory, shows it, and still delivers (simulated: indexedDB.open throws)", {
+    timeout: 60_000,
+  }, async () => {
     console.log("simulated: window.indexedDB replaced by one whose open() throws SecurityError");
     server = await startServerProcess(["--no-ping"]);
     const page = await browser().context.newPage();
@@ -31,7 +33,11 @@ describe("outbox without IndexedDB", () => {
     expect(await warning.innerText()).toMatch(/memory only.*storage is disabled/s);
     expect((await debugState(page)).outbox.storage).toBe("memory");
 
-    await waitFor(() => (readSession(server!.dbPath, sessionId).length >= 12 ? true : undefined), 20_000, "samples delivered from memory");
+    await waitFor(
+      () => (readSession(server!.dbPath, sessionId).length >= 12 ? true : undefined),
+      20_000,
+      "samples delivered from memory",
+    );
     expect((await debugState(page)).outbox.rejected).toBe(0);
     await page.close();
   });

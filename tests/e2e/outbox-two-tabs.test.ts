@@ -20,12 +20,19 @@ describe("two probe tabs", () => {
     expect(a.sessionId).not.toBe(b.sessionId);
     await sleep(8000);
 
-    for (const [page, who] of [[one, a], [two, b]] as const) {
+    for (const [page, who] of [
+      [one, a],
+      [two, b],
+    ] as const) {
       const mark = (await debugState(page)).sent;
-      const rows = await waitFor(() => {
-        const r = readSession(server!.dbPath, who.sessionId);
-        return r.length >= mark ? r : undefined;
-      }, 20_000, `${mark} samples of ${who.sessionId}`);
+      const rows = await waitFor(
+        () => {
+          const r = readSession(server!.dbPath, who.sessionId);
+          return r.length >= mark ? r : undefined;
+        },
+        20_000,
+        `${mark} samples of ${who.sessionId}`,
+      );
       expect(seqGaps(rows)).toEqual([]);
       const state = await debugState(page);
       // Nothing this tab sent was already there, and what it delivered plus what it

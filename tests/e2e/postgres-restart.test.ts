@@ -25,10 +25,16 @@ describe.skipIf(!postgresAvailable())("PostgreSQL restarted under a running page
     server = await startServerProcess(["--name", "A", "--no-ping"], { dbPath: url });
     const page = await browser().context.newPage();
     await page.goto(`${server.url}/`);
-    await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, {
+      timeout: 10_000,
+    });
     await page.waitForTimeout(BEFORE_MS);
     const before = await pageSent(page);
-    await waitFor(async () => ((await storedSeqs(url, before.sessionId)).distinct >= before.sent ? true : undefined), 10_000, "samples before the outage");
+    await waitFor(
+      async () => ((await storedSeqs(url, before.sessionId)).distinct >= before.sent ? true : undefined),
+      10_000,
+      "samples before the outage",
+    );
 
     await pg.stopServer();
     await page.waitForTimeout(OUTAGE_MS);
@@ -39,7 +45,11 @@ describe.skipIf(!postgresAvailable())("PostgreSQL restarted under a running page
     await pg.startServer();
 
     const after = await pageSent(page);
-    await waitFor(async () => ((await storedSeqs(url, after.sessionId)).distinct >= after.sent ? true : undefined), CATCH_UP_MS_MAX, `${after.sent} samples stored`);
+    await waitFor(
+      async () => ((await storedSeqs(url, after.sessionId)).distinct >= after.sent ? true : undefined),
+      CATCH_UP_MS_MAX,
+      `${after.sent} samples stored`,
+    );
     const stored = await storedSeqs(url, after.sessionId);
     // Exactly once: no row twice, and no seq missing between the first and the last.
     expect(stored.n).toBe(stored.distinct);

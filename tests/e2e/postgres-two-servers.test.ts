@@ -20,7 +20,11 @@ describe.skipIf(!postgresAvailable())("two servers on one PostgreSQL", () => {
   it("both servers' /api/stats show both pages' samples, equal", { timeout: 120_000 }, async () => {
     const url = await (await testPostgres()).createDatabase("two_servers");
     // Started together: the schema is created once, under the advisory lock.
-    servers.push(...(await Promise.all(["A", "B"].map((name) => startServerProcess(["--name", name, "--no-ping"], { dbPath: url })))));
+    servers.push(
+      ...(await Promise.all(
+        ["A", "B"].map((name) => startServerProcess(["--name", name, "--no-ping"], { dbPath: url })),
+      )),
+    );
     const [a, b] = servers as [ServerProcess, ServerProcess];
     expect(a.output() + b.output()).not.toContain(new URL(url).password);
     const startMs = Date.now();
@@ -28,7 +32,11 @@ describe.skipIf(!postgresAvailable())("two servers on one PostgreSQL", () => {
       [a, b].map(async (s) => {
         const page = await browser().context.newPage();
         await page.goto(`${s.url}/`);
-        await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined, undefined, { timeout: 10_000 });
+        await page.waitForFunction(
+          () => (window as unknown as { tailprobe?: object }).tailprobe !== undefined,
+          undefined,
+          { timeout: 10_000 },
+        );
         return page;
       }),
     );
@@ -36,7 +44,11 @@ describe.skipIf(!postgresAvailable())("two servers on one PostgreSQL", () => {
     const sent = await Promise.all(pages.map((p) => pageSent(p)));
     // Everything each page had emitted is stored once, whichever server took it.
     for (const { sent: n, sessionId } of sent)
-      await waitFor(async () => ((await storedSeqs(url, sessionId)).distinct >= n ? true : undefined), 20_000, `${n} samples of ${sessionId}`);
+      await waitFor(
+        async () => ((await storedSeqs(url, sessionId)).distinct >= n ? true : undefined),
+        20_000,
+        `${n} samples of ${sessionId}`,
+      );
     for (const p of pages) await p.close();
     const toMs = Date.now();
 
@@ -44,11 +56,17 @@ describe.skipIf(!postgresAvailable())("two servers on one PostgreSQL", () => {
       ((await (await fetch(`${s.url}/api/stats?from=${startMs - 60_000}&to=${toMs}`)).json()) as StatsResponse).rows;
     // Pages closing may still send a last batch: wait until both answers agree twice in a row.
     let answers: [StatsResponse["rows"], StatsResponse["rows"]] = [[], []];
-    await waitFor(async () => {
-      const before = JSON.stringify(answers);
-      answers = [await statsOf(a), await statsOf(b)];
-      return JSON.stringify(answers[0]) === JSON.stringify(answers[1]) && JSON.stringify(answers) === before ? true : undefined;
-    }, 20_000, "both servers' stats to agree");
+    await waitFor(
+      async () => {
+        const before = JSON.stringify(answers);
+        answers = [await statsOf(a), await statsOf(b)];
+        return JSON.stringify(answers[0]) === JSON.stringify(answers[1]) && JSON.stringify(answers) === before
+          ? true
+          : undefined;
+      },
+      20_000,
+      "both servers' stats to agree",
+    );
     const [fromA, fromB] = answers;
     expect(fromA).toEqual(fromB);
     // Page on A probes target A, page on B target B: each server shows both.

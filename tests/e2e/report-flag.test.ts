@@ -35,13 +35,17 @@ describe("reports never share a probe's moment", () => {
     await page.goto(`${a.url}/`);
     await page.waitForTimeout(PROBE_MS);
     await waitForDelivered(page, a.dbPath);
-    const delivered = await page.evaluate(() => (window as unknown as { tailprobe: { outbox: { delivered: number } } }).tailprobe.outbox.delivered);
+    const delivered = await page.evaluate(
+      () => (window as unknown as { tailprobe: { outbox: { delivered: number } } }).tailprobe.outbox.delivered,
+    );
     await page.close();
 
     const db = new Database(a.dbPath, { readonly: true });
     // Raw samples are blocks (store version 7): read through the decoded TEMP view.
     const rows = loadSampleTables(db)
-      .prepare(`SELECT method, target, outcome, flags FROM samples WHERE t >= ? AND method IN (${PROBE_METHODS.map(() => "?").join(", ")})`)
+      .prepare(
+        `SELECT method, target, outcome, flags FROM samples WHERE t >= ? AND method IN (${PROBE_METHODS.map(() => "?").join(", ")})`,
+      )
       .all(startMs, ...PROBE_METHODS) as { method: string; target: string; outcome: string; flags: number }[];
     db.close();
     const bit = FLAG.reportInFlight;
@@ -53,7 +57,10 @@ describe("reports never share a probe's moment", () => {
     const unknown = sent.filter((r) => ((r.flags >> FLAG_KNOWN_SHIFT) & bit) === 0);
     expect(unknown.length, "probes that record no reportInFlight").toBe(0);
     const overlapped = sent.filter((r) => (r.flags & bit) !== 0);
-    expect(overlapped.map((r) => `${r.method} ${r.target}`), "probes sent while a report was in flight").toEqual([]);
+    expect(
+      overlapped.map((r) => `${r.method} ${r.target}`),
+      "probes sent while a report was in flight",
+    ).toEqual([]);
 
     const stats = (await (await fetch(`${a.url}/api/stats?from=${startMs}&reportInFlight=1`)).json()) as StatsResponse;
     expect(stats.rows.filter((r) => PROBE_METHODS.includes(r.method))).toEqual([]);

@@ -118,21 +118,39 @@ async function footprint(page: Page, cdp: CDPSession): Promise<Footprint> {
     resources: performance.getEntriesByType("resource").length,
   }));
   const state = await debugState(page);
-  return { ticks: state.ticks, heapBytes: heap.usedSize, nodes: dom.nodes, listeners: dom.jsEventListeners, ...inPage, pending: state.outbox.pending };
+  return {
+    ticks: state.ticks,
+    heapBytes: heap.usedSize,
+    nodes: dom.nodes,
+    listeners: dom.jsEventListeners,
+    ...inPage,
+    pending: state.outbox.pending,
+  };
 }
 
 describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
   it("keeps heap, DOM, globals and Resource Timing flat", { timeout: DEADLINE_MS + 60_000 }, async () => {
-    server = await startServerProcess(["--no-ping", "--interval-ms", String(INTERVAL_MS), "--timeout-ms", String(TIMEOUT_MS)]);
+    server = await startServerProcess([
+      "--no-ping",
+      "--interval-ms",
+      String(INTERVAL_MS),
+      "--timeout-ms",
+      String(TIMEOUT_MS),
+    ]);
     const page = await browser().context.newPage();
     const { sessionId } = await openProbePage(page, `${server.url}/`);
     const cdp = await browser().context.newCDPSession(page);
-    await page.waitForFunction((n) => (window as unknown as { tailprobe: { ticks: number } }).tailprobe.ticks >= n, WARMUP_TICKS, { timeout: 60_000 });
+    await page.waitForFunction(
+      (n) => (window as unknown as { tailprobe: { ticks: number } }).tailprobe.ticks >= n,
+      WARMUP_TICKS,
+      { timeout: 60_000 },
+    );
     const start = await footprint(page, cdp);
     const startedAt = Date.now();
     const series: Footprint[] = [start];
     while (series[series.length - 1]!.ticks < start.ticks + SOAK_TICKS) {
-      if (Date.now() - startedAt > DEADLINE_MS) throw new Error(`only ${series[series.length - 1]!.ticks - start.ticks} ticks in ${DEADLINE_MS} ms`);
+      if (Date.now() - startedAt > DEADLINE_MS)
+        throw new Error(`only ${series[series.length - 1]!.ticks - start.ticks} ticks in ${DEADLINE_MS} ms`);
       await sleep(20_000);
       series.push(await footprint(page, cdp));
     }
@@ -149,7 +167,10 @@ describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
         `JSONP callbacks in flight ≤ ${Math.max(...series.map((f) => f.jsonpGlobals))} (bound ${JSONP_GLOBALS_MAX}); ` +
         `backlog slope ${pendingSlope.toFixed(3)} samples/tick (bound ${PENDING_PER_TICK_MAX}); heap slope ${heapSlope.toFixed(1)} B/tick (bound ${HEAP_BYTES_PER_TICK_MAX.toFixed(1)}: ${mb(heapSlope * TICKS_PER_WEEK)} MB a week at 1 Hz)\n` +
         series
-          .map((f) => `  ticks ${f.ticks} heap ${mb(f.heapBytes)} MB document nodes ${f.documentNodes} live nodes ${f.nodes} globals ${f.globals} jsonp ${f.jsonpGlobals} pending ${f.pending}`)
+          .map(
+            (f) =>
+              `  ticks ${f.ticks} heap ${mb(f.heapBytes)} MB document nodes ${f.documentNodes} live nodes ${f.nodes} globals ${f.globals} jsonp ${f.jsonpGlobals} pending ${f.pending}`,
+          )
           .join("\n"),
     );
 
@@ -157,7 +178,10 @@ describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
     expect(heapSlope, "heap growth (bytes per tick)").toBeLessThan(HEAP_BYTES_PER_TICK_MAX);
     // Less the JSONP script elements in flight, counted and bounded below (12 of them once made 186 of 174).
     const settledNodes = (f: Footprint) => f.documentNodes - f.jsonpScripts;
-    expect(settledNodes(end) - settledNodes(start), "document nodes besides JSONP scripts in flight").toBeLessThanOrEqual(DOCUMENT_NODES_GROWTH_MAX);
+    expect(
+      settledNodes(end) - settledNodes(start),
+      "document nodes besides JSONP scripts in flight",
+    ).toBeLessThanOrEqual(DOCUMENT_NODES_GROWTH_MAX);
     for (const f of series) expect(f.nodes).toBeLessThanOrEqual(LIVE_NODES_MAX);
     expect(listenersSlope, "event listeners per tick").toBeLessThanOrEqual(LISTENERS_PER_TICK_MAX);
     expect(end.globals - start.globals).toBeLessThanOrEqual(GLOBALS_GROWTH_MAX);

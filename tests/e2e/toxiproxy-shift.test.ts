@@ -63,10 +63,16 @@ const median = (xs: number[]) => {
 };
 
 describe(`+${INJECTED_MS} ms through Toxiproxy in front of B`, () => {
-  it("moves every B probe's median by that much and nothing else", { timeout: 2 * BLOCKS_PER_PHASE * BLOCK_MS + 90_000 }, async () => {
+  it("moves every B probe's median by that much and nothing else", {
+    timeout: 2 * BLOCKS_PER_PHASE * BLOCK_MS + 90_000,
+  }, async () => {
     const page = await browser().context.newPage();
     await page.goto(`${a.url}/`);
-    await page.waitForFunction(() => ((window as unknown as { tailprobe?: { ticks: number } }).tailprobe?.ticks ?? 0) > 2, undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => ((window as unknown as { tailprobe?: { ticks: number } }).tailprobe?.ticks ?? 0) > 2,
+      undefined,
+      { timeout: 20_000 },
+    );
     /** Windows of send times, per phase. */
     const windows = { off: [] as [number, number][], on: [] as [number, number][] };
     const control = await startProxyControl(`http://${viaProxy}`);
@@ -88,7 +94,9 @@ describe(`+${INJECTED_MS} ms through Toxiproxy in front of B`, () => {
 
     const db = new Database(a.dbPath, { readonly: true });
     // Raw samples are blocks (store version 7): read through the decoded TEMP view.
-    const rows = loadSampleTables(db).prepare("SELECT t, method, target, ms, outcome, winner FROM samples WHERE t >= ? AND t < ?").all(begin, last) as {
+    const rows = loadSampleTables(db)
+      .prepare("SELECT t, method, target, ms, outcome, winner FROM samples WHERE t >= ? AND t < ?")
+      .all(begin, last) as {
       t: number;
       method: string;
       target: string;
@@ -119,11 +127,16 @@ describe(`+${INJECTED_MS} ms through Toxiproxy in front of B`, () => {
       for (const target of ["A", "B"]) {
         const key = `${method} ${target}`;
         shifts[key] = medianOf(after, method, target) - medianOf(before, method, target);
-        intervals[key] = bootstrapPercentileDiff(okMs(after, method, target), okMs(before, method, target), 50, { confidence: 0.99, random: mulberry32(20261123) });
+        intervals[key] = bootstrapPercentileDiff(okMs(after, method, target), okMs(before, method, target), 50, {
+          confidence: 0.99,
+          random: mulberry32(20261123),
+        });
       }
     }
     const controlIn = (w: [number, number][], method: string) =>
-      controlSamples.filter((c: ControlSample) => c.method === method && w.some(([from, to]) => c.t >= from && c.t < to)).map((c) => c.ms);
+      controlSamples
+        .filter((c: ControlSample) => c.method === method && w.some(([from, to]) => c.t >= from && c.t < to))
+        .map((c) => c.ms);
     const injected: Record<string, number> = {};
     for (const method of ["xhr", "jsonp", "ws"]) {
       const on = controlIn(windows.on, method);
@@ -132,14 +145,26 @@ describe(`+${INJECTED_MS} ms through Toxiproxy in front of B`, () => {
       injected[method] = median(on) - median(off);
     }
     const r3 = (v: number) => +v.toFixed(3);
-    console.log("median shifts, 99 % intervals (ms):", Object.fromEntries(Object.entries(shifts).map(([k, v]) => [k, `${r3(v)} [${r3(intervals[k]!.lo)}, ${r3(intervals[k]!.hi)}]`])));
-    console.log("added by the proxy, per the control prober (ms):", Object.fromEntries(Object.entries(injected).map(([k, v]) => [k, r3(v)])));
+    console.log(
+      "median shifts, 99 % intervals (ms):",
+      Object.fromEntries(
+        Object.entries(shifts).map(([k, v]) => [k, `${r3(v)} [${r3(intervals[k]!.lo)}, ${r3(intervals[k]!.hi)}]`]),
+      ),
+    );
+    console.log(
+      "added by the proxy, per the control prober (ms):",
+      Object.fromEntries(Object.entries(injected).map(([k, v]) => [k, r3(v)])),
+    );
     for (const method of ["xhr", "jsonp", "ws"]) {
       // The toxic was in place: the control saw at least what was asked for.
       expect(injected[method], `${method} control`).toBeGreaterThanOrEqual(INJECTED_MS - 1);
       const b = intervals[`${method} B`]!;
-      expect(b.hi, `${method} B against the control's ${r3(injected[method]!)} ms`).toBeGreaterThanOrEqual(injected[method]! - 1);
-      expect(b.lo, `${method} B against the control's ${r3(injected[method]!)} ms`).toBeLessThanOrEqual(injected[method]! + 2);
+      expect(b.hi, `${method} B against the control's ${r3(injected[method]!)} ms`).toBeGreaterThanOrEqual(
+        injected[method]! - 1,
+      );
+      expect(b.lo, `${method} B against the control's ${r3(injected[method]!)} ms`).toBeLessThanOrEqual(
+        injected[method]! + 2,
+      );
       const a = intervals[`${method} A`]!;
       expect(a.hi, `${method} A`).toBeGreaterThanOrEqual(-1);
       expect(a.lo, `${method} A`).toBeLessThanOrEqual(1);

@@ -45,9 +45,13 @@ interface Message {
 export async function launchCdpBrowser(): Promise<CdpBrowser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-chromium-cdp-"));
   // fd 3 carries commands to Chromium, fd 4 its answers, each a JSON text ended by NUL.
-  const child: ChildProcess = spawn(CHROMIUM_PATH, [...CHROMIUM_ARGS, `--user-data-dir=${userDataDir}`, "--remote-debugging-pipe", "about:blank"], {
-    stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    CHROMIUM_PATH,
+    [...CHROMIUM_ARGS, `--user-data-dir=${userDataDir}`, "--remote-debugging-pipe", "about:blank"],
+    {
+      stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
+    },
+  );
   const toBrowser = child.stdio[3] as Writable;
   const fromBrowser = child.stdio[4] as Readable;
   let stderr = "";
@@ -70,7 +74,8 @@ export async function launchCdpBrowser(): Promise<CdpBrowser> {
     }
   });
   child.once("exit", (code) => {
-    for (const p of pending.values()) p.reject(new Error(`chromium exited (${code}) with commands pending:\n${stderr}`));
+    for (const p of pending.values())
+      p.reject(new Error(`chromium exited (${code}) with commands pending:\n${stderr}`));
     pending.clear();
   });
 
@@ -102,11 +107,12 @@ export async function launchCdpBrowser(): Promise<CdpBrowser> {
       await tabSend("Page.setBypassCSP", { enabled: true });
       await tabSend("Page.navigate", { url });
       const evaluate = async <T>(expression: string): Promise<T> => {
-        const r = await tabSend<{ result: { value?: unknown }; exceptionDetails?: { text: string; exception?: { description?: string } } }>(
-          "Runtime.evaluate",
-          { expression, awaitPromise: true, returnByValue: true },
-        );
-        if (r.exceptionDetails) throw new Error(`${expression}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+        const r = await tabSend<{
+          result: { value?: unknown };
+          exceptionDetails?: { text: string; exception?: { description?: string } };
+        }>("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
+        if (r.exceptionDetails)
+          throw new Error(`${expression}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
         return r.result.value as T;
       };
       return {
@@ -119,7 +125,10 @@ export async function launchCdpBrowser(): Promise<CdpBrowser> {
     },
     async close() {
       if (child.exitCode === null && child.signalCode === null) {
-        await Promise.race([send("Browser.close").catch(() => undefined), new Promise((r) => setTimeout(r, CLOSE_TIMEOUT_MS))]);
+        await Promise.race([
+          send("Browser.close").catch(() => undefined),
+          new Promise((r) => setTimeout(r, CLOSE_TIMEOUT_MS)),
+        ]);
         const killer = setTimeout(() => child.kill("SIGKILL"), CLOSE_TIMEOUT_MS);
         await exited;
         clearTimeout(killer);

@@ -33,7 +33,10 @@ export function childrenOf(parentPid: number): ChildProcessInfo[] {
     if (s === undefined || s.ppid !== parentPid) continue;
     let argv: string[] = [];
     try {
-      argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "");
+      argv = fs
+        .readFileSync(`/proc/${pid}/cmdline`, "utf8")
+        .split("\0")
+        .filter((a) => a !== "");
     } catch {
       continue;
     }

@@ -57,7 +57,10 @@ export interface TickAccount {
   /** Ticks in the window. */
   ticks: number;
   /** Per probe method: records in the window, and by outcome. */
-  perMethod: Record<string, { records: number; ok: number; failed: number; skipped: number; skippedWithoutReason: number }>;
+  perMethod: Record<
+    string,
+    { records: number; ok: number; failed: number; skipped: number; skippedWithoutReason: number }
+  >;
   /** Due times in the window with no record, or more than one, for some method. */
   problems: string[];
 }
@@ -149,20 +152,39 @@ export interface TailprobeDebug {
   sent: number;
   ticks: number;
   pending: number;
-  outbox: { pending: number; delivered: number; duplicates: number; dropped: number; rejected: number; failures: number; storage: string };
+  outbox: {
+    pending: number;
+    delivered: number;
+    duplicates: number;
+    dropped: number;
+    rejected: number;
+    failures: number;
+    storage: string;
+  };
 }
 
 export function debugState(page: Page): Promise<TailprobeDebug> {
   return page.evaluate(() => {
     const t = (window as unknown as { tailprobe: TailprobeDebug }).tailprobe;
-    return { clientId: t.clientId, sessionId: t.sessionId, sent: t.sent, ticks: t.ticks, pending: t.pending, outbox: t.outbox };
+    return {
+      clientId: t.clientId,
+      sessionId: t.sessionId,
+      sent: t.sent,
+      ticks: t.ticks,
+      pending: t.pending,
+      outbox: t.outbox,
+    };
   });
 }
 
 /** Opens the probe page and waits until its clock has ticked. */
 export async function openProbePage(page: Page, url: string): Promise<TailprobeDebug> {
   await page.goto(url);
-  await page.waitForFunction(() => ((window as unknown as { tailprobe?: { ticks: number } }).tailprobe?.ticks ?? 0) > 0, undefined, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => ((window as unknown as { tailprobe?: { ticks: number } }).tailprobe?.ticks ?? 0) > 0,
+    undefined,
+    { timeout: 15_000 },
+  );
   return debugState(page);
 }
 

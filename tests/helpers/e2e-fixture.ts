@@ -30,8 +30,12 @@ export function browserForFile(
 
 /** Waits until `a` has learned the name of its peer from the peer's /api/config, before a page asks `a` for its servers. */
 export async function waitForPeerName(a: ServerProcess, name: string): Promise<void> {
-  await waitFor(async () => {
-    const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-    return cfg.servers.some((s) => s.name === name) ? true : undefined;
-  }, 10_000, `${a.url} to learn its peer's name ${name}`);
+  await waitFor(
+    async () => {
+      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
+      return cfg.servers.some((s) => s.name === name) ? true : undefined;
+    },
+    10_000,
+    `${a.url} to learn its peer's name ${name}`,
+  );
 }

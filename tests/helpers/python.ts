@@ -22,7 +22,9 @@ export function testPython(): string {
       // this interpreter lacks a module: try the next
     }
   }
-  throw new Error(`no python3 with ${MODULES.join(", ")}: install python3-scipy python3-pandas python3-prometheus-client (.ci/run does)`);
+  throw new Error(
+    `no python3 with ${MODULES.join(", ")}: install python3-scipy python3-pandas python3-prometheus-client (.ci/run does)`,
+  );
 }
 
 /** Runs tests/python/NAME with `args`, `input` on its stdin, and parses its stdout as JSON. */

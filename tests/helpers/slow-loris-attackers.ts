@@ -38,7 +38,9 @@ function attacker(kind: Kind, index: number, port: number, until: number, drops:
           socket.write("GET /echo HTTP/1.1\r\nHost: x\r\nX-Slow: ");
           timer = setInterval(() => socket.write("a"), TRICKLE_MS);
         } else if (kind === "slowBody") {
-          socket.write("POST /api/samples HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{");
+          socket.write(
+            "POST /api/samples HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{",
+          );
           timer = setInterval(() => socket.write(" "), TRICKLE_MS);
         }
       });
@@ -49,17 +51,22 @@ function attacker(kind: Kind, index: number, port: number, until: number, drops:
         if (!closedByUs && performance.now() < until) drops.push({ kind, attacker: index, afterMs });
         round();
       });
-      setTimeout(() => {
-        closedByUs = true;
-        socket.destroy();
-      }, Math.max(0, until - performance.now())).unref();
+      setTimeout(
+        () => {
+          closedByUs = true;
+          socket.destroy();
+        },
+        Math.max(0, until - performance.now()),
+      ).unref();
     };
     round();
   });
 }
 
 const drops: Drop[] = [];
-const all = (Object.keys(counts) as Kind[]).flatMap((kind) => Array.from({ length: counts[kind] }, (_, i) => attacker(kind, i, port, until, drops)));
+const all = (Object.keys(counts) as Kind[]).flatMap((kind) =>
+  Array.from({ length: counts[kind] }, (_, i) => attacker(kind, i, port, until, drops)),
+);
 process.stdout.write("STARTED\n");
 await Promise.all(all);
 process.stdout.write(`DROPS ${JSON.stringify(drops)}\n`);

@@ -33,7 +33,11 @@ export async function freshDb(kind: StoreKind, name: string): Promise<string> {
 }
 
 /** The rows of a portable SELECT (`?` placeholders) on the server's database, read as the test sees it. */
-export async function selectAll<T>(server: RunningServer & { options: { dbPath: string } }, sql: string, params: (string | number)[] = []): Promise<T[]> {
+export async function selectAll<T>(
+  server: RunningServer & { options: { dbPath: string } },
+  sql: string,
+  params: (string | number)[] = [],
+): Promise<T[]> {
   if (server.store.kind === "sqlite") {
     const db = sqliteDb(server.store);
     // Raw samples are blocks since store version 7: SQL reads them through decoded TEMP tables.
@@ -41,17 +45,29 @@ export async function selectAll<T>(server: RunningServer & { options: { dbPath: 
     return db.prepare(sql).all(...params) as T[];
   }
   let n = 0;
-  return selectPostgres<T>(server.options.dbPath, sql.replace(/\?/g, () => `$${++n}`), params);
+  return selectPostgres<T>(
+    server.options.dbPath,
+    sql.replace(/\?/g, () => `$${++n}`),
+    params,
+  );
 }
 
 /** One row of a portable SELECT (`?` placeholders) on the server's database. */
-export async function selectOne<T>(server: RunningServer & { options: { dbPath: string } }, sql: string, params: (string | number)[] = []): Promise<T> {
+export async function selectOne<T>(
+  server: RunningServer & { options: { dbPath: string } },
+  sql: string,
+  params: (string | number)[] = [],
+): Promise<T> {
   return (await selectAll<T>(server, sql, params))[0]!;
 }
 
 /** Rows of a SELECT (`$n` placeholders) on a PostgreSQL URL, numbers as numbers. */
 export async function selectPostgres<T>(url: string, sql: string, params: (string | number)[] = []): Promise<T[]> {
-  const pg = postgres(url, { max: 1, onnotice: () => {}, types: { int8: { to: 20, from: [20], serialize: String, parse: Number } } });
+  const pg = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    types: { int8: { to: 20, from: [20], serialize: String, parse: Number } },
+  });
   try {
     return (await pg.unsafe(sql, params)) as unknown as T[];
   } finally {
@@ -68,7 +84,10 @@ export async function pageSent(page: import("playwright-core").Page): Promise<{ 
 }
 
 /** A session's stored rows: count, distinct seqs, and the span of seqs (max - min + 1: equal to distinct when none is missing). */
-export async function storedSeqs(url: string, sessionId: string): Promise<{ n: number; distinct: number; span: number }> {
+export async function storedSeqs(
+  url: string,
+  sessionId: string,
+): Promise<{ n: number; distinct: number; span: number }> {
   const [row] = await selectPostgres<{ n: number; distinct: number; span: number | null }>(
     url,
     `SELECT count(*) AS n, count(DISTINCT seq) AS distinct, max(seq) - min(seq) + 1 AS span FROM raw_samples
@@ -79,7 +98,11 @@ export async function storedSeqs(url: string, sessionId: string): Promise<{ n: n
 }
 
 /** Runs one portable statement (`?` placeholders) on the server's database, beside the server (legacy rows, damage). */
-export async function executeOn(server: RunningServer & { options: { dbPath: string } }, sql: string, params: (string | number)[] = []): Promise<void> {
+export async function executeOn(
+  server: RunningServer & { options: { dbPath: string } },
+  sql: string,
+  params: (string | number)[] = [],
+): Promise<void> {
   if (server.store.kind === "sqlite") {
     const db = new Database(server.options.dbPath);
     try {
@@ -90,5 +113,9 @@ export async function executeOn(server: RunningServer & { options: { dbPath: str
     return;
   }
   let n = 0;
-  await selectPostgres(server.options.dbPath, sql.replace(/\?/g, () => `$${++n}`), params);
+  await selectPostgres(
+    server.options.dbPath,
+    sql.replace(/\?/g, () => `$${++n}`),
+    params,
+  );
 }

@@ -55,7 +55,11 @@ async function connect(
     socket.once("open", () => resolve());
     socket.once("error", reject);
   });
-  socket.send(JSON.stringify(options.hello ?? { type: "hello", clientId: "client-baselines", sessionId: `session-${sockets.length}` }));
+  socket.send(
+    JSON.stringify(
+      options.hello ?? { type: "hello", clientId: "client-baselines", sessionId: `session-${sockets.length}` },
+    ),
+  );
   return { socket, samples, closed };
 }
 
@@ -63,7 +67,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const of = (p: Page, method: string) => p.samples.filter((s) => s.method === method);
 
 describe("baselines towards a connected page", () => {
-  it(`pushes ping, wsping and tcprtt samples at about 1 Hz with plausible loopback values`, { timeout: 40_000 }, async () => {
+  it(`pushes ping, wsping and tcprtt samples at about 1 Hz with plausible loopback values`, {
+    timeout: 40_000,
+  }, async () => {
     const server = await serve([]);
     const startMs = Date.now();
     const page = await connect(server);
@@ -81,7 +87,11 @@ describe("baselines towards a connected page", () => {
       const got = of(page, method);
       // All three run once per interval from the moment the page connected, so
       // none gets ahead of the others: no burst, and no method left behind.
-      for (const other of ["ping", "wsping", "tcprtt"]) expect(Math.abs(counts[method]! - counts[other]!), `${method} vs ${other}: ${JSON.stringify(counts)}`).toBeLessThanOrEqual(2);
+      for (const other of ["ping", "wsping", "tcprtt"])
+        expect(
+          Math.abs(counts[method]! - counts[other]!),
+          `${method} vs ${other}: ${JSON.stringify(counts)}`,
+        ).toBeLessThanOrEqual(2);
       const times = got.map((s) => s.t);
       for (const s of got) {
         expect(s, method).toMatchObject({ outcome: "ok", target: "S" });
@@ -101,7 +111,9 @@ describe("baselines towards a connected page", () => {
     }
     // Loopback ICMP is answered by the kernel; a WebSocket ping frame crosses
     // two event loops: the fastest ping is never slower than the typical frame.
-    expect(Math.min(...of(page, "ping").map((s) => s.ms!))).toBeLessThanOrEqual(median(of(page, "wsping").map((s) => s.ms!)));
+    expect(Math.min(...of(page, "ping").map((s) => s.ms!))).toBeLessThanOrEqual(
+      median(of(page, "wsping").map((s) => s.ms!)),
+    );
     for (const s of of(page, "tcprtt")) {
       expect(s.minrtt, "tcprtt carries the kernel's min RTT").toBeDefined();
       expect(s.minrtt!).toBeLessThanOrEqual(s.ms! + 0.001);
@@ -118,11 +130,17 @@ describe("baselines towards a connected page", () => {
     expect(server.url).toContain("[::1]");
     const page = await connect(server);
     const okOf = (method: string) => of(page, method).filter((s) => s.outcome === "ok").length;
-    await waitFor(() => (["ping", "wsping", "tcprtt"].every((m) => okOf(m) >= 2) ? true : undefined), 20_000, "two ok samples of each baseline");
+    await waitFor(
+      () => (["ping", "wsping", "tcprtt"].every((m) => okOf(m) >= 2) ? true : undefined),
+      20_000,
+      "two ok samples of each baseline",
+    );
     expect(pingChildren(server.child.pid!).map((c) => c.address)).toEqual(["::1"]);
   });
 
-  it("shares one pinger between tabs from one address and stops it after the last one leaves", { timeout: 40_000 }, async () => {
+  it("shares one pinger between tabs from one address and stops it after the last one leaves", {
+    timeout: 40_000,
+  }, async () => {
     const server = await serve([]);
     const tab1 = await connect(server);
     const tab2 = await connect(server);
@@ -149,13 +167,20 @@ describe("baselines towards a connected page", () => {
     reloaded.socket.close();
     await reloaded.closed;
     // …and goes once nobody came back.
-    await waitFor(() => (pingChildren(server.child.pid!).length === 0 ? true : undefined), 10_000, "the pinger to stop");
+    await waitFor(
+      () => (pingChildren(server.child.pid!).length === 0 ? true : undefined),
+      10_000,
+      "the pinger to stop",
+    );
   });
 
   it("never pings an address from a header, the URL or a message", { timeout: 40_000 }, async () => {
     const server = await serve([]);
     // Loopback addresses other than the socket's own: harmless if pinged, and visible if they were.
-    const page = await connect(server, { headers: { "X-Forwarded-For": "127.0.0.9", "X-Real-IP": "127.0.0.8" }, query: "?address=127.0.0.7" });
+    const page = await connect(server, {
+      headers: { "X-Forwarded-For": "127.0.0.9", "X-Real-IP": "127.0.0.8" },
+      query: "?address=127.0.0.7",
+    });
     const forged = await connect(server, {
       hello: { type: "hello", clientId: "client-forger", sessionId: "session-forger", address: "127.0.0.6" },
     });
@@ -176,32 +201,50 @@ describe("baselines towards a connected page", () => {
     await waitFor(() => (pingChildren(server.child.pid!).length > 0 ? true : undefined), 5000, "a ping child");
     expect(pingChildren(server.child.pid!).map((c) => c.address)).toEqual(["127.0.0.9"]);
     const config = await getJson<Config>(`${server.url}/api/config`);
-    expect(config.body.baselines.tcprtt).toMatchObject({ available: false, code: "behind-proxy", reason: expect.stringContaining("proxy") });
+    expect(config.body.baselines.tcprtt).toMatchObject({
+      available: false,
+      code: "behind-proxy",
+      reason: expect.stringContaining("proxy"),
+    });
   });
 
   it("a ping process does not outlive a server that is killed", { timeout: 30_000 }, async () => {
     const server = await serve([]);
     await connect(server);
-    const [child] = await waitFor(() => {
-      const c = pingChildren(server.child.pid!);
-      return c.length > 0 ? c : undefined;
-    }, 5000, "a ping child");
+    const [child] = await waitFor(
+      () => {
+        const c = pingChildren(server.child.pid!);
+        return c.length > 0 ? c : undefined;
+      },
+      5000,
+      "a ping child",
+    );
     await server.kill();
     // Its next line hits a closed pipe (SIGPIPE) within an interval.
-    await waitFor(() => {
-      const st = processState(child!.pid);
-      return st === undefined || st === "Z" ? true : undefined;
-    }, 5000, `ping ${child!.pid} to exit`);
+    await waitFor(
+      () => {
+        const st = processState(child!.pid);
+        return st === undefined || st === "Z" ? true : undefined;
+      },
+      5000,
+      `ping ${child!.pid} to exit`,
+    );
   });
 });
 
 describe("when ping cannot run", () => {
-  it("a missing binary: the server starts, says why once, and every other baseline works", { timeout: 30_000 }, async () => {
+  it("a missing binary: the server starts, says why once, and every other baseline works", {
+    timeout: 30_000,
+  }, async () => {
     const server = await serve(["--ping-command", "/nonexistent/ping", "--timeout-ms", "1000"]);
-    const config = await waitFor(async () => {
-      const c = await getJson<Config>(`${server.url}/api/config`);
-      return c.body.baselines.ping?.available === false ? c.body : undefined;
-    }, 5000, "ping to be declared unavailable");
+    const config = await waitFor(
+      async () => {
+        const c = await getJson<Config>(`${server.url}/api/config`);
+        return c.body.baselines.ping?.available === false ? c.body : undefined;
+      },
+      5000,
+      "ping to be declared unavailable",
+    );
     expect(config.baselines.ping!.reason).toMatch(/not found.*apt-get install iputils-ping/);
     expect(config.baselines.ping!.code).toBe("not-installed");
     const page = await connect(server);
@@ -217,7 +260,10 @@ describe("when ping cannot run", () => {
     const timeouts = of(mute, "wsping");
     expect(timeouts.every((s) => s.outcome === "timeout" && s.ms === 1000)).toBe(true);
     expect(pingChildren(server.child.pid!)).toEqual([]);
-    const lines = server.output().split("\n").filter((l) => l.includes("ping baseline unavailable"));
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((l) => l.includes("ping baseline unavailable"));
     expect(lines).toHaveLength(1);
   });
 
@@ -228,25 +274,37 @@ describe("when ping cannot run", () => {
     const said = path.resolve("tests/fixtures/baseline/ping-not-permitted.txt");
     fs.writeFileSync(fake, `#!/bin/sh\ncat '${said}' >&2\nexit 2\n`, { mode: 0o755 });
     const server = await serve(["--ping-command", fake]);
-    const config = await waitFor(async () => {
-      const c = await getJson<Config>(`${server.url}/api/config`);
-      return c.body.baselines.ping?.available === false ? c.body : undefined;
-    }, 5000, "ping to be declared unavailable");
+    const config = await waitFor(
+      async () => {
+        const c = await getJson<Config>(`${server.url}/api/config`);
+        return c.body.baselines.ping?.available === false ? c.body : undefined;
+      },
+      5000,
+      "ping to be declared unavailable",
+    );
     expect(config.baselines.ping!.reason).toContain('sysctl -w net.ipv4.ping_group_range="0 2147483647"');
     expect(config.baselines.ping!.code).toBe("not-permitted");
     expect(server.output()).toMatch(/ping baseline unavailable: not permitted to send ICMP/);
   });
 
-  it("an unreachable address: its ticks become errors with the reason, and the page is told", { timeout: 30_000 }, async () => {
+  it("an unreachable address: its ticks become errors with the reason, and the page is told", {
+    timeout: 30_000,
+  }, async () => {
     // A stand-in ping that passes the start-up check (-c 1) but, like the real
     // one in a namespace with no route (fixture), cannot reach any client.
     const dir = tempDir();
     const fake = path.join(dir, "ping");
     const said = path.resolve("tests/fixtures/baseline/ping-network-unreachable.txt");
-    fs.writeFileSync(fake, `#!/bin/sh\ncase " $* " in *" -c 1 "*) exit 0;; esac\ncat '${said}' >&2\nexit 2\n`, { mode: 0o755 });
+    fs.writeFileSync(fake, `#!/bin/sh\ncase " $* " in *" -c 1 "*) exit 0;; esac\ncat '${said}' >&2\nexit 2\n`, {
+      mode: 0o755,
+    });
     const server = await serve(["--ping-command", fake]);
     const page = await connect(server);
-    await waitFor(() => (of(page, "ping").length >= 2 && of(page, "wsping").length >= 2 ? true : undefined), 20_000, "two ping ticks and two wsping samples");
+    await waitFor(
+      () => (of(page, "ping").length >= 2 && of(page, "wsping").length >= 2 ? true : undefined),
+      20_000,
+      "two ping ticks and two wsping samples",
+    );
     const pings = of(page, "ping");
     expect(pings.every((s) => s.outcome === "error" && s.ms === null && s.reason === "ping-unavailable")).toBe(true);
     const config = await getJson<Config>(`${server.url}/api/config`);
@@ -255,7 +313,12 @@ describe("when ping cannot run", () => {
       code: "some-addresses-fail",
       reason: "fails towards 1 client address(es): Network is unreachable",
     });
-    expect(server.output().split("\n").filter((l) => l.includes("cannot ping 127.0.0.1"))).toHaveLength(1);
+    expect(
+      server
+        .output()
+        .split("\n")
+        .filter((l) => l.includes("cannot ping 127.0.0.1")),
+    ).toHaveLength(1);
     expect(of(page, "wsping").length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -40,7 +40,14 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
 
   beforeAll(async () => {
     // Targets B and T must be servers this deployment knows; naming them means nobody is asked.
-    server = await startInProcess(["--db", await freshDb(kind, "chart-api"), "--peer", "B=http://127.0.0.1:9", "--peer", "T=http://127.0.0.1:9"]);
+    server = await startInProcess([
+      "--db",
+      await freshDb(kind, "chart-api"),
+      "--peer",
+      "B=http://127.0.0.1:9",
+      "--peer",
+      "T=http://127.0.0.1:9",
+    ]);
     // xhr A: 1..100 ms, one a second from T0, plus 5 errors.
     // ws A: 2 ms, then a spike of 500 ms during minute 5, tab hidden for the last 10.
     // tcprtt A: 0.5 ms smoothed, 0.25 ms min RTT.
@@ -78,7 +85,13 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
     it("keeps its shape and takes method, target, visible, maxLateMs and exclude", async () => {
       const all = await get<StatsResponse>(`/api/stats?${RANGE}`);
       expect(Object.keys(all).sort()).toEqual(["from", "rows", "timerResolutionMs", "to"]);
-      expect(all.rows.map((r) => `${r.method}/${r.target}`)).toEqual(["xhr/A", "ws/A", "tcprtt/A", "tcpminrtt/A", "jsonp/B"]);
+      expect(all.rows.map((r) => `${r.method}/${r.target}`)).toEqual([
+        "xhr/A",
+        "ws/A",
+        "tcprtt/A",
+        "tcpminrtt/A",
+        "jsonp/B",
+      ]);
       const ws = await get<StatsResponse>(`/api/stats?${RANGE}&method=ws&target=A`);
       expect(ws.rows).toHaveLength(1);
       expect(ws.rows[0]).toMatchObject({ count: 600, max: 500 });
@@ -194,7 +207,16 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       expect(Object.keys(hm).sort()).toEqual(["binsPerDecade", "bucketMs", "edges", "from", "series", "t", "to"]);
       expect(hm.t).toEqual([T0, T0 + 300_000]);
       expect(hm.edges.map((e) => Number(e.toPrecision(6)))).toEqual([1, 10, 100, 1000]);
-      expect(hm.series).toEqual([{ method: "ws", target: "A", counts: [[300, 0, 0], [240, 0, 60]] }]);
+      expect(hm.series).toEqual([
+        {
+          method: "ws",
+          target: "A",
+          counts: [
+            [300, 0, 0],
+            [240, 0, 60],
+          ],
+        },
+      ]);
     });
   });
 
@@ -204,15 +226,25 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       const text = await res.text();
       const { clients } = JSON.parse(text) as ClientsResponse;
       const mac = clients.find((c) => c.id === publicIdOf(server.store, "client_charts"))!;
-      expect(mac).toEqual({ id: expect.any(String), label: "mac", browser: "Firefox", sessions: 1, firstSeen: expect.any(Number), lastSeen: expect.any(Number) });
+      expect(mac).toEqual({
+        id: expect.any(String),
+        label: "mac",
+        browser: "Firefox",
+        sessions: 1,
+        firstSeen: expect.any(Number),
+        lastSeen: expect.any(Number),
+      });
       expect(mac.lastSeen).toBeGreaterThanOrEqual(mac.firstSeen);
       const other = clients.find((c) => c.id === publicIdOf(server.store, "client_other"))!;
       expect(other).toMatchObject({ label: null, browser: "Edge" });
-      for (const secret of ["client_charts", "client_other", FIREFOX, "127.0.0.1", "Windows"]) expect(text).not.toContain(secret);
+      for (const secret of ["client_charts", "client_other", FIREFOX, "127.0.0.1", "Windows"])
+        expect(text).not.toContain(secret);
     });
 
     it("?client= takes a public id; a clientId or an unknown id matches nothing", async () => {
-      const byPublic = await get<StatsResponse>(`/api/stats?${RANGE}&client=${publicIdOf(server.store, "client_other")}`);
+      const byPublic = await get<StatsResponse>(
+        `/api/stats?${RANGE}&client=${publicIdOf(server.store, "client_other")}`,
+      );
       expect(byPublic.rows).toHaveLength(1);
       expect((await get<StatsResponse>(`/api/stats?${RANGE}&client=client_other`)).rows).toEqual([]);
       expect((await get<StatsResponse>(`/api/stats?${RANGE}&client=AAAAAAAAAAAAAAAA`)).rows).toEqual([]);
@@ -247,14 +279,20 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
 
     it("too many time buckets → 400 QUERY_TOO_LARGE", async () => {
       for (const ep of ["timeseries", "heatmap"]) {
-        const body = await get<{ error: string; code: string }>(`/api/${ep}?from=${T0}&to=${T0 + 3_600_000}&bucketMs=1000`, 400);
+        const body = await get<{ error: string; code: string }>(
+          `/api/${ep}?from=${T0}&to=${T0 + 3_600_000}&bucketMs=1000`,
+          400,
+        );
         expect(body.code).toBe("QUERY_TOO_LARGE");
         expect(body.error).toMatch(/3601 time buckets/);
       }
     });
 
     it("too many heatmap cells → 400 QUERY_TOO_LARGE", async () => {
-      const body = await get<{ code: string }>(`/api/heatmap?from=${T0}&to=${T0 + 1999 * 1000}&bucketMs=1000&binsPerDecade=100`, 400);
+      const body = await get<{ code: string }>(
+        `/api/heatmap?from=${T0}&to=${T0 + 1999 * 1000}&bucketMs=1000&binsPerDecade=100`,
+        400,
+      );
       expect(body.code).toBe("QUERY_TOO_LARGE");
     });
 
@@ -273,7 +311,11 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       // client by its public id at once (a write the server did not see is found
       // only at the directory's next refresh, up to a second later).
       const from = T0 + 700_000;
-      await post({ clientId: "client_bulk", sessionId: "session_bulk", samples: [{ seq: 0, t: from, method: "xhr", target: "A", ms: 1, outcome: "ok" }] });
+      await post({
+        clientId: "client_bulk",
+        sessionId: "session_bulk",
+        samples: [{ seq: 0, t: from, method: "xhr", target: "A", ms: 1, outcome: "ok" }],
+      });
       for (let b = 0; b < 100; b++) {
         await server.store.insertBatch(
           {
@@ -293,7 +335,9 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       }
       const order: string[] = [];
       // A lateness limit that is no rollup class: the exact raw path, which reads all 100k rows in slices.
-      const query = fetch(`${server.url}/api/histogram?from=${from}&client=${publicIdOf(server.store, "client_bulk")}&maxLateMs=59999`).then(async (r) => {
+      const query = fetch(
+        `${server.url}/api/histogram?from=${from}&client=${publicIdOf(server.store, "client_bulk")}&maxLateMs=59999`,
+      ).then(async (r) => {
         order.push("query");
         return (await r.json()) as HistogramResponse;
       });
@@ -322,14 +366,22 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       const started: { settled: boolean; outcome: Promise<unknown> }[] = [];
       server.store.cdf = (f, o) => {
         const p = cdf(f, o);
-        const entry = { settled: false, outcome: p.then(() => "answered", (e: unknown) => e) };
+        const entry = {
+          settled: false,
+          outcome: p.then(
+            () => "answered",
+            (e: unknown) => e,
+          ),
+        };
         void entry.outcome.then(() => (entry.settled = true));
         started.push(entry);
         return p;
       };
       try {
         const controllers = [0, 1, 2, 3, 4].map(() => new AbortController());
-        const pending = controllers.map((c) => fetch(`${server.url}/api/cdf?${filterQs}`, { signal: c.signal }).catch((e: unknown) => e));
+        const pending = controllers.map((c) =>
+          fetch(`${server.url}/api/cdf?${filterQs}`, { signal: c.signal }).catch((e: unknown) => e),
+        );
         // Bounded wait until the server has begun all five (two read, three wait for a reader).
         for (let i = 0; i < 500 && started.length < 5; i++) await new Promise((res) => setTimeout(res, 10));
         expect(started).toHaveLength(5);

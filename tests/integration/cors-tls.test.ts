@@ -70,14 +70,17 @@ describe("two origins: A and B as separate processes", () => {
     await b?.stop();
   });
 
-  it.each(["/echo", "/jsonp?callback=cb"])("B answers %s to a page from A with CORS * and Timing-Allow-Origin *", async (p) => {
-    const r = await request(`${b.url}${p}`, { headers: { Origin: a.url } });
-    expect(r.status).toBe(200);
-    expect(r.headers["access-control-allow-origin"]).toBe("*");
-    expect(r.headers["timing-allow-origin"]).toBe("*");
-    // "*" with credentials is refused by browsers; the probes send none, so none is allowed.
-    expect(r.headers["access-control-allow-credentials"]).toBeUndefined();
-  });
+  it.each(["/echo", "/jsonp?callback=cb"])(
+    "B answers %s to a page from A with CORS * and Timing-Allow-Origin *",
+    async (p) => {
+      const r = await request(`${b.url}${p}`, { headers: { Origin: a.url } });
+      expect(r.status).toBe(200);
+      expect(r.headers["access-control-allow-origin"]).toBe("*");
+      expect(r.headers["timing-allow-origin"]).toBe("*");
+      // "*" with credentials is refused by browsers; the probes send none, so none is allowed.
+      expect(r.headers["access-control-allow-credentials"]).toBeUndefined();
+    },
+  );
 
   it("B's WebSocket echo accepts a connection from A's origin", async () => {
     const reply = await wsEcho(`${b.url.replace(/^http/, "ws")}/ws`, { origin: a.url });
@@ -85,12 +88,20 @@ describe("two origins: A and B as separate processes", () => {
   });
 
   it("the ingest API grants no CORS: no Access-Control-Allow-Origin on answers or preflights", async () => {
-    const same = await request(`${a.url}/api/samples`, { method: "POST", headers: { Origin: a.url, "Content-Type": "application/json" } }, batch("session-same-1"));
+    const same = await request(
+      `${a.url}/api/samples`,
+      { method: "POST", headers: { Origin: a.url, "Content-Type": "application/json" } },
+      batch("session-same-1"),
+    );
     expect(same.status).toBe(200);
     expect(same.headers["access-control-allow-origin"]).toBeUndefined();
     const preflight = await request(`${a.url}/api/samples`, {
       method: "OPTIONS",
-      headers: { Origin: b.url, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+      headers: {
+        Origin: b.url,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+      },
     });
     expect(preflight.headers["access-control-allow-origin"]).toBeUndefined();
     expect(preflight.headers["access-control-allow-methods"]).toBeUndefined();
@@ -100,7 +111,11 @@ describe("two origins: A and B as separate processes", () => {
     const from = Date.now() - 60_000;
     const before = (JSON.parse((await request(`${a.url}/api/stats?from=${from}`)).body) as StatsResponse).rows;
     // text/plain is a "simple" request: a browser sends it cross-origin without a preflight.
-    const r = await request(`${a.url}/api/samples`, { method: "POST", headers: { Origin: b.url, "Content-Type": "text/plain" } }, batch("session-foreign-1"));
+    const r = await request(
+      `${a.url}/api/samples`,
+      { method: "POST", headers: { Origin: b.url, "Content-Type": "text/plain" } },
+      batch("session-foreign-1"),
+    );
     expect(r.status).toBe(403);
     expect(r.headers["content-type"]).toMatch(/^application\/json/);
     expect(JSON.parse(r.body)).toMatchObject({ error: expect.stringContaining(b.url), code: "FOREIGN_ORIGIN" });
@@ -116,7 +131,15 @@ describe("TLS: --tls-cert and --tls-key", () => {
   beforeAll(async () => {
     const cert = makeSelfSignedCert();
     ca = cert.pem;
-    server = await startServerProcess(["--name", "T", "--no-ping", "--tls-cert", cert.certPath, "--tls-key", cert.keyPath]);
+    server = await startServerProcess([
+      "--name",
+      "T",
+      "--no-ping",
+      "--tls-cert",
+      cert.certPath,
+      "--tls-key",
+      cert.keyPath,
+    ]);
   });
   afterAll(async () => {
     await server?.stop();
@@ -135,14 +158,20 @@ describe("TLS: --tls-cert and --tls-key", () => {
   });
 
   it("serves the WebSocket echo over WSS", async () => {
-    const reply = await wsEcho(`${server.url.replace(/^https/, "wss")}/ws`, { ca, origin: "https://elsewhere.example" });
+    const reply = await wsEcho(`${server.url.replace(/^https/, "wss")}/ws`, {
+      ca,
+      origin: "https://elsewhere.example",
+    });
     expect(reply).toBe('{"type":"echo","id":42}');
   });
 
   it("does not answer plain HTTP on the TLS port", async () => {
     const plain = server.url.replace(/^https/, "http");
     // Depending on Node's version the TLS layer hangs up or answers 400; never an echo.
-    const status = await request(`${plain}/echo`).then((r) => r.status, () => 0);
+    const status = await request(`${plain}/echo`).then(
+      (r) => r.status,
+      () => 0,
+    );
     expect(status).not.toBe(200);
   });
 });

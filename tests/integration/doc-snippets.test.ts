@@ -28,7 +28,7 @@ const MARK = "@@tailprobe@@";
 function docBlock(after: string, lang: string): string {
   const start = DOC.indexOf(after);
   expect(start, `docs/api.md has '${after}'`).toBeGreaterThanOrEqual(0);
-  const m = new RegExp("```" + lang + "\\n([\\s\\S]*?)```").exec(DOC.slice(start));
+  const m = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(DOC.slice(start));
   expect(m, `a \`\`\`${lang} block after '${after}'`).not.toBeNull();
   return m![1]!;
 }
@@ -60,9 +60,30 @@ beforeAll(async () => {
   for (let k = 0; k < N; k++) {
     const t = T0 + k * 1000;
     samples.push(
-      { seq: seq++, t, method: "ws", target: "A", ms: Math.round((1 + 3 * r() + (r() < 0.03 ? 40 : 0)) * 1000) / 1000, outcome: "ok" },
-      { seq: seq++, t: t + 100, method: "xhr", target: "A", ms: Math.round((2 + 4 * r() + (r() < 0.03 ? 60 : 0)) * 1000) / 1000, outcome: "ok" },
-      { seq: seq++, t: t + 200, method: "xhr", target: "B", ms: Math.round((5 + 4 * r()) * 1000) / 1000, outcome: "ok" },
+      {
+        seq: seq++,
+        t,
+        method: "ws",
+        target: "A",
+        ms: Math.round((1 + 3 * r() + (r() < 0.03 ? 40 : 0)) * 1000) / 1000,
+        outcome: "ok",
+      },
+      {
+        seq: seq++,
+        t: t + 100,
+        method: "xhr",
+        target: "A",
+        ms: Math.round((2 + 4 * r() + (r() < 0.03 ? 60 : 0)) * 1000) / 1000,
+        outcome: "ok",
+      },
+      {
+        seq: seq++,
+        t: t + 200,
+        method: "xhr",
+        target: "B",
+        ms: Math.round((5 + 4 * r()) * 1000) / 1000,
+        outcome: "ok",
+      },
     );
   }
   samples.push(
@@ -71,7 +92,8 @@ beforeAll(async () => {
     { seq: seq++, t: T0 + 70, method: "ws", target: "A", ms: null, outcome: "skipped", reason: "frozen" },
   );
   for (const x of samples as { method: string; target: string; ms: number | null; outcome: string }[])
-    if (x.outcome === "ok") okMs.set(`${x.method} ${x.target}`, [...(okMs.get(`${x.method} ${x.target}`) ?? []), x.ms!]);
+    if (x.outcome === "ok")
+      okMs.set(`${x.method} ${x.target}`, [...(okMs.get(`${x.method} ${x.target}`) ?? []), x.ms!]);
   const res = await fetch(`${server.url}/api/samples`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -133,7 +155,9 @@ describe("docs/api.md examples against a real export", () => {
   });
 
   it.skipIf(!rscript && !inCi)(
-    rscript ? "R: type-1 quantiles as /api/stats, and wilcox.test as /api/compare's Mann–Whitney" : "R (skipped: Rscript not found; apt-get install r-base-core, as .ci/run does)",
+    rscript
+      ? "R: type-1 quantiles as /api/stats, and wilcox.test as /api/compare's Mann–Whitney"
+      : "R (skipped: Rscript not found; apt-get install r-base-core, as .ci/run does)",
     async () => {
       expect(rscript, "Rscript is required in CI: .ci/run installs r-base-core").toBe(true);
       const code = docBlock("### GET /api/samples.csv", "r");
@@ -152,7 +176,9 @@ describe("docs/api.md examples against a real export", () => {
       expect(rows).toBe(2 * N + 3);
       const [ws] = await stats(`from=${T0 - 1000}&method=ws&target=A`);
       expect([p50, p90, p99, p999]).toEqual([ws!.p50, ws!.p90, ws!.p99, ws!.p999]);
-      const c = (await (await fetch(`${server.url}/api/compare?from=${T0 - 1000}&a=ws@A&b=xhr@A`)).json()) as CompareResponse;
+      const c = (await (
+        await fetch(`${server.url}/api/compare?from=${T0 - 1000}&a=ws@A&b=xhr@A`)
+      ).json()) as CompareResponse;
       expect(c.comparison!.rank.method).toBe("asymptotic");
       expect(u).toBe(c.comparison!.rank.u);
       expect(Math.abs(p! - c.comparison!.rank.p) / p!).toBeLessThan(1e-6);

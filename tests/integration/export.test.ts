@@ -25,7 +25,18 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
   const T0 = Date.now() - 600_000;
 
   const samples = [
-    { seq: 0, t: T0, method: "xhr", target: "A", ms: 12.5, outcome: "ok", lateMs: 1, visibleAtSend: true, visibleAtReply: false, serverMs: 0.25 },
+    {
+      seq: 0,
+      t: T0,
+      method: "xhr",
+      target: "A",
+      ms: 12.5,
+      outcome: "ok",
+      lateMs: 1,
+      visibleAtSend: true,
+      visibleAtReply: false,
+      serverMs: 0.25,
+    },
     { seq: 1, t: T0 + 1000, method: "xhr", target: "B", ms: 300, outcome: "ok", fresh: true },
     { seq: 2, t: T0 + 2000, method: "ws", target: "A", ms: 5000, outcome: "timeout" },
     { seq: 3, t: T0 + 3000, method: "jsonp", target: "A", ms: null, outcome: "error", reason: "http-5xx" },
@@ -53,13 +64,25 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
     { t: NOW - 400_000, method: "xhr", target: "B", ms: 2600, outcome: "ok" },
     { t: NOW - 5_000, method: "xhr", target: "B", ms: 99.5, outcome: "ok" },
     { t: NOW - 4_000, method: "ws", target: "A", ms: 31_000, outcome: "ok" },
-    { t: NOW - 3_000, method: "best2", target: "A+B", ms: 4, outcome: "ok", winner: "ws", otherMs: 9, otherOutcome: "ok" },
+    {
+      t: NOW - 3_000,
+      method: "best2",
+      target: "A+B",
+      ms: 4,
+      outcome: "ok",
+      winner: "ws",
+      otherMs: 9,
+      otherOutcome: "ok",
+    },
   ].map((s, seq) => ({ seq, ...s }));
 
   beforeAll(async () => {
     // B is a named peer (never contacted): samples may only name servers of the deployment.
     server = await startInProcess(["--db", await freshDb(kind, "export"), "--peer", "B=http://127.0.0.1:9"]);
-    for (const [sessionId, batch] of [["s-export-1", samples], ["s-export-2", spread]] as const) {
+    for (const [sessionId, batch] of [
+      ["s-export-1", samples],
+      ["s-export-2", spread],
+    ] as const) {
       const res = await fetch(`${server.url}/api/samples`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
@@ -107,7 +130,16 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       expect(lines).toHaveLength(samples.length + 1);
       const rows = lines.slice(1).map((l) => Object.fromEntries(csvSplit(l).map((v, i) => [EXPORT_COLUMNS[i], v])));
       expect(rows.map((r) => Number(r.seq))).toEqual(samples.map((s) => s.seq));
-      expect(rows[0]).toMatchObject({ client: publicIdOf(server.store, "c-export-1"), sessionId: "s-export-1", ms: "12.5", visibleAtSend: "true", visibleAtReply: "false", froze: "", serverMs: "0.25", lateMs: "1" });
+      expect(rows[0]).toMatchObject({
+        client: publicIdOf(server.store, "c-export-1"),
+        sessionId: "s-export-1",
+        ms: "12.5",
+        visibleAtSend: "true",
+        visibleAtReply: "false",
+        froze: "",
+        serverMs: "0.25",
+        lateMs: "1",
+      });
       expect(rows[1]).toMatchObject({ fresh: "true", visibleAtSend: "" });
       expect(rows[3]).toMatchObject({ ms: "", outcome: "error", reason: 'http-503, "busy"' });
     });
@@ -131,10 +163,27 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
     it("a header object, then one object per sample", async () => {
       const res = await fetch(`${server.url}/api/samples.ndjson?${range}`);
       expect(res.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
-      const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(lines[0]).toEqual({ tailprobe: "samples", version: 1, from: T0 - 1, to: T0 + 60_000, columns: [...EXPORT_COLUMNS] });
+      const lines = (await res.text())
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines[0]).toEqual({
+        tailprobe: "samples",
+        version: 1,
+        from: T0 - 1,
+        to: T0 + 60_000,
+        columns: [...EXPORT_COLUMNS],
+      });
       expect(lines).toHaveLength(samples.length + 1);
-      expect(lines[1]).toMatchObject({ t: T0, method: "xhr", ms: 12.5, visibleAtSend: true, visibleAtReply: false, froze: null, serverMs: 0.25 });
+      expect(lines[1]).toMatchObject({
+        t: T0,
+        method: "xhr",
+        ms: 12.5,
+        visibleAtSend: true,
+        visibleAtReply: false,
+        froze: null,
+        serverMs: 0.25,
+      });
       expect(lines[3]).toMatchObject({ method: "ws", ms: 5000, outcome: "timeout" });
     });
   });
@@ -143,12 +192,18 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
     it("reads the CSV as docs/api.md shows, with numeric latencies and the stats' p99", async () => {
       const file = path.join(tempDir(), "samples.csv");
       fs.writeFileSync(file, await (await fetch(`${server.url}/api/samples.csv?${range}`)).text());
-      const r = runPythonScript("read_export.py", [file]) as { rows: number; columns: string[]; dtypes: Record<string, string>; p99: Record<string, number> };
+      const r = runPythonScript("read_export.py", [file]) as {
+        rows: number;
+        columns: string[];
+        dtypes: Record<string, string>;
+        p99: Record<string, number>;
+      };
       expect(r.rows).toBe(samples.length);
       expect(r.columns).toEqual([...EXPORT_COLUMNS]);
       expect(r.dtypes).toMatchObject({ t: "datetime64[ns]", ms: "float64", seq: "int64", serverMs: "float64" });
       const stats = (await (await fetch(`${server.url}/api/stats?${range}`)).json()) as StatsResponse;
-      for (const row of stats.rows.filter((x) => x.count > 0)) expect(r.p99[`${row.method} ${row.target}`]).toBe(row.p99);
+      for (const row of stats.rows.filter((x) => x.count > 0))
+        expect(r.p99[`${row.method} ${row.target}`]).toBe(row.p99);
     });
   });
 
@@ -159,7 +214,13 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       const key = `${method} ${target}`;
       out.set(key, [...(out.get(key) ?? []), ms]);
     };
-    for (const s of [...samples, ...spread] as { method: string; target: string; ms: number | null; outcome: string; minrtt?: number }[]) {
+    for (const s of [...samples, ...spread] as {
+      method: string;
+      target: string;
+      ms: number | null;
+      outcome: string;
+      minrtt?: number;
+    }[]) {
       if (s.outcome === "ok" && s.ms !== null) add(s.method, s.target, s.ms);
       if (s.minrtt !== undefined) add("tcpminrtt", s.target, s.minrtt);
     }
@@ -193,7 +254,9 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       for (const row of stats.rows) {
         const series = { method: row.method, server: row.target };
         const count = (outcome: string) =>
-          outcomes!.samples.find((m) => m.labels.method === row.method && m.labels.server === row.target && m.labels.outcome === outcome)?.value;
+          outcomes!.samples.find(
+            (m) => m.labels.method === row.method && m.labels.server === row.target && m.labels.outcome === outcome,
+          )?.value;
         expect(count("ok")).toBe(row.count);
         expect(count("timeout")! + count("error")!).toBe(row.failures);
         expect(count("skipped")).toBe(row.skipped);
@@ -203,7 +266,10 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
         }
         expect(of("tailprobe_latency_seconds_count", series)[0]!.value).toBe(row.count);
         const values = exact.get(`${row.method} ${row.target}`)!;
-        expect(of("tailprobe_latency_seconds_sum", series)[0]!.value).toBeCloseTo(values.reduce((a, b) => a + b, 0) / 1000, 9);
+        expect(of("tailprobe_latency_seconds_sum", series)[0]!.value).toBeCloseTo(
+          values.reduce((a, b) => a + b, 0) / 1000,
+          9,
+        );
         // Cumulative buckets in order, the last (+Inf) equal to the count. Each lies between the exact
         // counts at the edges of the rollup bucket (0.54 % wide) its bound falls in, and is exact when
         // no latency shares that bucket (docs/api.md, GET /metrics).
@@ -218,7 +284,8 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
           const got = buckets[i]!.value;
           expect(got, `${row.method} ${row.target} le=${le}`).toBeGreaterThanOrEqual(below);
           expect(got, `${row.method} ${row.target} le=${le}`).toBeLessThanOrEqual(upTo);
-          if (below === upTo) expect(got, `${row.method} ${row.target} le=${le}`).toBe(us.filter((v) => v <= leUs).length);
+          if (below === upTo)
+            expect(got, `${row.method} ${row.target} le=${le}`).toBe(us.filter((v) => v <= leUs).length);
           if (i > 0) expect(got).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
         });
         expect(buckets.at(-1)!.value).toBe(row.count);
@@ -231,7 +298,12 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       const at = (le: string) => ws.find((b) => b.labels.le === le)!.value;
       expect([at("0.0005"), at("0.001"), at("0.0025"), at("0.025"), at("30"), at("+Inf")]).toEqual([2, 3, 5, 6, 6, 7]);
       const tcpmin = outcomes!.samples.filter((m) => m.labels.method === "tcpminrtt");
-      expect(Object.fromEntries(tcpmin.map((m) => [m.labels.outcome, m.value]))).toEqual({ ok: 2, timeout: 0, error: 0, skipped: 0 });
+      expect(Object.fromEntries(tcpmin.map((m) => [m.labels.outcome, m.value]))).toEqual({
+        ok: 2,
+        timeout: 0,
+        error: 0,
+        skipped: 0,
+      });
     });
 
     it("a counter: a later sample only adds", async () => {
@@ -239,21 +311,44 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       const res = await fetch(`${server.url}/api/samples`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ clientId: "c-export-1", sessionId: "s-export-3", samples: [{ seq: 0, t: Date.now() - 1000, method: "ws", target: "A", ms: 0.7, outcome: "ok" }] }),
+        body: JSON.stringify({
+          clientId: "c-export-1",
+          sessionId: "s-export-3",
+          samples: [{ seq: 0, t: Date.now() - 1000, method: "ws", target: "A", ms: 0.7, outcome: "ok" }],
+        }),
       });
       expect(res.status).toBe(200);
       const after = await (await fetch(`${server.url}/metrics`)).text();
       const values = (text: string) =>
-        new Map(text.split("\n").filter((l) => l !== "" && !l.startsWith("#")).map((l) => [l.slice(0, l.lastIndexOf(" ")), Number(l.slice(l.lastIndexOf(" ") + 1))]));
+        new Map(
+          text
+            .split("\n")
+            .filter((l) => l !== "" && !l.startsWith("#"))
+            .map((l) => [l.slice(0, l.lastIndexOf(" ")), Number(l.slice(l.lastIndexOf(" ") + 1))]),
+        );
       const a = values(before);
       const b = values(after);
       expect([...b.keys()]).toEqual([...a.keys()]);
       const grew = [...b].filter(([k, v]) => v !== a.get(k)).map(([k]) => k);
       expect(grew.sort()).toEqual(
         [
-          ...["0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "+Inf"].map(
-            (le) => `tailprobe_latency_seconds_bucket{method="ws",server="A",le="${le}"}`,
-          ),
+          ...[
+            "0.001",
+            "0.0025",
+            "0.005",
+            "0.01",
+            "0.025",
+            "0.05",
+            "0.1",
+            "0.25",
+            "0.5",
+            "1",
+            "2.5",
+            "5",
+            "10",
+            "30",
+            "+Inf",
+          ].map((le) => `tailprobe_latency_seconds_bucket{method="ws",server="A",le="${le}"}`),
           'tailprobe_latency_seconds_count{method="ws",server="A"}',
           'tailprobe_latency_seconds_sum{method="ws",server="A"}',
           'tailprobe_samples_total{method="ws",server="A",outcome="ok"}',

@@ -15,7 +15,6 @@ import { publicIdOf } from "../../testkit/public-id.js";
 import { freshDb, selectAll, STORE_KINDS } from "../helpers/store-kinds.js";
 
 describe.each(STORE_KINDS)("%s store", (kind) => {
-
   let server: Awaited<ReturnType<typeof startInProcess>>;
   beforeAll(async () => {
     server = await startInProcess(["--db", await freshDb(kind, "fidelity")]);
@@ -27,7 +26,11 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
   const T0 = Date.now() - 600_000;
 
   const post = (body: unknown) =>
-    fetch(`${server.url}/api/samples`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${server.url}/api/samples`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   async function stats(from: number, to: number, query = ""): Promise<StatsResponse> {
     const res = await fetch(`${server.url}/api/stats?from=${from}&to=${to}${query}`);
@@ -49,19 +52,29 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
         ...(v === 5 ? {} : { reportInFlight: v === 9 }),
       }));
       expect((await post({ clientId: "client_flag", sessionId: "session_flag", samples })).status).toBe(200);
-      const rows = await selectAll<{ ms: number; flags: number }>(server, "SELECT ms, flags FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = 'session_flag')");
+      const rows = await selectAll<{ ms: number; flags: number }>(
+        server,
+        "SELECT ms, flags FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = 'session_flag')",
+      );
       const bit = FLAG.reportInFlight;
       for (const r of rows) {
         expect((r.flags >> FLAG_KNOWN_SHIFT) & bit, `known bit, ${r.ms} ms`).toBe(r.ms === 5 ? 0 : bit);
         expect(r.flags & bit, `value bit, ${r.ms} ms`).toBe(r.ms === 9 ? bit : 0);
       }
       const range = [T0 - 1, T0 + 60_000] as const;
-      const row = async (q: string) => (await stats(...range, `&client=${publicIdOf(server.store, "client_flag")}${q}`)).rows.find((r) => r.method === "xhr")!;
+      const row = async (q: string) =>
+        (await stats(...range, `&client=${publicIdOf(server.store, "client_flag")}${q}`)).rows.find(
+          (r) => r.method === "xhr",
+        )!;
       expect((await row("")).count).toBe(18);
       expect(await row("&reportInFlight=1")).toMatchObject({ count: 5, min: 9, max: 9 });
       expect(await row("&reportInFlight=0")).toMatchObject({ count: 13, max: 5 });
       // The chart endpoints share the filter.
-      const h = (await (await fetch(`${server.url}/api/histogram?from=${range[0]}&to=${range[1]}&client=${publicIdOf(server.store, "client_flag")}&reportInFlight=1`)).json()) as {
+      const h = (await (
+        await fetch(
+          `${server.url}/api/histogram?from=${range[0]}&to=${range[1]}&client=${publicIdOf(server.store, "client_flag")}&reportInFlight=1`,
+        )
+      ).json()) as {
         series: { count: number }[];
       };
       expect(h.series.map((s) => s.count)).toEqual([5]);
@@ -106,7 +119,9 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       migrate(db);
       const cols = (db.prepare("PRAGMA table_info(sessions)").all() as { name: string }[]).map((c) => c.name);
       expect(cols.filter((c) => c === "timer_resolution_us")).toHaveLength(1);
-      expect(db.prepare("SELECT session_key, timer_resolution_us FROM sessions").all()).toEqual([{ session_key: "old_session", timer_resolution_us: null }]);
+      expect(db.prepare("SELECT session_key, timer_resolution_us FROM sessions").all()).toEqual([
+        { session_key: "old_session", timer_resolution_us: null },
+      ]);
       db.close();
     });
   });

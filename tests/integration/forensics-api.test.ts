@@ -2,7 +2,12 @@
 // handler is attributed to its server, two series compare with a sentence,
 // the same ticks to two servers pair up for fan-out, and bad queries are 400.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AttributionResponse, CompareResponse, FanoutResponse, PeriodicityResponse } from "../../shared/contract/index.js";
+import type {
+  AttributionResponse,
+  CompareResponse,
+  FanoutResponse,
+  PeriodicityResponse,
+} from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { prng } from "../../testkit/prng.js";
 import { publicIdOf } from "../../testkit/public-id.js";
@@ -32,9 +37,39 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       const wave = 15 * Math.sin((2 * Math.PI * k) / 60);
       const slowB = k === SLOW_TICK;
       samples.push(
-        { seq: seq++, t: due + 1, scheduledT: due, method: "xhr", target: "A", ms: 40 + wave + 5 * r(), outcome: "ok", lateMs: 1, serverMs: 0.2 },
-        { seq: seq++, t: due + 144, scheduledT: due + 143, method: "xhr", target: "B", ms: slowB ? 170 : 42 + 5 * r(), outcome: "ok", lateMs: 2, serverMs: slowB ? 125 : 0.2 },
-        { seq: seq++, t: due + 3, scheduledT: due, method: "ws", target: "A", ms: 30 + 5 * r(), outcome: "ok", lateMs: 3, serverMs: 0.05 },
+        {
+          seq: seq++,
+          t: due + 1,
+          scheduledT: due,
+          method: "xhr",
+          target: "A",
+          ms: 40 + wave + 5 * r(),
+          outcome: "ok",
+          lateMs: 1,
+          serverMs: 0.2,
+        },
+        {
+          seq: seq++,
+          t: due + 144,
+          scheduledT: due + 143,
+          method: "xhr",
+          target: "B",
+          ms: slowB ? 170 : 42 + 5 * r(),
+          outcome: "ok",
+          lateMs: 2,
+          serverMs: slowB ? 125 : 0.2,
+        },
+        {
+          seq: seq++,
+          t: due + 3,
+          scheduledT: due,
+          method: "ws",
+          target: "A",
+          ms: 30 + 5 * r(),
+          outcome: "ok",
+          lateMs: 3,
+          serverMs: 0.05,
+        },
         { seq: seq++, t: due + 500, method: "wsping", target: "B", ms: 31 + r(), outcome: "ok" },
       );
       // A 3 % tail on each leg: the race cuts it (both must be slow at once).
@@ -43,15 +78,27 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       races.push({ ws, jsonp });
       const wsWins = jsonp === null || ws <= jsonp;
       samples.push({
-        seq: seq++, t: due + 700, scheduledT: due + 700, method: "best2", target: "A+B", outcome: "ok",
-        ms: wsWins ? ws : jsonp, winner: wsWins ? "ws" : "jsonp", otherMs: wsWins ? jsonp : ws, otherOutcome: jsonp === null ? "timeout" : "ok",
+        seq: seq++,
+        t: due + 700,
+        scheduledT: due + 700,
+        method: "best2",
+        target: "A+B",
+        outcome: "ok",
+        ms: wsWins ? ws : jsonp,
+        winner: wsWins ? "ws" : "jsonp",
+        otherMs: wsWins ? jsonp : ws,
+        otherOutcome: jsonp === null ? "timeout" : "ok",
       });
     }
     for (let i = 0; i < samples.length; i += 1000) {
       const res = await fetch(`${server.url}/api/samples`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ clientId: "c-forensics", sessionId: "s-forensics", samples: samples.slice(i, i + 1000) }),
+        body: JSON.stringify({
+          clientId: "c-forensics",
+          sessionId: "s-forensics",
+          samples: samples.slice(i, i + 1000),
+        }),
       });
       expect(res.status).toBe(200);
     }
@@ -70,7 +117,13 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
   describe("GET /api/attribution", () => {
     it("the slowest XHR to B is its server's handler", async () => {
       const a = await get<AttributionResponse>(`/api/attribution?${range}&method=xhr&target=B`);
-      expect(a.sample).toMatchObject({ method: "xhr", target: "B", ms: 170, serverMs: 125, client: publicIdOf(server.store, "c-forensics") });
+      expect(a.sample).toMatchObject({
+        method: "xhr",
+        target: "B",
+        ms: 170,
+        serverMs: 125,
+        client: publicIdOf(server.store, "c-forensics"),
+      });
       expect(a.verdict).toMatchObject({ cause: "server", target: "B", text: "server B: 125 ms in its own handler" });
       expect(a.breakdown).toMatchObject({ totalMs: 170, serverMs: 125, pathMethod: "wsping" });
       expect(a.neighbours.some((n) => n.method === "ws" && n.target === "A")).toBe(true);
@@ -144,7 +197,12 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
     it("reports the page's measured best-of-two probe beside the combinations, each with the views it lets reach the p99", async () => {
       const f = await get<FanoutResponse>(`/api/fanout?${range}&method=xhr&target=A,B&n=10`);
       const raceMs = races.map((x) => (x.jsonp === null ? x.ws : Math.min(x.ws, x.jsonp))).sort((a, b) => a - b);
-      expect(f.report.race).toMatchObject({ target: "A+B", count: TICKS, requestsPerCall: 2, p99: percentileSorted(raceMs, 99) });
+      expect(f.report.race).toMatchObject({
+        target: "A+B",
+        count: TICKS,
+        requestsPerCall: 2,
+        p99: percentileSorted(raceMs, 99),
+      });
       const p99 = f.report.p99Ms!;
       expect(f.report.race!.viewsSeeingP99).toBeCloseTo(1 - (raceMs.filter((x) => x < p99).length / TICKS) ** 10, 12);
       expect(f.report.secondary.p50).toBeGreaterThan(40);
@@ -158,7 +216,9 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       expect(f.report.single.p99).toBe(percentileSorted(sorted(both.map((x) => x.ws)), 99));
       expect(f.report.secondary.p99).toBe(percentileSorted(sorted(both.map((x) => x.jsonp)), 99));
       expect(f.report.bestOfTwo.p99).toBe(percentileSorted(sorted(both.map((x) => Math.min(x.ws, x.jsonp))), 99));
-      expect(f.report.hedged.p99).toBe(percentileSorted(sorted(both.map((x) => (x.ws <= 40 ? x.ws : Math.min(x.ws, 40 + x.jsonp)))), 99));
+      expect(f.report.hedged.p99).toBe(
+        percentileSorted(sorted(both.map((x) => (x.ws <= 40 ? x.ws : Math.min(x.ws, 40 + x.jsonp)))), 99),
+      );
       // The tail a page of ten WebSocket calls would reach, cut by racing both legs.
       expect(f.report.bestOfTwo.viewsSeeingP99).toBeLessThan(f.report.single.viewsSeeingP99 / 3);
       expect(f.report.race!.count).toBe(TICKS);

@@ -22,7 +22,9 @@ describe("forged X-Forwarded-For without --trust-proxy", () => {
   it("the rate-limit key is the socket peer: a new forged address per request buys no budget", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) {
-      const res = await fetch(`${server.url}/echo`, { headers: { "X-Forwarded-For": forged(i), "X-Real-IP": forged(i + 1) } });
+      const res = await fetch(`${server.url}/echo`, {
+        headers: { "X-Forwarded-For": forged(i), "X-Real-IP": forged(i + 1) },
+      });
       statuses.push(res.status);
       await res.arrayBuffer();
     }
@@ -33,7 +35,9 @@ describe("forged X-Forwarded-For without --trust-proxy", () => {
   it("the ping target and the WebSocket cap are the socket peer's", { timeout: 30_000 }, async () => {
     const open = (i: number) =>
       new Promise<WebSocket | number>((resolve) => {
-        const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws`, { headers: { "X-Forwarded-For": forged(i) } });
+        const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws`, {
+          headers: { "X-Forwarded-For": forged(i) },
+        });
         ws.once("open", () => {
           ws.send(JSON.stringify({ type: "hello", clientId: `client_xff_${i}`, sessionId: `session_xff_${i}` }));
           resolve(ws);
@@ -58,7 +62,11 @@ describe("forged X-Forwarded-For without --trust-proxy", () => {
     const res = await fetch(`${server.url}/api/samples`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Forwarded-For": "127.0.0.77", "User-Agent": "probe" },
-      body: JSON.stringify({ clientId: "client_xff_store", sessionId: "session_xff_store", samples: [{ seq: 0, t: Date.now(), method: "xhr", target: "A", ms: 1, outcome: "ok" }] }),
+      body: JSON.stringify({
+        clientId: "client_xff_store",
+        sessionId: "session_xff_store",
+        samples: [{ seq: 0, t: Date.now(), method: "xhr", target: "A", ms: 1, outcome: "ok" }],
+      }),
     });
     expect(res.status).toBe(200);
     const db = new Database(server.dbPath, { readonly: true });

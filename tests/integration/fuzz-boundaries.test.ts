@@ -32,7 +32,12 @@ afterAll(async () => {
   await server.close();
 });
 
-function request(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+function request(
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${server.url}${path}`, { method, agent, headers }, (res) => {
       let text = "";
@@ -63,37 +68,116 @@ function assertNoPollution(): void {
 
 // ---- generators ---------------------------------------------------------------
 
-const validSample = (seq: number) => ({ seq, t: Date.now() - 1000, method: "xhr", target: "A", ms: 1.5, outcome: "ok" });
-const validBatch = () => ({ clientId: "client_fuzz", sessionId: "session_fuzz", samples: [validSample(0), validSample(1)] });
+const validSample = (seq: number) => ({
+  seq,
+  t: Date.now() - 1000,
+  method: "xhr",
+  target: "A",
+  ms: 1.5,
+  outcome: "ok",
+});
+const validBatch = () => ({
+  clientId: "client_fuzz",
+  sessionId: "session_fuzz",
+  samples: [validSample(0), validSample(1)],
+});
 
 /** Mutations that make a valid batch invalid, each for a reason the server must catch. */
 const badBatch: fc.Arbitrary<unknown> = fc.oneof(
   // Arbitrary JSON: no chance of being a batch.
   fc.jsonValue(),
   // One field of the envelope replaced by anything of another type or shape (a label may be any short string).
-  fc.record({ key: fc.constantFrom("clientId", "sessionId", "samples"), value: fc.oneof(fc.integer(), fc.constant(null), fc.array(fc.integer()), fc.string({ maxLength: 3 }), fc.string({ minLength: 65, maxLength: 80 })) }).map(({ key, value }) => ({ ...validBatch(), [key]: value })),
-  fc.oneof(fc.integer(), fc.constant(null), fc.array(fc.string()), fc.string({ minLength: 65, maxLength: 80 })).map((label) => ({ ...validBatch(), label })),
+  fc
+    .record({
+      key: fc.constantFrom("clientId", "sessionId", "samples"),
+      value: fc.oneof(
+        fc.integer(),
+        fc.constant(null),
+        fc.array(fc.integer()),
+        fc.string({ maxLength: 3 }),
+        fc.string({ minLength: 65, maxLength: 80 }),
+      ),
+    })
+    .map(({ key, value }) => ({ ...validBatch(), [key]: value })),
+  fc
+    .oneof(fc.integer(), fc.constant(null), fc.array(fc.string()), fc.string({ minLength: 65, maxLength: 80 }))
+    .map((label) => ({ ...validBatch(), label })),
   // One sample field replaced by something it can never be.
   fc
     .record({
-      key: fc.constantFrom("seq", "t", "method", "target", "ms", "outcome", "scheduledT", "winner", "minrtt", "lateMs", "hiddenMs"),
-      value: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }).filter((s) => !["xhr", "jsonp", "ws", "ok", "A"].includes(s)), fc.constant(-1), fc.constant(1e300), fc.constant(null), fc.object()),
+      key: fc.constantFrom(
+        "seq",
+        "t",
+        "method",
+        "target",
+        "ms",
+        "outcome",
+        "scheduledT",
+        "winner",
+        "minrtt",
+        "lateMs",
+        "hiddenMs",
+      ),
+      value: fc.oneof(
+        fc.string({ minLength: 1, maxLength: 20 }).filter((s) => !["xhr", "jsonp", "ws", "ok", "A"].includes(s)),
+        fc.constant(-1),
+        fc.constant(1e300),
+        fc.constant(null),
+        fc.object(),
+      ),
     })
     .map(({ key, value }) => ({ ...validBatch(), samples: [{ ...validSample(0), [key]: value }] })),
   // Unknown keys, including the ones a prototype-pollution payload uses.
-  fc.constantFrom("__proto__", "constructor", "prototype", "polluted", "isAdmin").map((key) => JSON.parse(`{"clientId":"client_fuzz","sessionId":"session_fuzz","samples":[${JSON.stringify(validSample(0))}],"${key}":{"polluted":1,"prototype":{"polluted":1}}}`)),
-  fc.constantFrom("__proto__", "constructor").map((key) => ({ ...validBatch(), samples: [JSON.parse(`{"seq":0,"t":${Date.now()},"method":"xhr","target":"A","ms":1,"outcome":"ok","${key}":{"polluted":1}}`)] })),
+  fc
+    .constantFrom("__proto__", "constructor", "prototype", "polluted", "isAdmin")
+    .map((key) =>
+      JSON.parse(
+        `{"clientId":"client_fuzz","sessionId":"session_fuzz","samples":[${JSON.stringify(validSample(0))}],"${key}":{"polluted":1,"prototype":{"polluted":1}}}`,
+      ),
+    ),
+  fc.constantFrom("__proto__", "constructor").map((key) => ({
+    ...validBatch(),
+    samples: [
+      JSON.parse(
+        `{"seq":0,"t":${Date.now()},"method":"xhr","target":"A","ms":1,"outcome":"ok","${key}":{"polluted":1}}`,
+      ),
+    ],
+  })),
   // Samples this deployment does not take: an unknown target, a year ahead, from 2001.
-  fc.constantFrom({ target: "Z" }, { t: Date.now() + 365 * 86_400_000 }, { t: 1_000_000_000_000 }, { method: "best2", target: "Z+A" }).map((bad) => ({ ...validBatch(), samples: [{ ...validSample(0), ...bad }] })),
+  fc
+    .constantFrom(
+      { target: "Z" },
+      { t: Date.now() + 365 * 86_400_000 },
+      { t: 1_000_000_000_000 },
+      { method: "best2", target: "Z+A" },
+    )
+    .map((bad) => ({ ...validBatch(), samples: [{ ...validSample(0), ...bad }] })),
   // A reason outside the vocabulary: any text, an older page's free-text forms, near misses.
   fc
     .oneof(
       fc.string({ maxLength: 40 }).filter((s) => !isSampleReason(s)),
-      fc.constantFrom("http-503", "ping: Network is unreachable", "ws:ws-closed jsonp:timeout", "other:network", "FROZEN", "frozen ", "x".repeat(300)),
+      fc.constantFrom(
+        "http-503",
+        "ping: Network is unreachable",
+        "ws:ws-closed jsonp:timeout",
+        "other:network",
+        "FROZEN",
+        "frozen ",
+        "x".repeat(300),
+      ),
     )
-    .map((reason) => ({ ...validBatch(), samples: [validSample(1), { ...validSample(0), ms: null, outcome: "error", reason }] })),
+    .map((reason) => ({
+      ...validBatch(),
+      samples: [validSample(1), { ...validSample(0), ms: null, outcome: "error", reason }],
+    })),
   // Duplicate seqs, empty or oversized sample lists.
-  fc.constantFrom([validSample(0), validSample(0)], [], Array.from({ length: 1001 }, (_, i) => validSample(i))).map((samples) => ({ ...validBatch(), samples })),
+  fc
+    .constantFrom(
+      [validSample(0), validSample(0)],
+      [],
+      Array.from({ length: 1001 }, (_, i) => validSample(i)),
+    )
+    .map((samples) => ({ ...validBatch(), samples })),
 );
 
 const rawBody: fc.Arbitrary<string> = fc.oneof(
@@ -103,21 +187,72 @@ const rawBody: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom("{", "[", '{"clientId":', "\u0000", '{"samples":[{"seq":1e999}]}', "null", "true", '"x"'),
 );
 
-const QUERY_KEYS = ["from", "to", "client", "method", "target", "visible", "maxLateMs", "exclude", "timeouts", "bucketMs", "binsPerDecade", "range", "callback", "__proto__", "constructor", "__proto__[polluted]", "constructor[prototype][polluted]"];
-const queryValue = fc.oneof(fc.string({ maxLength: 30 }), fc.integer().map(String), fc.constantFrom("-1", "1e3", "9999999999999999999", "xhr,ws", "A+B", "%00", "%E0%A4%A", "&&", "=", "[]"));
+const QUERY_KEYS = [
+  "from",
+  "to",
+  "client",
+  "method",
+  "target",
+  "visible",
+  "maxLateMs",
+  "exclude",
+  "timeouts",
+  "bucketMs",
+  "binsPerDecade",
+  "range",
+  "callback",
+  "__proto__",
+  "constructor",
+  "__proto__[polluted]",
+  "constructor[prototype][polluted]",
+];
+const queryValue = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.integer().map(String),
+  fc.constantFrom("-1", "1e3", "9999999999999999999", "xhr,ws", "A+B", "%00", "%E0%A4%A", "&&", "=", "[]"),
+);
 const queryString: fc.Arbitrary<string> = fc.oneof(
-  fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), queryValue), { maxLength: 6 }).map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&")),
-  fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), queryValue), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v.replace(/[#\s]/g, "")}`).join("&")),
+  fc
+    .array(fc.tuple(fc.constantFrom(...QUERY_KEYS), queryValue), { maxLength: 6 })
+    .map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&")),
+  fc
+    .array(fc.tuple(fc.constantFrom(...QUERY_KEYS), queryValue), { maxLength: 4 })
+    .map((pairs) => pairs.map(([k, v]) => `${k}=${v.replace(/[#\s]/g, "")}`).join("&")),
   fc.string({ maxLength: 60 }).map((s) => encodeURI(s)),
 );
-const QUERY_PATHS = ["/api/stats", "/api/histogram", "/api/cdf", "/api/timeseries", "/api/heatmap", "/api/clients", "/api/races", "/api/config", "/echo", "/jsonp"];
+const QUERY_PATHS = [
+  "/api/stats",
+  "/api/histogram",
+  "/api/cdf",
+  "/api/timeseries",
+  "/api/heatmap",
+  "/api/clients",
+  "/api/races",
+  "/api/config",
+  "/echo",
+  "/jsonp",
+];
 
 const wsMessage: fc.Arbitrary<{ data: string | Buffer; binary: boolean }> = fc.oneof(
   fc.jsonValue().map((v) => ({ data: JSON.stringify(v) ?? "null", binary: false })),
   fc.string({ maxLength: 100 }).map((s) => ({ data: s, binary: false })),
   fc.uint8Array({ maxLength: 100 }).map((a) => ({ data: Buffer.from(a), binary: true })),
-  fc.record({ type: fc.constantFrom("echo", "hello", "baseline", "welcome", "__proto__"), id: fc.oneof(fc.integer(), fc.string()), clientId: fc.string({ maxLength: 70 }), extra: fc.option(fc.object(), { nil: undefined }) }).map((m) => ({ data: JSON.stringify(m), binary: false })),
-  fc.constantFrom('{"type":"echo","id":1,"__proto__":{"polluted":1}}', '{"type":"hello","clientId":"client_fuzz","sessionId":"session_fuzz","constructor":{"prototype":{"polluted":1}}}', '{"type":"echo","id":-1}', '{"type":"echo","id":1e400}').map((data) => ({ data, binary: false })),
+  fc
+    .record({
+      type: fc.constantFrom("echo", "hello", "baseline", "welcome", "__proto__"),
+      id: fc.oneof(fc.integer(), fc.string()),
+      clientId: fc.string({ maxLength: 70 }),
+      extra: fc.option(fc.object(), { nil: undefined }),
+    })
+    .map((m) => ({ data: JSON.stringify(m), binary: false })),
+  fc
+    .constantFrom(
+      '{"type":"echo","id":1,"__proto__":{"polluted":1}}',
+      '{"type":"hello","clientId":"client_fuzz","sessionId":"session_fuzz","constructor":{"prototype":{"polluted":1}}}',
+      '{"type":"echo","id":-1}',
+      '{"type":"echo","id":1e400}',
+    )
+    .map((data) => ({ data, binary: false })),
   fc.constant({ data: "x".repeat(WS_PAYLOAD_BYTES_MAX + 1), binary: false }),
 );
 
@@ -126,13 +261,17 @@ const wsMessage: fc.Arbitrary<{ data: string | Buffer; binary: boolean }> = fc.o
 describe("property: malformed input at every boundary", () => {
   it(`${RUNS.ingest} malformed ingest bodies: always a 4xx with a code, nothing stored`, async () => {
     await fc.assert(
-      fc.asyncProperty(rawBody, fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded"), async (body, type) => {
-        const res = await request("POST", "/api/samples", body, { "Content-Type": type });
-        expect(res.status).toBeGreaterThanOrEqual(400);
-        expect(res.status).toBeLessThan(500);
-        expect(JSON.parse(res.text)).toMatchObject({ code: expect.any(String), error: expect.any(String) });
-        expect(res.text).not.toMatch(SERVER_PATH_OR_STACK);
-      }),
+      fc.asyncProperty(
+        rawBody,
+        fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded"),
+        async (body, type) => {
+          const res = await request("POST", "/api/samples", body, { "Content-Type": type });
+          expect(res.status).toBeGreaterThanOrEqual(400);
+          expect(res.status).toBeLessThan(500);
+          expect(JSON.parse(res.text)).toMatchObject({ code: expect.any(String), error: expect.any(String) });
+          expect(res.text).not.toMatch(SERVER_PATH_OR_STACK);
+        },
+      ),
       { numRuns: RUNS.ingest, seed: SEED },
     );
     expect(count("samples")).toBe(0);
@@ -147,9 +286,13 @@ describe("property: malformed input at every boundary", () => {
         expect(res.status).toBeLessThan(500);
         if (res.status >= 400) {
           expect(res.text).not.toMatch(SERVER_PATH_OR_STACK);
-          if (path !== "/jsonp" || res.status !== 200) expect(JSON.parse(res.text)).toMatchObject({ code: expect.any(String) });
+          if (path !== "/jsonp" || res.status !== 200)
+            expect(JSON.parse(res.text)).toMatchObject({ code: expect.any(String) });
         }
-        if (path === "/jsonp" && res.status === 200) expect(res.text).toMatch(/^\/\*\*\/ typeof [A-Za-z_$][\w$]*==='function' && [A-Za-z_$][\w$]*\(\{"ok":true\}\);$/);
+        if (path === "/jsonp" && res.status === 200)
+          expect(res.text).toMatch(
+            /^\/\*\*\/ typeof [A-Za-z_$][\w$]*==='function' && [A-Za-z_$][\w$]*\(\{"ok":true\}\);$/,
+          );
       }),
       { numRuns: RUNS.query, seed: SEED },
     );
@@ -175,7 +318,8 @@ describe("property: malformed input at every boundary", () => {
         const outcome = new Promise<string>((resolve) => {
           const onMessage = (d: WebSocket.RawData) => {
             const text = d.toString();
-            if (text.includes('"welcome"') || text.includes('"baseline"') || text.startsWith('{"type":"served"')) return;
+            if (text.includes('"welcome"') || text.includes('"baseline"') || text.startsWith('{"type":"served"'))
+              return;
             done(`reply ${text}`);
           };
           const onClose = (code: number) => done(`close ${code}`);
@@ -220,7 +364,9 @@ describe("property: malformed input at every boundary", () => {
     });
     expect(echoed).toBe('{"type":"echo","id":42}');
     ws.close();
-    const res = await request("POST", "/api/samples", JSON.stringify(validBatch()), { "Content-Type": "application/json" });
+    const res = await request("POST", "/api/samples", JSON.stringify(validBatch()), {
+      "Content-Type": "application/json",
+    });
     expect(res.status).toBe(200);
     expect(count("samples")).toBe(2);
   });

@@ -12,7 +12,9 @@ const NOW = Date.UTC(2026, 10, 23, 12);
 const DAY = 86_400_000;
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startInProcess(["--name", "A", "--peer", "B=http://127.0.0.1:9", "--no-rate-limit"], [], { nowMs: () => NOW });
+  server = await startInProcess(["--name", "A", "--peer", "B=http://127.0.0.1:9", "--no-rate-limit"], [], {
+    nowMs: () => NOW,
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -27,8 +29,17 @@ function post(samples: unknown[]) {
     body: JSON.stringify({ clientId: "client_deploy", sessionId: `session_deploy_${n}`, samples }),
   });
 }
-const stored = () => (loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
-const sample = (seq: number, o: Record<string, unknown> = {}) => ({ seq, t: NOW - 1000, method: "xhr", target: "A", ms: 3, outcome: "ok", ...o });
+const stored = () =>
+  (loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+const sample = (seq: number, o: Record<string, unknown> = {}) => ({
+  seq,
+  t: NOW - 1000,
+  method: "xhr",
+  target: "A",
+  ms: 3,
+  outcome: "ok",
+  ...o,
+});
 
 describe("deployment checks on ingest", () => {
   it.each([
@@ -38,8 +49,16 @@ describe("deployment checks on ingest", () => {
     ["scheduledT a year ahead", { scheduledT: NOW + 365 * DAY }, /scheduledT/],
     ["target Z, unknown here", { target: "Z" }, /not a server/],
     ["a best-of-two pair not ours", { method: "best2", target: "B+Z" }, /not a server/],
-    ["a free-text reason", { ms: null, outcome: "error", reason: "server on fire" }, /^reason: not a reason tailprobe knows/],
-    ["an older page's reason", { ms: null, outcome: "error", reason: "http-503" }, /^reason: not a reason tailprobe knows/],
+    [
+      "a free-text reason",
+      { ms: null, outcome: "error", reason: "server on fire" },
+      /^reason: not a reason tailprobe knows/,
+    ],
+    [
+      "an older page's reason",
+      { ms: null, outcome: "error", reason: "http-503" },
+      /^reason: not a reason tailprobe knows/,
+    ],
   ])("refuses %s, naming it, and stores nothing", async (_what, bad, message) => {
     const before = stored();
     const res = await post([sample(0), sample(1, bad), sample(2)]);
@@ -65,7 +84,9 @@ describe("deployment checks on ingest", () => {
     const res = await post(SAMPLE_REASONS.map((reason, seq) => sample(seq, { ms: null, outcome: "error", reason })));
     expect(res.status).toBe(200);
     const rows = loadSampleTables(sqliteDb(server.store))
-      .prepare("SELECT reason FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = ?) ORDER BY seq")
+      .prepare(
+        "SELECT reason FROM samples WHERE session = (SELECT id FROM sessions WHERE session_key = ?) ORDER BY seq",
+      )
       .all(`session_deploy_${sessions}`) as { reason: string }[];
     expect(rows.map((r) => r.reason)).toEqual([...SAMPLE_REASONS]);
   });
@@ -99,7 +120,9 @@ describe("the time window follows --raw-days", () => {
       expect((await postTo(NOW - 45 * DAY, 0)).status).toBe(200);
       const old = await postTo(NOW - 61 * DAY, 1);
       expect(old.status).toBe(400);
-      expect(sampleRefusalSchema.parse(await old.json()).rejected[0]!.error).toMatch(/older than the raw retention \(60 days\)/);
+      expect(sampleRefusalSchema.parse(await old.json()).rejected[0]!.error).toMatch(
+        /older than the raw retention \(60 days\)/,
+      );
     } finally {
       await long.close();
     }

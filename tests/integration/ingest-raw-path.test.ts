@@ -29,10 +29,16 @@ let refuseNext = false;
 beforeAll(async () => {
   // The store's reading is the real one (ingestHere); only the write is faked.
   const store = {
-    ingestBody: (body: Uint8Array, rules: Parameters<Store["ingestBody"]>[1], meta: Parameters<Store["ingestBody"]>[2]) =>
+    ingestBody: (
+      body: Uint8Array,
+      rules: Parameters<Store["ingestBody"]>[1],
+      meta: Parameters<Store["ingestBody"]>[2],
+    ) =>
       ingestHere(body, rules, meta, (batch) => {
-        if (batch.clientId === THIEF) return Promise.reject(new SessionOwnerError("session belongs to another clientId"));
-        if (batch.clientId === FULL_DISK) return Promise.reject(Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }));
+        if (batch.clientId === THIEF)
+          return Promise.reject(new SessionOwnerError("session belongs to another clientId"));
+        if (batch.clientId === FULL_DISK)
+          return Promise.reject(Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }));
         return Promise.resolve({ accepted: batch.samples.length, duplicates: 0 });
       }),
   } as unknown as Store;
@@ -70,14 +76,24 @@ interface Answer {
 }
 
 /** One POST; `chunked` sends the body without a Content-Length. */
-function post(body: string | Buffer, headers: Record<string, string>, chunked: boolean, path = "/api/samples"): Promise<Answer> {
+function post(
+  body: string | Buffer,
+  headers: Record<string, string>,
+  chunked: boolean,
+  path = "/api/samples",
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${url}${path}`, { method: "POST", headers }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (d: string) => (text += d));
       res.on("end", () =>
-        resolve({ status: res.statusCode!, body: text, type: res.headers["content-type"], cache: res.headers["cache-control"] }),
+        resolve({
+          status: res.statusCode!,
+          body: text,
+          type: res.headers["content-type"],
+          cache: res.headers["cache-control"],
+        }),
       );
     });
     req.on("error", reject);
@@ -93,7 +109,10 @@ function post(body: string | Buffer, headers: Record<string, string>, chunked: b
 }
 
 /** The same request both ways: the answers, and how many went to express. */
-async function bothWays(body: string | Buffer, headers: Record<string, string> = { "Content-Type": "application/json" }) {
+async function bothWays(
+  body: string | Buffer,
+  headers: Record<string, string> = { "Content-Type": "application/json" },
+) {
   const before = toExpress;
   const plain = await post(body, headers, false);
   const plainToExpress = toExpress - before;
@@ -101,15 +120,25 @@ async function bothWays(body: string | Buffer, headers: Record<string, string> =
   return { plain, chunked, plainToExpress, chunkedToExpress: toExpress - before - plainToExpress };
 }
 
-const batch = (clientId: string, samples: unknown[] = [{ seq: 0, t: T, method: "xhr", target: "A", ms: 1.5, outcome: "ok" }]) =>
-  JSON.stringify({ clientId, sessionId: `session_${clientId}`, samples });
+const batch = (
+  clientId: string,
+  samples: unknown[] = [{ seq: 0, t: T, method: "xhr", target: "A", ms: 1.5, outcome: "ok" }],
+) => JSON.stringify({ clientId, sessionId: `session_${clientId}`, samples });
 
 describe("POST /api/samples: the raw reader and express's answer alike", () => {
   it.each([
     ["a stored batch", 200, batch("client_ok")],
     ["malformed JSON", 400, "{not json"],
-    ["a batch with a bad sample", 400, batch("client_bad", [{ seq: 0, t: T, method: "xhr", target: "A", ms: -5, outcome: "ok" }])],
-    ["a sample for an unknown target", 400, batch("client_bad", [{ seq: 0, t: T, method: "xhr", target: "Z", ms: 1, outcome: "ok" }])],
+    [
+      "a batch with a bad sample",
+      400,
+      batch("client_bad", [{ seq: 0, t: T, method: "xhr", target: "A", ms: -5, outcome: "ok" }]),
+    ],
+    [
+      "a sample for an unknown target",
+      400,
+      batch("client_bad", [{ seq: 0, t: T, method: "xhr", target: "Z", ms: 1, outcome: "ok" }]),
+    ],
     ["a session of another client", 409, batch(THIEF)],
     ["a full disk", 503, batch(FULL_DISK)],
   ])("%s: %i both ways, the plain report read raw", async (_what, status, body) => {
@@ -129,11 +158,26 @@ describe("POST /api/samples: the raw reader and express's answer alike", () => {
   });
 
   it.each([
-    ["a gzip-coded body", 200, { "Content-Type": "application/json", "Content-Encoding": "gzip" }, gzipSync(batch("client_gzip"))],
+    [
+      "a gzip-coded body",
+      200,
+      { "Content-Type": "application/json", "Content-Encoding": "gzip" },
+      gzipSync(batch("client_gzip")),
+    ],
     ["another charset", 200, { "Content-Type": "application/json; charset=latin1" }, batch("client_latin1")],
     ["another media type", 400, { "Content-Type": "application/x-www-form-urlencoded" }, batch("client_form")],
-    ["a foreign origin", 403, { "Content-Type": "application/json", Origin: "http://evil.example" }, batch("client_foreign")],
-    ["a body over the limit", 413, { "Content-Type": "application/json" }, `{"pad":"${"x".repeat(INGEST_BODY_BYTES_MAX)}"}`],
+    [
+      "a foreign origin",
+      403,
+      { "Content-Type": "application/json", Origin: "http://evil.example" },
+      batch("client_foreign"),
+    ],
+    [
+      "a body over the limit",
+      413,
+      { "Content-Type": "application/json" },
+      `{"pad":"${"x".repeat(INGEST_BODY_BYTES_MAX)}"}`,
+    ],
   ])("leaves %s to express, which answers %i", async (_what, status, headers, body) => {
     const before = toExpress;
     const r = await post(body, headers, false);

@@ -50,7 +50,11 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
         clientId: "client_round",
         sessionId: "session_round",
         label: "test",
-        samples: [...samplesOf("xhr", "A", xhr, 0), ...samplesOf("xhr", "A", [null, null], 100), ...samplesOf("ws", "B", [3, 4, 5], 200)],
+        samples: [
+          ...samplesOf("xhr", "A", xhr, 0),
+          ...samplesOf("xhr", "A", [null, null], 100),
+          ...samplesOf("ws", "B", [3, 4, 5], 200),
+        ],
       };
       const res = await post(body);
       expect(res.status).toBe(200);
@@ -58,7 +62,18 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
 
       const s = await stats(`&client=${publicIdOf(server.store, "client_round")}`);
       const xhrA = s.rows.find((r) => r.method === "xhr" && r.target === "A");
-      expect(xhrA).toMatchObject({ count: 100, failures: 2, min: 1, p10: 10, p50: 50, mean: 50.5, p90: 90, p99: 99, p999: 100, max: 100 });
+      expect(xhrA).toMatchObject({
+        count: 100,
+        failures: 2,
+        min: 1,
+        p10: 10,
+        p50: 50,
+        mean: 50.5,
+        p90: 90,
+        p99: 99,
+        p999: 100,
+        max: 100,
+      });
       const wsB = s.rows.find((r) => r.method === "ws" && r.target === "B");
       expect(wsB).toMatchObject({ count: 3, failures: 0, min: 3, p50: 4, max: 5 });
     });
@@ -69,7 +84,9 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       expect(await (await post(body)).json()).toEqual({ accepted: 0, duplicates: 3 });
       const overlap = { ...body, samples: samplesOf("jsonp", "A", [7, 8, 9, 10], 0) };
       expect(await (await post(overlap)).json()).toEqual({ accepted: 1, duplicates: 3 });
-      const row = (await stats(`&client=${publicIdOf(server.store, "client_dup")}`)).rows.find((r) => r.method === "jsonp");
+      const row = (await stats(`&client=${publicIdOf(server.store, "client_dup")}`)).rows.find(
+        (r) => r.method === "jsonp",
+      );
       expect(row).toMatchObject({ count: 4, max: 10 });
     });
 
@@ -82,13 +99,31 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
 
     it.each([
       ["malformed JSON", "{not json", 400],
-      ["a batch with one bad sample", { clientId: "client_bad", sessionId: "session_bad", samples: [...samplesOf("xhr", "A", [1, 2], 0), { seq: 2, t: T0, method: "xhr", target: "A", ms: -5, outcome: "ok" }] }, 400],
-      ["an unknown field", { clientId: "client_bad", sessionId: "session_bad", samples: samplesOf("xhr", "A", [1], 0), admin: true }, 400],
+      [
+        "a batch with one bad sample",
+        {
+          clientId: "client_bad",
+          sessionId: "session_bad",
+          samples: [
+            ...samplesOf("xhr", "A", [1, 2], 0),
+            { seq: 2, t: T0, method: "xhr", target: "A", ms: -5, outcome: "ok" },
+          ],
+        },
+        400,
+      ],
+      [
+        "an unknown field",
+        { clientId: "client_bad", sessionId: "session_bad", samples: samplesOf("xhr", "A", [1], 0), admin: true },
+        400,
+      ],
     ])("refuses %s with 400 JSON and stores nothing", async (_what, body, status) => {
       const res = await post(body);
       expect(res.status).toBe(status);
       expect(await res.json()).toMatchObject({ error: expect.any(String) });
-      const n = await selectOne<{ n: number }>(server, "SELECT count(*) AS n FROM samples WHERE session IN (SELECT id FROM sessions WHERE client_id = 'client_bad')");
+      const n = await selectOne<{ n: number }>(
+        server,
+        "SELECT count(*) AS n FROM samples WHERE session IN (SELECT id FROM sessions WHERE client_id = 'client_bad')",
+      );
       expect(n.n).toBe(0);
     });
 
@@ -110,7 +145,10 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       const ua = `Mozilla/5.0 ${"x".repeat(2000)}`;
       const body = { clientId: "client_long_ua", sessionId: "session_long_ua", samples: samplesOf("xhr", "A", [1], 0) };
       expect((await post(body, { "User-Agent": ua })).status).toBe(200);
-      const row = await selectOne<{ user_agent: string }>(server, "SELECT user_agent FROM sessions WHERE session_key = 'session_long_ua'");
+      const row = await selectOne<{ user_agent: string }>(
+        server,
+        "SELECT user_agent FROM sessions WHERE session_key = 'session_long_ua'",
+      );
       expect(row.user_agent).toBe(ua.slice(0, USER_AGENT_CHARS_MAX));
     });
 
@@ -130,8 +168,20 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
     });
 
     it("serves the pages and their config", async () => {
-      const cfg = (await (await fetch(`${server.url}/api/config`)).json()) as { name: string; servers: { name: string; url: string }[]; intervalMs: number };
-      expect(cfg).toMatchObject({ protocol: 1, name: "A", intervalMs: 1000, servers: [{ name: "A", url: "" }, { name: "B", url: "http://127.0.0.1:9" }] });
+      const cfg = (await (await fetch(`${server.url}/api/config`)).json()) as {
+        name: string;
+        servers: { name: string; url: string }[];
+        intervalMs: number;
+      };
+      expect(cfg).toMatchObject({
+        protocol: 1,
+        name: "A",
+        intervalMs: 1000,
+        servers: [
+          { name: "A", url: "" },
+          { name: "B", url: "http://127.0.0.1:9" },
+        ],
+      });
       for (const p of ["/", "/histogram"]) {
         const res = await fetch(`${server.url}${p}`);
         expect(res.status, p).toBe(200);

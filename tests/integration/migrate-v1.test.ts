@@ -44,10 +44,16 @@ function writeV1(dbPath: string): V1Row[] {
   const db = new Database(dbPath);
   db.pragma("journal_mode = WAL");
   db.exec(V1_DDL);
-  db.exec("ALTER TABLE samples ADD COLUMN server_ms REAL; ALTER TABLE sessions ADD COLUMN timer_resolution_us INTEGER;");
+  db.exec(
+    "ALTER TABLE samples ADD COLUMN server_ms REAL; ALTER TABLE sessions ADD COLUMN timer_resolution_us INTEGER;",
+  );
   db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '1')").run();
-  db.prepare("INSERT INTO sessions (id, session_key, client_id, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (1, 'sess_a', 'client_a', 'laptop', 'UA', ?, 100)").run(T0);
-  db.prepare("INSERT INTO sessions (id, session_key, client_id, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (2, 'sess_b', 'client_b', NULL, NULL, ?, NULL)").run(T0);
+  db.prepare(
+    "INSERT INTO sessions (id, session_key, client_id, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (1, 'sess_a', 'client_a', 'laptop', 'UA', ?, 100)",
+  ).run(T0);
+  db.prepare(
+    "INSERT INTO sessions (id, session_key, client_id, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (2, 'sess_b', 'client_b', NULL, NULL, ?, NULL)",
+  ).run(T0);
   const rand = prng(99);
   const rows: V1Row[] = [];
   const us = (x: number) => Math.round(x * 1000) / 1000;
@@ -80,7 +86,8 @@ function writeV1(dbPath: string): V1Row[] {
       server_ms: probe ? 0.25 : null,
     });
   }
-  const insert = db.prepare(`INSERT INTO samples (session, seq, t, method, target, ms, outcome, scheduled_t, late_ms, hidden_ms, flags, reason,
+  const insert =
+    db.prepare(`INSERT INTO samples (session, seq, t, method, target, ms, outcome, scheduled_t, late_ms, hidden_ms, flags, reason,
     winner, other_ms, other_outcome, minrtt, server_lag_ms, server_ms) VALUES (@session, @seq, @t, @method, @target, @ms, @outcome,
     @scheduled_t, @late_ms, @hidden_ms, @flags, @reason, @winner, @other_ms, @other_outcome, @minrtt, @server_lag_ms, @server_ms)`);
   db.transaction(() => rows.forEach((r) => insert.run(r)))();
@@ -96,7 +103,9 @@ describe("a version 1 database", () => {
   afterAll(() => store.close());
 
   it("is upgraded to the current version with a progress line", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: String(SCHEMA_VERSION),
+    });
     // Into version 6's row table, then into blocks (store version 7).
     expect(lines[0]).toBe(`upgrading database schema 1 → 6: ${N} samples`);
     expect(lines).toContain(`upgrading database schema 1 → 6: ${N} / ${N} samples (100 %)`);
@@ -113,7 +122,9 @@ describe("a version 1 database", () => {
   });
 
   it("keeps sessions, their clients, labels and timer resolution", () => {
-    const s = store.db.prepare("SELECT session_key, client_id, label, user_agent, timer_resolution_us FROM sessions ORDER BY id").all();
+    const s = store.db
+      .prepare("SELECT session_key, client_id, label, user_agent, timer_resolution_us FROM sessions ORDER BY id")
+      .all();
     expect(s).toEqual([
       { session_key: "sess_a", client_id: "client_a", label: "laptop", user_agent: "UA", timer_resolution_us: 100 },
       { session_key: "sess_b", client_id: "client_b", label: null, user_agent: null, timer_resolution_us: null },
@@ -129,12 +140,20 @@ describe("a version 1 database", () => {
   });
 
   it("builds rollups that count every sample once, at every level and in the running totals (level 4)", () => {
-    const perLevel = store.db.prepare("SELECT level, sum(failures) AS failures, sum(skipped) AS skipped FROM rollups WHERE client <> 0 GROUP BY level ORDER BY level").all();
+    const perLevel = store.db
+      .prepare(
+        "SELECT level, sum(failures) AS failures, sum(skipped) AS skipped FROM rollups WHERE client <> 0 GROUP BY level ORDER BY level",
+      )
+      .all();
     const failures = written.filter((r) => r.outcome === "timeout" || r.outcome === "error").length;
     const skipped = written.filter((r) => r.outcome === "skipped").length;
     expect(perLevel).toEqual([0, 1, 2, 3, 4].map((level) => ({ level, failures, skipped })));
     // The aggregate rows (any client, any class) count the same.
-    const any = store.db.prepare("SELECT level, sum(failures) AS failures, sum(skipped) AS skipped FROM rollups WHERE client = 0 GROUP BY level ORDER BY level").all();
+    const any = store.db
+      .prepare(
+        "SELECT level, sum(failures) AS failures, sum(skipped) AS skipped FROM rollups WHERE client = 0 GROUP BY level ORDER BY level",
+      )
+      .all();
     expect(any).toEqual(perLevel);
   });
 
@@ -144,7 +163,9 @@ describe("a version 1 database", () => {
     const row = rows.find((r) => r.method === "xhr" && r.target === "A")!;
     expect(row.count).toBe(xhrA.length);
     expect(row.max).toBe(Math.max(...xhrA));
-    expect(rows.find((r) => r.method === "tcpminrtt")?.count).toBe(written.filter((r) => r.method === "tcprtt").length / 2);
+    expect(rows.find((r) => r.method === "tcpminrtt")?.count).toBe(
+      written.filter((r) => r.method === "tcprtt").length / 2,
+    );
   });
 
   it("opens again without upgrading twice", () => {

@@ -38,8 +38,23 @@ const blob = (us: readonly number[]) => Buffer.from(encodeRollup(rollupOf(us)));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const RAW_COLUMNS = [
-  "session", "seq", "t", "series", "outcome", "us", "sched_ms", "late_us", "hidden_us", "flags",
-  "reason", "winner", "other_us", "other_outcome", "minrtt_us", "lag_us", "server_us",
+  "session",
+  "seq",
+  "t",
+  "series",
+  "outcome",
+  "us",
+  "sched_ms",
+  "late_us",
+  "hidden_us",
+  "flags",
+  "reason",
+  "winner",
+  "other_us",
+  "other_outcome",
+  "minrtt_us",
+  "lag_us",
+  "server_us",
 ] as const;
 type RawRow = Record<(typeof RAW_COLUMNS)[number], number | null>;
 
@@ -96,7 +111,9 @@ function writeV2(dbPath: string): { raw: RawRow[]; rollups: unknown[] } {
       server_us: 250,
     });
   }
-  const insert = db.prepare(`INSERT INTO raw_samples (${RAW_COLUMNS.join(", ")}) VALUES (${RAW_COLUMNS.map((c) => `@${c}`).join(", ")})`);
+  const insert = db.prepare(
+    `INSERT INTO raw_samples (${RAW_COLUMNS.join(", ")}) VALUES (${RAW_COLUMNS.map((c) => `@${c}`).join(", ")})`,
+  );
   db.transaction(() => raw.forEach((r) => insert.run(r)))();
   const rollups = db.prepare("SELECT * FROM rollups ORDER BY level, client, class, start_ms, series").all();
   db.close();
@@ -111,7 +128,9 @@ describe("a version 2 database", () => {
   afterAll(() => store.close());
 
   it("is upgraded to the current version with progress lines, and the file compacted", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: String(SCHEMA_VERSION),
+    });
     expect(lines).toEqual([
       `upgrading database schema 2 → 3: ${N} samples`,
       `upgrading database schema 2 → 3: 50000 / ${N} samples (82 %)`,
@@ -139,7 +158,9 @@ describe("a version 2 database", () => {
   });
 
   it("keeps raw samples in blocks keyed by time, with no second index and no old table left", () => {
-    const objects = store.db.prepare("SELECT type, name FROM sqlite_master WHERE tbl_name LIKE 'raw_%' ORDER BY name").all();
+    const objects = store.db
+      .prepare("SELECT type, name FROM sqlite_master WHERE tbl_name LIKE 'raw_%' ORDER BY name")
+      .all();
     expect(objects).toEqual([{ type: "table", name: "raw_blocks" }]);
     const pk = (store.db.prepare("PRAGMA table_info(raw_blocks)").all() as { name: string; pk: number }[])
       .filter((c) => c.pk > 0)
@@ -162,13 +183,23 @@ describe("a version 2 database", () => {
   });
 
   it("leaves the timed rollups as they were", () => {
-    expect(store.db.prepare("SELECT * FROM rollups WHERE level < 4 ORDER BY level, client, class, start_ms, series").all()).toEqual(written.rollups);
+    expect(
+      store.db.prepare("SELECT * FROM rollups WHERE level < 4 ORDER BY level, client, class, start_ms, series").all(),
+    ).toEqual(written.rollups);
   });
 
   it("sums each client's day rollups into running totals, and the aggregate totals from those", () => {
     const totals = store.db.prepare("SELECT * FROM rollups WHERE level = 4 ORDER BY client, class, series").all();
     const xhr = { failures: 2, skipped: 1, lat: blob([300, 900]), tmo: null, wins_ws: 0, wins_jsonp: 0, margin: null };
-    const best2 = { failures: 1, skipped: 2, lat: blob([...DAY1_BEST2, ...DAY2_BEST2]), tmo: blob([5000]), wins_ws: 10, wins_jsonp: 10, margin: blob([40, 120, 60]) };
+    const best2 = {
+      failures: 1,
+      skipped: 2,
+      lat: blob([...DAY1_BEST2, ...DAY2_BEST2]),
+      tmo: blob([5000]),
+      wins_ws: 10,
+      wins_jsonp: 10,
+      margin: blob([40, 120, 60]),
+    };
     expect(totals).toEqual([
       { level: 4, start_ms: 0, series: 1, client: 0, class: 255, ...xhr },
       { level: 4, start_ms: 0, series: 3, client: 0, class: 255, ...best2 },
@@ -178,7 +209,11 @@ describe("a version 2 database", () => {
   });
 
   it("reads samples through the view and answers clients as before", async () => {
-    const n = (loadSampleTables(store.db).prepare("SELECT count(*) AS n FROM samples WHERE method = 'xhr' AND target = 'A'").get() as { n: number }).n;
+    const n = (
+      loadSampleTables(store.db)
+        .prepare("SELECT count(*) AS n FROM samples WHERE method = 'xhr' AND target = 'A'")
+        .get() as { n: number }
+    ).n;
     expect(n).toBe(written.raw.filter((r) => r.series === 1).length);
     const clients = await store.clients();
     const lastOf = (session: number) => Math.max(...written.raw.filter((r) => r.session === session).map((r) => r.t!));

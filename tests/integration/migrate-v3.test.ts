@@ -18,14 +18,24 @@ describe.each(STORE_KINDS)("a version 3 %s database", (kind) => {
     const first = await startInProcess(args);
     const now = Date.now();
     // Several days, two clients, visible and hidden probes, every outcome, a race and a kernel min RTT.
-    for (const [clientId, hidden] of [["client_v3_a", false], ["client_v3_b", true]] as const) {
+    for (const [clientId, hidden] of [
+      ["client_v3_a", false],
+      ["client_v3_b", true],
+    ] as const) {
       const samples = Array.from({ length: 60 }, (_, i) => {
         const t = now - (i % 5) * DAY_MS - i * 1000;
         const outcome = i % 11 === 0 ? "timeout" : i % 13 === 0 ? "error" : "ok";
         const ms = outcome === "ok" ? 1 + ((i * 37) % 90) / 3 : outcome === "timeout" ? 5000 : null;
         const base = { seq: i, t, outcome, ms, visibleAtSend: !hidden || i % 2 === 0, visibleAtReply: true };
-        if (i % 4 === 0) return { ...base, method: "best2", target: "A+B", ...(outcome === "ok" ? { winner: "ws", otherMs: 40, otherOutcome: "ok" } : {}) };
-        if (i % 4 === 1) return { ...base, method: "tcprtt", target: "A", ...(outcome === "ok" ? { minrtt: 0.25 } : {}) };
+        if (i % 4 === 0)
+          return {
+            ...base,
+            method: "best2",
+            target: "A+B",
+            ...(outcome === "ok" ? { winner: "ws", otherMs: 40, otherOutcome: "ok" } : {}),
+          };
+        if (i % 4 === 1)
+          return { ...base, method: "tcprtt", target: "A", ...(outcome === "ok" ? { minrtt: 0.25 } : {}) };
         return { ...base, method: i % 2 === 0 ? "xhr" : "ws", target: i % 3 === 0 ? "B" : "A" };
       });
       const res = await fetch(`${first.url}/api/samples`, {
@@ -47,10 +57,15 @@ describe.each(STORE_KINDS)("a version 3 %s database", (kind) => {
     const log: string[] = [];
     const upgraded = await startInProcess(args, log);
     try {
-      expect(log.some((l) => /running totals from \d+ day rollups/.test(l)), log.join("\n")).toBe(true);
+      expect(
+        log.some((l) => /running totals from \d+ day rollups/.test(l)),
+        log.join("\n"),
+      ).toBe(true);
       expect(await selectAll(upgraded, TOTALS_SQL)).toEqual(kept);
       const version = kind === "sqlite" ? SQLITE_VERSION : POSTGRES_VERSION;
-      expect(await selectAll(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{ value: String(version) }]);
+      expect(await selectAll(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([
+        { value: String(version) },
+      ]);
     } finally {
       await upgraded.close();
     }

@@ -39,7 +39,11 @@ function writeV4(dbPath: string, version = 4): { samples: unknown[]; rollups: un
     INSERT INTO reasons (id, text) VALUES (1, 'network'), (2, 'http-503');
     INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat) VALUES ${version === 4 ? "(4, 0, 1, 0, 255, 3, 1, NULL)" : `(3, ${T0 - (T0 % 86_400_000)}, 1, 1, 0, 3, 1, NULL)`};`);
   const rand = prng(44);
-  const insert = db.prepare(`INSERT INTO raw_samples (${RAW_COLUMNS}) VALUES (${RAW_COLUMNS.split(",").map(() => "?").join(", ")})`);
+  const insert = db.prepare(
+    `INSERT INTO raw_samples (${RAW_COLUMNS}) VALUES (${RAW_COLUMNS.split(",")
+      .map(() => "?")
+      .join(", ")})`,
+  );
   db.transaction(() => {
     for (let i = 0; i < N; i++) {
       const series = 1 + (i % 5);
@@ -47,7 +51,11 @@ function writeV4(dbPath: string, version = 4): { samples: unknown[]; rollups: un
       const probe = series === 1 || series === 2 || series === 5;
       const race = series === 2;
       insert.run(
-        1, i, T0 + i * 20, series, outcome,
+        1,
+        i,
+        T0 + i * 20,
+        series,
+        outcome,
         outcome === 2 ? null : Math.floor(rand() * 90_000),
         probe ? Math.floor(rand() * 3) : null,
         probe ? Math.floor(rand() * 4000) : null,
@@ -77,7 +85,9 @@ describe("a version 4 database", () => {
   afterAll(() => store.close());
 
   it("is upgraded to the current version with progress lines, and the file compacted", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: String(SCHEMA_VERSION),
+    });
     expect(lines).toEqual([
       `upgrading database schema 4 → 5: ${N} samples`,
       `upgrading database schema 4 → 5: 50000 / ${N} samples (82 %)`,
@@ -98,7 +108,9 @@ describe("a version 4 database", () => {
 
   it("keeps the rollups and leaves no old table", () => {
     expect(store.db.prepare("SELECT * FROM rollups").all()).toEqual(written.rollups);
-    const objects = store.db.prepare("SELECT name FROM sqlite_master WHERE tbl_name LIKE 'raw_samples%' OR name = 'samples'").all();
+    const objects = store.db
+      .prepare("SELECT name FROM sqlite_master WHERE tbl_name LIKE 'raw_samples%' OR name = 'samples'")
+      .all();
     expect(objects).toEqual([]);
     expect(store.db.prepare("SELECT sum(n) AS n FROM raw_blocks").get()).toEqual({ n: N });
   });
@@ -129,9 +141,13 @@ describe("a version 3 database", () => {
       `upgrading database schema 6 → 7: ${N} samples into blocks`,
       "upgraded database schema 6 → 7",
     ]);
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: String(SCHEMA_VERSION),
+    });
     // The client's total and the aggregate's, from the client's day row.
-    expect(store.db.prepare("SELECT client, class, failures, skipped FROM rollups WHERE level = 4 ORDER BY client").all()).toEqual([
+    expect(
+      store.db.prepare("SELECT client, class, failures, skipped FROM rollups WHERE level = 4 ORDER BY client").all(),
+    ).toEqual([
       { client: 0, class: 255, failures: 3, skipped: 1 },
       { client: 1, class: 0, failures: 3, skipped: 1 },
     ]);
@@ -160,7 +176,9 @@ describe("a version 4 database with a row the packed layout cannot hold", () => 
     db.prepare("UPDATE raw_samples SET flags = 7939 WHERE seq = 55000").run();
     db.close();
     const store = openStore(dbPath, { log: () => {} });
-    expect(loadSampleTables(store.db).prepare(ALL_SAMPLES).all()).toEqual(written.samples.map((r) => ((r as { seq: number }).seq === 55000 ? { ...(r as object), flags: 7939 } : r)));
+    expect(loadSampleTables(store.db).prepare(ALL_SAMPLES).all()).toEqual(
+      written.samples.map((r) => ((r as { seq: number }).seq === 55000 ? { ...(r as object), flags: 7939 } : r)),
+    );
     await store.close();
   });
 });
@@ -176,7 +194,9 @@ describe("a file marked version 4 whose raw table is already packed", () => {
     const lines: string[] = [];
     const again = openStore(dbPath, { log: (l) => lines.push(l) });
     expect(lines).toEqual([]);
-    expect(again.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(again.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: String(SCHEMA_VERSION),
+    });
     expect(loadSampleTables(again.db).prepare(ALL_SAMPLES).all()).toEqual(samples);
     await again.close();
   });

@@ -18,7 +18,8 @@ import { executeOn, freshDb, selectAll, STORE_KINDS } from "../helpers/store-kin
 const DAY_MS = 86_400_000;
 const BLOBS = ["lat", "tmo", "margin"] as const;
 type Server = Awaited<ReturnType<typeof startInProcess>>;
-type RollupRow = Record<"level" | "start_ms" | "series" | "client" | "class", number> & Record<(typeof BLOBS)[number], Uint8Array | null>;
+type RollupRow = Record<"level" | "start_ms" | "series" | "client" | "class", number> &
+  Record<(typeof BLOBS)[number], Uint8Array | null>;
 
 /**
  * A client's samples on three days, every outcome, a race and a kernel min
@@ -33,8 +34,15 @@ function batchOf(b: number, now: number) {
     const outcome = i % 11 === 0 ? "timeout" : i % 13 === 0 ? "error" : "ok";
     const ms = outcome === "ok" ? 1 + ((i * 37) % 900) / 30 : outcome === "timeout" ? 5000 : null;
     const base = { seq: i, t, outcome, ms, visibleAtSend: i % 5 !== 0, visibleAtReply: true };
-    if (i % 4 === 0) return { ...base, method: "best2", target: "A+B", ...(outcome === "ok" ? { winner: "ws", otherMs: 40 + (i % 7), otherOutcome: "ok" } : {}) };
-    if (i % 4 === 1) return { ...base, method: "tcprtt", target: "A", ...(outcome === "ok" ? { minrtt: 0.25 + (i % 3) / 10 } : {}) };
+    if (i % 4 === 0)
+      return {
+        ...base,
+        method: "best2",
+        target: "A+B",
+        ...(outcome === "ok" ? { winner: "ws", otherMs: 40 + (i % 7), otherOutcome: "ok" } : {}),
+      };
+    if (i % 4 === 1)
+      return { ...base, method: "tcprtt", target: "A", ...(outcome === "ok" ? { minrtt: 0.25 + (i % 3) / 10 } : {}) };
     return { ...base, method: i % 2 === 0 ? "xhr" : "ws", target: "A" };
   });
 }
@@ -59,13 +67,21 @@ async function toLegacy(kind: string, dbPath: string, rows: RollupRow[]): Promis
     mergeEncoded(decoded, blob);
     return Buffer.from(encodeRollupLegacy(decoded));
   };
-  const updates = rows.flatMap((r) => BLOBS.filter((c) => r[c] !== null).map((c) => ({ c, blob: legacy(r[c]!), key: [r.level, r.start_ms, r.series, r.client, r.class] })));
-  const where = (p: (k: number) => string) => `level = ${p(2)} AND start_ms = ${p(3)} AND series = ${p(4)} AND client = ${p(5)} AND class = ${p(6)}`;
+  const updates = rows.flatMap((r) =>
+    BLOBS.filter((c) => r[c] !== null).map((c) => ({
+      c,
+      blob: legacy(r[c]!),
+      key: [r.level, r.start_ms, r.series, r.client, r.class],
+    })),
+  );
+  const where = (p: (k: number) => string) =>
+    `level = ${p(2)} AND start_ms = ${p(3)} AND series = ${p(4)} AND client = ${p(5)} AND class = ${p(6)}`;
   if (kind === "sqlite") {
     const db = new Database(dbPath);
     try {
       db.transaction(() => {
-        for (const u of updates) db.prepare(`UPDATE rollups SET ${u.c} = ? WHERE ${where(() => "?")}`).run(u.blob, ...u.key);
+        for (const u of updates)
+          db.prepare(`UPDATE rollups SET ${u.c} = ? WHERE ${where(() => "?")}`).run(u.blob, ...u.key);
       })();
     } finally {
       db.close();
@@ -74,7 +90,8 @@ async function toLegacy(kind: string, dbPath: string, rows: RollupRow[]): Promis
     const pg = postgres(dbPath, { max: 1, onnotice: () => {} });
     try {
       await pg.begin(async (tx) => {
-        for (const u of updates) await tx.unsafe(`UPDATE rollups SET ${u.c} = $1 WHERE ${where((k) => `$${k}`)}`, [u.blob, ...u.key]);
+        for (const u of updates)
+          await tx.unsafe(`UPDATE rollups SET ${u.c} = $1 WHERE ${where((k) => `$${k}`)}`, [u.blob, ...u.key]);
       });
     } finally {
       await pg.end();
@@ -86,12 +103,20 @@ async function toLegacy(kind: string, dbPath: string, rows: RollupRow[]): Promis
 /** The answers a page reads off rollups: stats (all, and filtered by class and client) and the histogram. */
 async function answers(server: RunningServer, now: number): Promise<unknown[]> {
   const range = `from=${now - 4 * DAY_MS}&to=${now + 1000}`;
-  const paths = [`/api/stats?${range}`, `/api/stats?${range}&visible=1`, `/api/stats?${range}&method=best2,tcpminrtt`, `/api/histogram?${range}`, `/api/races?${range}`];
+  const paths = [
+    `/api/stats?${range}`,
+    `/api/stats?${range}&visible=1`,
+    `/api/stats?${range}&method=best2,tcpminrtt`,
+    `/api/histogram?${range}`,
+    `/api/races?${range}`,
+  ];
   return Promise.all(paths.map(async (p) => (await fetch(`${server.url}${p}`)).json()));
 }
 
-const rollupsOf = (server: Server) => selectAll<RollupRow>(server, "SELECT level, start_ms, series, client, class, lat, tmo, margin FROM rollups");
-const storedBlobs = (rows: RollupRow[]) => rows.flatMap((r) => BLOBS.map((c) => r[c]).filter((b): b is Uint8Array => b !== null));
+const rollupsOf = (server: Server) =>
+  selectAll<RollupRow>(server, "SELECT level, start_ms, series, client, class, lat, tmo, margin FROM rollups");
+const storedBlobs = (rows: RollupRow[]) =>
+  rows.flatMap((r) => BLOBS.map((c) => r[c]).filter((b): b is Uint8Array => b !== null));
 
 describe.each(STORE_KINDS)("a %s database whose rollups are in the old form", (kind) => {
   it("opens in the current version unconverted, answers as before, and stores what it adds compact", async () => {
@@ -107,13 +132,17 @@ describe.each(STORE_KINDS)("a %s database whose rollups are in the old form", (k
 
     // What an older tailprobe wrote: every histogram in the legacy form, the older version number.
     expect(await toLegacy(kind, dbOld, rows)).toBe(storedBlobs(rows).length);
-    await executeOn(first, "UPDATE meta SET value = ? WHERE key = 'schema_version'", [String(kind === "sqlite" ? SQLITE_VERSION - 1 : POSTGRES_VERSION - 1)]);
+    await executeOn(first, "UPDATE meta SET value = ? WHERE key = 'schema_version'", [
+      String(kind === "sqlite" ? SQLITE_VERSION - 1 : POSTGRES_VERSION - 1),
+    ]);
 
     const upgraded = await startInProcess(args(dbOld));
     let after: unknown[];
     try {
       const version = kind === "sqlite" ? SQLITE_VERSION : POSTGRES_VERSION;
-      expect(await selectAll(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{ value: String(version) }]);
+      expect(await selectAll(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([
+        { value: String(version) },
+      ]);
       const legacy = storedBlobs(await rollupsOf(upgraded));
       expect(legacy.length).toBe(storedBlobs(rows).length);
       expect(legacy.every((b) => !isCompactRollup(b))).toBe(true);

@@ -38,11 +38,34 @@ function writeV6(dbPath: string): unknown[] {
       const session = 1 + (i % 2);
       const seq = Math.floor(i / 2);
       const xhr = i % 3 !== 0;
-      const row = [session, seq, T0 + seq * 40 + session, xhr ? 1 : 2, 0, 1000 + (i % 997), xhr ? 2 : null, xhr ? 1500 : null, xhr ? 0 : null, xhr ? 0x1f03 : 0, null, null, null, null, null, 80, 30];
+      const row = [
+        session,
+        seq,
+        T0 + seq * 40 + session,
+        xhr ? 1 : 2,
+        0,
+        1000 + (i % 997),
+        xhr ? 2 : null,
+        xhr ? 1500 : null,
+        xhr ? 0 : null,
+        xhr ? 0x1f03 : 0,
+        null,
+        null,
+        null,
+        null,
+        null,
+        80,
+        30,
+      ];
       insert.run(packRaw(row, xhr ? "xhr" : "ping"));
     }
     // The same seq at a later t in the same bucket: stored beside the first, as the (t, session, seq) key allowed.
-    insert.run(packRaw([1, 7, T0 + 7 * 40 + 1 + 10, 1, 0, 4321, 2, 1500, 0, 0x1f03, null, null, null, null, null, 80, 30], "xhr"));
+    insert.run(
+      packRaw(
+        [1, 7, T0 + 7 * 40 + 1 + 10, 1, 0, 4321, 2, 1500, 0, 0x1f03, null, null, null, null, null, 80, 30],
+        "xhr",
+      ),
+    );
   })();
   const rows = db.prepare(LOGICAL).all();
   db.close();
@@ -57,7 +80,9 @@ describe("a version 6 database", () => {
   afterAll(() => store.close());
 
   it("is upgraded to version 7 with progress lines", () => {
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: String(SCHEMA_VERSION),
+    });
     expect(SCHEMA_VERSION).toBe(7);
     expect(lines.slice(0, 4)).toEqual([
       `upgrading database schema 6 → 7: ${N + 1} samples into blocks`,
@@ -78,7 +103,9 @@ describe("a version 6 database", () => {
   });
 
   it("leaves no row table or view, and sets each session's highest seq", () => {
-    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name IN ('raw_samples', 'samples')").all()).toEqual([]);
+    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name IN ('raw_samples', 'samples')").all()).toEqual(
+      [],
+    );
     expect(store.db.prepare("SELECT id, max_seq FROM sessions ORDER BY id").all()).toEqual([
       { id: 1, max_seq: N / 2 - 1 },
       { id: 2, max_seq: N / 2 - 1 },
@@ -86,9 +113,21 @@ describe("a version 6 database", () => {
   });
 
   it("recognises a redelivery after the upgrade, and stores what is new", async () => {
-    const again = [6, 7, 8].map((seq) => ({ seq, t: T0 + seq * 40 + 1, method: "xhr" as const, target: "A", ms: 1, outcome: "ok" as const }));
+    const again = [6, 7, 8].map((seq) => ({
+      seq,
+      t: T0 + seq * 40 + 1,
+      method: "xhr" as const,
+      target: "A",
+      ms: 1,
+      outcome: "ok" as const,
+    }));
     const fresh = { seq: N, t: T0 + N * 40, method: "xhr" as const, target: "A", ms: 2, outcome: "ok" as const };
-    expect(await store.insertBatch({ clientId: "client_a", sessionId: "session_a", samples: [...again, fresh] }, { userAgent: null, receivedAtMs: T0 })).toEqual({
+    expect(
+      await store.insertBatch(
+        { clientId: "client_a", sessionId: "session_a", samples: [...again, fresh] },
+        { userAgent: null, receivedAtMs: T0 },
+      ),
+    ).toEqual({
       accepted: 1,
       duplicates: 3,
     });

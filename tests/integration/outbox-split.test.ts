@@ -31,7 +31,14 @@ describe("outbox against a real server", () => {
     const t0 = Date.now() - 600_000;
     for (let seq = 0; seq < 500; seq++) {
       // seq 250 aims at a server this deployment does not know.
-      const s: Sample = { seq, t: t0 + seq * 1000, method: "xhr", target: seq === 250 ? "Z" : "A", ms: 1 + (seq % 7), outcome: "ok" };
+      const s: Sample = {
+        seq,
+        t: t0 + seq * 1000,
+        method: "xhr",
+        target: seq === 250 ? "Z" : "A",
+        ms: 1 + (seq % 7),
+        outcome: "ok",
+      };
       outbox.add(s);
     }
     await vi.waitFor(() => expect(outbox.counters.pending).toBe(500), { timeout: 5000, interval: 10 });
@@ -44,7 +51,9 @@ describe("outbox against a real server", () => {
       { timeout: 15_000, interval: 100 },
     );
     expect(outbox.counters).toMatchObject({ delivered: 499, rejected: 1, duplicates: 0, failures: 0 });
-    const rows = loadSampleTables(sqliteDb(server.store)).prepare("SELECT seq, target FROM samples ORDER BY seq").all() as { seq: number; target: string }[];
+    const rows = loadSampleTables(sqliteDb(server.store))
+      .prepare("SELECT seq, target FROM samples ORDER BY seq")
+      .all() as { seq: number; target: string }[];
     expect(rows).toHaveLength(499);
     expect(rows.some((r) => r.seq === 250)).toBe(false);
     expect(new Set(rows.map((r) => r.target))).toEqual(new Set(["A"]));

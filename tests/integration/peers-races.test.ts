@@ -22,7 +22,8 @@ afterAll(async () => {
   await Promise.all(started.map((s) => s.close()));
 });
 
-const serverNames = async (s: Server) => ((await (await fetch(`${s.url}/api/config`)).json()) as Config).servers.map((x) => x.name);
+const serverNames = async (s: Server) =>
+  ((await (await fetch(`${s.url}/api/config`)).json()) as Config).servers.map((x) => x.name);
 
 describe("--peer values", () => {
   it.each([
@@ -36,14 +37,19 @@ describe("--peer values", () => {
     expect(parsePeer(raw)).toEqual({ ok: true, value: want });
   });
 
-  it.each(["b.example:8080", "ws://b.example", "B+C=http://b.example", "=http://b.example", "http://b.example/?x=1", "http://user@b.example", "B="])(
-    "refuses %s, naming the flag",
-    (raw) => {
-      const r = parsePeer(raw);
-      expect(r.ok).toBe(false);
-      if (!r.ok) expect(r.error).toMatch(/--peer/);
-    },
-  );
+  it.each([
+    "b.example:8080",
+    "ws://b.example",
+    "B+C=http://b.example",
+    "=http://b.example",
+    "http://b.example/?x=1",
+    "http://user@b.example",
+    "B=",
+  ])("refuses %s, naming the flag", (raw) => {
+    const r = parsePeer(raw);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(/--peer/);
+  });
 });
 
 describe("peers", () => {
@@ -138,7 +144,14 @@ describe("GET /api/races", () => {
           s = { seq: i, t, method, target, outcome: o, ms: o === "ok" ? latency() : o === "timeout" ? 5000 : null };
         } else if (pick < 0.9) {
           const o = outcome(0.95);
-          s = { seq: i, t, method: "best2", target: "A+B", outcome: o, ms: o === "ok" ? latency() : o === "timeout" ? 5000 : null };
+          s = {
+            seq: i,
+            t,
+            method: "best2",
+            target: "A+B",
+            outcome: o,
+            ms: o === "ok" ? latency() : o === "timeout" ? 5000 : null,
+          };
           if (o === "ok") {
             s.winner = rnd() < 0.6 ? "ws" : "jsonp";
             const otherOk = rnd() < 0.7;
@@ -148,7 +161,14 @@ describe("GET /api/races", () => {
         } else {
           // Baselines say nothing about a server's availability and must be left out.
           const o = outcome(0.5);
-          s = { seq: i, t, method: "ping", target: "B", outcome: o, ms: o === "ok" ? latency() : o === "timeout" ? 5000 : null };
+          s = {
+            seq: i,
+            t,
+            method: "ping",
+            target: "B",
+            outcome: o,
+            ms: o === "ok" ? latency() : o === "timeout" ? 5000 : null,
+          };
         }
         batch.push(s);
         samples.push({ ...s, clientId });
@@ -164,7 +184,11 @@ describe("GET /api/races", () => {
 
   function brute(fromMs: number, toMs: number, clientId?: string): Pick<RacesResponse, "availability" | "best2"> {
     const inRange = samples.filter(
-      (s) => s.t >= fromMs && s.t <= toMs && (clientId === undefined || s.clientId === clientId) && ["xhr", "jsonp", "ws", "best2"].includes(s.method),
+      (s) =>
+        s.t >= fromMs &&
+        s.t <= toMs &&
+        (clientId === undefined || s.clientId === clientId) &&
+        ["xhr", "jsonp", "ws", "best2"].includes(s.method),
     );
     const counted = inRange.filter((s) => s.outcome !== "skipped");
     const targets = [...new Set(counted.map((s) => s.target))].sort();
@@ -173,7 +197,8 @@ describe("GET /api/races", () => {
       const failures = counted.filter((s) => s.target === target && s.outcome !== "ok").length;
       return { target, ok, failures, share: ok / (ok + failures) };
     });
-    const okOf = (method: string, target: string) => counted.filter((s) => s.method === method && s.target === target && s.outcome === "ok").map((s) => s.ms!);
+    const okOf = (method: string, target: string) =>
+      counted.filter((s) => s.method === method && s.target === target && s.outcome === "ok").map((s) => s.ms!);
     const races = counted.filter((s) => s.method === "best2");
     const won = races.filter((s) => s.outcome === "ok");
     const ms = won.map((s) => s.ms!);
@@ -189,17 +214,29 @@ describe("GET /api/races", () => {
               target: "A+B",
               count: won.length,
               failures: races.length - won.length,
-              wins: { ws: won.filter((s) => s.winner === "ws").length, jsonp: won.filter((s) => s.winner === "jsonp").length },
+              wins: {
+                ws: won.filter((s) => s.winner === "ws").length,
+                jsonp: won.filter((s) => s.winner === "jsonp").length,
+              },
               p50: p(ms, 50),
               p99: p(ms, 99),
               single: [
                 { method: "ws" as const, target: "A", count: ws.length, p50: p(ws, 50), p99: p(ws, 99) },
                 { method: "jsonp" as const, target: "B", count: jsonp.length, p50: p(jsonp, 50), p99: p(jsonp, 99) },
               ],
-              saved: { p50: lower(p(ws, 50), p(jsonp, 50))! - p(ms, 50)!, p99: lower(p(ws, 99), p(jsonp, 99))! - p(ms, 99)! },
+              saved: {
+                p50: lower(p(ws, 50), p(jsonp, 50))! - p(ms, 50)!,
+                p99: lower(p(ws, 99), p(jsonp, 99))! - p(ms, 99)!,
+              },
               margin: {
-                p50: p(won.filter((s) => s.otherMs != null).map((s) => s.otherMs! - s.ms!), 50),
-                p99: p(won.filter((s) => s.otherMs != null).map((s) => s.otherMs! - s.ms!), 99),
+                p50: p(
+                  won.filter((s) => s.otherMs != null).map((s) => s.otherMs! - s.ms!),
+                  50,
+                ),
+                p99: p(
+                  won.filter((s) => s.otherMs != null).map((s) => s.otherMs! - s.ms!),
+                  99,
+                ),
               },
             },
           ];
@@ -242,7 +279,9 @@ describe("GET /api/races", () => {
     const bad = await fetch(`${server.url}/api/races?from=soon`);
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: expect.any(String) });
-    const empty = (await (await fetch(`${server.url}/api/races?from=1000000000000&to=1000000000001`)).json()) as RacesResponse;
+    const empty = (await (
+      await fetch(`${server.url}/api/races?from=1000000000000&to=1000000000001`)
+    ).json()) as RacesResponse;
     expect(empty.availability).toEqual([]);
     expect(empty.best2).toEqual([]);
   });

@@ -19,9 +19,21 @@ describe.skipIf(!postgresAvailable())("PostgreSQL unavailable", () => {
   const batch = (seq0: number, n: number) => ({
     clientId: "client_fault",
     sessionId: "session_fault",
-    samples: Array.from({ length: n }, (_, i) => ({ seq: seq0 + i, t: T0 + (seq0 + i) * 10, method: "xhr", target: "A", ms: 1 + i, outcome: "ok" })),
+    samples: Array.from({ length: n }, (_, i) => ({
+      seq: seq0 + i,
+      t: T0 + (seq0 + i) * 10,
+      method: "xhr",
+      target: "A",
+      ms: 1 + i,
+      outcome: "ok",
+    })),
   });
-  const post = (body: unknown) => fetch(`${server.url}/api/samples`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    fetch(`${server.url}/api/samples`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const stats = () => fetch(`${server.url}/api/stats?from=${T0 - 1000}&to=${T0 + 600_000}`);
 
   beforeAll(async () => {
@@ -44,9 +56,14 @@ describe.skipIf(!postgresAvailable())("PostgreSQL unavailable", () => {
       expect(echo.status).toBe(200);
       const q = await stats();
       expect(q.status).toBe(503);
-      expect(await q.json()).toMatchObject({ code: "STORAGE_UNAVAILABLE", error: expect.stringMatching(/PostgreSQL is unreachable/) });
+      expect(await q.json()).toMatchObject({
+        code: "STORAGE_UNAVAILABLE",
+        error: expect.stringMatching(/PostgreSQL is unreachable/),
+      });
       for (const path of ["/api/histogram", "/api/clients", "/api/samples.csv"]) {
-        const other = await fetch(`${server.url}${path}${path === "/api/clients" ? "" : `?from=${T0 - 1000}&to=${T0 + 600_000}`}`);
+        const other = await fetch(
+          `${server.url}${path}${path === "/api/clients" ? "" : `?from=${T0 - 1000}&to=${T0 + 600_000}`}`,
+        );
         expect(other.status, path).toBe(503);
         expect(await other.json(), path).toMatchObject({ code: "STORAGE_UNAVAILABLE" });
       }
@@ -55,7 +72,11 @@ describe.skipIf(!postgresAvailable())("PostgreSQL unavailable", () => {
     }
     // The page's outbox sends the refused batch again (and the acknowledged one, as a redelivery would).
     let answer: Response | undefined;
-    for (const deadline = Date.now() + RECOVERY_MS_MAX; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    for (
+      const deadline = Date.now() + RECOVERY_MS_MAX;
+      Date.now() < deadline;
+      await new Promise((r) => setTimeout(r, 200))
+    ) {
       answer = await post(batch(50, 50));
       if (answer.status === 200) break;
     }

@@ -35,7 +35,14 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
     const batchOf = (client: string, k: number): SampleBatch => ({
       clientId: client,
       sessionId: `${client}_session`,
-      samples: Array.from({ length: 50 }, (_, i) => ({ seq: k * 50 + i, t: t0 + k * 50 + i, method: "xhr", target: "A", ms: 1 + ((k + i) % 40), outcome: "ok" })),
+      samples: Array.from({ length: 50 }, (_, i) => ({
+        seq: k * 50 + i,
+        t: t0 + k * 50 + i,
+        method: "xhr",
+        target: "A",
+        ms: 1 + ((k + i) % 40),
+        outcome: "ok",
+      })),
     });
     const BATCHES = 20;
     await Promise.all(
@@ -48,7 +55,10 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
       const [row] = await store.stats(f);
       expect(row).toMatchObject({ method: "xhr", target: "A", count: 4 * BATCHES * 50, min: 1, max: 40 });
     }
-    const [agg] = await selectPostgres<{ n: number }>(url, "SELECT count(*) AS n FROM rollups WHERE level = 0 AND client = 0");
+    const [agg] = await selectPostgres<{ n: number }>(
+      url,
+      "SELECT count(*) AS n FROM rollups WHERE level = 0 AND client = 0",
+    );
     expect(agg?.n).toBe(1);
   });
 
@@ -57,9 +67,29 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
     const now = Date.now();
     const store = await openOn(url, () => now);
     const old = Math.floor(now / DAY_MS) * DAY_MS - 4 * DAY_MS + 3_600_000;
-    await store.insertBatch({ clientId: "c", sessionId: "s", samples: [{ seq: 0, t: old, method: "xhr", target: "A", ms: 5, outcome: "ok" }] }, META);
-    await store.insertBatch({ clientId: "c", sessionId: "s", samples: [{ seq: 1, t: now - 1000, method: "xhr", target: "A", ms: 6, outcome: "ok" }] }, META);
-    const parts = async () => (await selectPostgres<{ n: number }>(url, "SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'raw_samples'::regclass"))[0]!.n;
+    await store.insertBatch(
+      {
+        clientId: "c",
+        sessionId: "s",
+        samples: [{ seq: 0, t: old, method: "xhr", target: "A", ms: 5, outcome: "ok" }],
+      },
+      META,
+    );
+    await store.insertBatch(
+      {
+        clientId: "c",
+        sessionId: "s",
+        samples: [{ seq: 1, t: now - 1000, method: "xhr", target: "A", ms: 6, outcome: "ok" }],
+      },
+      META,
+    );
+    const parts = async () =>
+      (
+        await selectPostgres<{ n: number }>(
+          url,
+          "SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'raw_samples'::regclass",
+        )
+      )[0]!.n;
     const before = await parts();
     expect(await store.pruneNow()).toBeGreaterThanOrEqual(1);
     expect(await parts()).toBe(before - 1);
@@ -75,8 +105,18 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
     const url = await pg.createDatabase("delete");
     const store = await openOn(url);
     const t = Date.now() - 600_000;
-    for (const [client, ms] of [["keep", 3], ["drop", 300]] as const)
-      await store.insertBatch({ clientId: client, sessionId: `${client}_s`, samples: [{ seq: 0, t, method: "xhr", target: "A", ms, outcome: "ok" }] }, META);
+    for (const [client, ms] of [
+      ["keep", 3],
+      ["drop", 300],
+    ] as const)
+      await store.insertBatch(
+        {
+          clientId: client,
+          sessionId: `${client}_s`,
+          samples: [{ seq: 0, t, method: "xhr", target: "A", ms, outcome: "ok" }],
+        },
+        META,
+      );
     expect(await store.deleteClient("drop")).toEqual({ samples: 1, sessions: 1 });
     const [row] = await store.stats({ fromMs: t - 1, toMs: t + 1 });
     expect(row).toMatchObject({ count: 1, min: 3, max: 3 });
@@ -89,7 +129,8 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
     a.announceTargets(["eu", "us", "eu+us"]);
     b.announceTargets(["asia"]);
     // Announced and read back at the next refresh (DEPLOYMENT_REFRESH_MS, 1 s): bounded wait.
-    for (let i = 0; i < 50 && (a.deploymentTargets().length < 4 || b.deploymentTargets().length < 4); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (a.deploymentTargets().length < 4 || b.deploymentTargets().length < 4); i++)
+      await new Promise((r) => setTimeout(r, 100));
     for (const s of [a, b]) expect([...s.deploymentTargets()].sort()).toEqual(["asia", "eu", "eu+us", "us"]);
   });
 

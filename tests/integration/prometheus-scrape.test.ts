@@ -70,7 +70,14 @@ beforeAll(async () => {
     const t = now - 600_000 + k * 1000;
     first.push(
       { seq: seq++, t, method: "ws", target: "A", ms: Math.round((1 + 4 * r()) * 1000) / 1000, outcome: "ok" },
-      { seq: seq++, t: t + 1, method: "xhr", target: "B", ms: Math.round((20 + 30 * r()) * 1000) / 1000, outcome: k % 50 === 0 ? "timeout" : "ok" },
+      {
+        seq: seq++,
+        t: t + 1,
+        method: "xhr",
+        target: "B",
+        ms: Math.round((20 + 30 * r()) * 1000) / 1000,
+        outcome: k % 50 === 0 ? "timeout" : "ok",
+      },
       { seq: seq++, t: t + 2, method: "tcprtt", target: "A", ms: 0.4, outcome: "ok", minrtt: 0.05 },
     );
   }
@@ -85,10 +92,17 @@ beforeAll(async () => {
   // The doc's scrape configuration, as written but for the interval and the target's address.
   const yaml = /```yaml\n([\s\S]*?)```/.exec(DOC.slice(DOC.indexOf("### GET /metrics")))![1]!;
   expect(yaml).toContain("127.0.0.1:8080");
-  fs.writeFileSync(path.join(dir, "prometheus.yml"), yaml.replace("scrape_interval: 60s", "scrape_interval: 1s").replace("127.0.0.1:8080", new URL(server.url).host));
+  fs.writeFileSync(
+    path.join(dir, "prometheus.yml"),
+    yaml.replace("scrape_interval: 60s", "scrape_interval: 1s").replace("127.0.0.1:8080", new URL(server.url).host),
+  );
   prometheus = spawn(
     "prometheus",
-    [`--config.file=${path.join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${path.join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`],
+    [
+      `--config.file=${path.join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${path.join(dir, "data")}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let log = "";
@@ -127,7 +141,9 @@ afterAll(async () => {
 
 describe("/metrics in Prometheus", () => {
   it.skipIf(!available && !inCi)(
-    available ? "promtool finds nothing to fix in the exposition" : "(skipped: prometheus/promtool not found; .ci/run unpacks Debian's prometheus package)",
+    available
+      ? "promtool finds nothing to fix in the exposition"
+      : "(skipped: prometheus/promtool not found; .ci/run unpacks Debian's prometheus package)",
     async () => {
       expect(available, "prometheus and promtool are required in CI: .ci/run installs them").toBe(true);
       const text = await (await fetch(`${server.url}/metrics`)).text();
@@ -146,12 +162,16 @@ describe("/metrics in Prometheus", () => {
   );
 
   it.skipIf(!available && !inCi)(
-    available ? "Prometheus scrapes it: counts as /api/stats, and the doc's p99 query inside the bucket holding the exact p99" : "(skipped: prometheus not found)",
+    available
+      ? "Prometheus scrapes it: counts as /api/stats, and the doc's p99 query inside the bucket holding the exact p99"
+      : "(skipped: prometheus not found)",
     async () => {
       const stats = ((await (await fetch(`${server.url}/api/stats`)).json()) as StatsResponse).rows;
       const counts = await query("tailprobe_latency_seconds_count");
       const failures = await query('sum by (method, server) (tailprobe_samples_total{outcome=~"timeout|error"})');
-      expect(stats.map((s) => `${s.method} ${s.target}`).sort()).toEqual(counts.map((v) => `${v.metric.method} ${v.metric.server}`).sort());
+      expect(stats.map((s) => `${s.method} ${s.target}`).sort()).toEqual(
+        counts.map((v) => `${v.metric.method} ${v.metric.server}`).sort(),
+      );
       for (const s of stats) {
         const c = counts.find((v) => v.metric.method === s.method && v.metric.server === s.target)!;
         expect(Number(c.value[1]), `${s.method} ${s.target}`).toBe(s.count);
@@ -163,7 +183,11 @@ describe("/metrics in Prometheus", () => {
       const p99 = (await query(promql)).find((v) => v.metric.method === "ws" && v.metric.server === "A");
       expect(p99, `no ws/A answer to ${promql}`).toBeDefined();
       // rate() over the window sees the samples added between scrapes: its p99 lies in their p99's bucket.
-      const exactS = percentileSorted([...later].sort((a, b) => a - b), 99)! / 1000;
+      const exactS =
+        percentileSorted(
+          [...later].sort((a, b) => a - b),
+          99,
+        )! / 1000;
       const hi = LATENCY_BUCKETS_S.find((le) => exactS <= le)!;
       const lo = [...LATENCY_BUCKETS_S].reverse().find((le) => le < exactS) ?? 0;
       expect(Number(p99!.value[1])).toBeGreaterThan(lo);

@@ -20,7 +20,11 @@ function batch(seq: number) {
   };
 }
 const post = (s: RunningServer, body: unknown) =>
-  fetch(`${s.url}/api/samples`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  fetch(`${s.url}/api/samples`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe("per-address budgets", () => {
   it("echo: the burst is answered, then 429 RATE_LIMITED with Retry-After that a cross-origin page can read", async () => {
@@ -45,7 +49,9 @@ describe("per-address budgets", () => {
     server = await startInProcess(["--ingest-rate", "1"]);
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await post(server, batch(i))).status);
-    const stored = (loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+    const stored = (
+      loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }
+    ).n;
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
     expect(stored).toBe(statuses.filter((s) => s === 200).length);
   });

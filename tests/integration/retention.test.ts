@@ -26,7 +26,10 @@ describe("retention", () => {
     ms: 1 + (i % 10),
     outcome: "ok",
   }));
-  const inserted = store.insertBatch({ clientId: "client_r", sessionId: "session_r", samples }, { userAgent: null, receivedAtMs: NOW });
+  const inserted = store.insertBatch(
+    { clientId: "client_r", sessionId: "session_r", samples },
+    { userAgent: null, receivedAtMs: NOW },
+  );
   const count = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
   /** The same over the raw samples, decoded from their blocks now. */
   const countRaw = (sql: string) => (loadSampleTables(store.db).prepare(sql).get() as { n: number }).n;
@@ -92,14 +95,24 @@ describe("retention over many clients and flag classes", () => {
     await inserted;
     const classes = count("SELECT count(DISTINCT class) AS n FROM rollups WHERE level = 0 AND client != 0");
     expect(classes).toBeGreaterThanOrEqual(6);
-    const kept = WIDTHS.map((_, level) => count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms > ?", level, oldBound(level)));
-    const old = WIDTHS.map((_, level) => count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms <= ?", level, oldBound(level)));
+    const kept = WIDTHS.map((_, level) =>
+      count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms > ?", level, oldBound(level)),
+    );
+    const old = WIDTHS.map((_, level) =>
+      count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms <= ?", level, oldBound(level)),
+    );
     expect(old[0]).toBeGreaterThan(2000); // more than one delete batch (PRUNE_BATCH_ROWS)
     const totals = count("SELECT count(*) AS n FROM rollups WHERE level = 4");
     await store.pruneNow();
     for (const level of WIDTHS.keys()) {
-      expect(count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms <= ?", level, oldBound(level)), `level ${level} old rows`).toBe(0);
-      expect(count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms > ?", level, oldBound(level)), `level ${level} kept rows`).toBe(kept[level]);
+      expect(
+        count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms <= ?", level, oldBound(level)),
+        `level ${level} old rows`,
+      ).toBe(0);
+      expect(
+        count("SELECT count(*) AS n FROM rollups WHERE level = ? AND start_ms > ?", level, oldBound(level)),
+        `level ${level} kept rows`,
+      ).toBe(kept[level]);
     }
     // The all-time level is never pruned.
     expect(count("SELECT count(*) AS n FROM rollups WHERE level = 4")).toBe(totals);

@@ -92,7 +92,9 @@ describe("test-only stall hook", () => {
     });
     expect(arm.status).toBe(200);
     expect(appMs((await fetch(`${hooked.url}/echo`)).headers.get("server-timing"))).toBeGreaterThanOrEqual(149);
-    expect(appMs((await fetch(`${hooked.url}/jsonp?callback=cb`)).headers.get("server-timing"))).toBeGreaterThanOrEqual(149);
+    expect(appMs((await fetch(`${hooked.url}/jsonp?callback=cb`)).headers.get("server-timing"))).toBeGreaterThanOrEqual(
+      149,
+    );
     const got = await wsEcho(hooked, 7);
     const note = JSON.parse(got.at(-1)!) as { serverMs: number };
     expect(note.serverMs).toBeGreaterThanOrEqual(149);
@@ -115,7 +117,9 @@ describe("samples.server_ms", () => {
     migrate(db);
     migrate(db);
     // Store version 7 keeps samples in blocks: the samples view's columns are those of the decoded TEMP view.
-    const cols = (loadSampleTables(db).prepare("PRAGMA table_info(samples)").all() as { name: string }[]).map((c) => c.name);
+    const cols = (loadSampleTables(db).prepare("PRAGMA table_info(samples)").all() as { name: string }[]).map(
+      (c) => c.name,
+    );
     expect(cols.filter((c) => c === "server_ms")).toHaveLength(1);
     expect(db.prepare("SELECT server_ms FROM samples").get()).toEqual({ server_ms: null });
     db.close();
@@ -138,7 +142,9 @@ describe("samples.server_ms", () => {
       }),
     });
     expect(res.status).toBe(200);
-    const rows = loadSampleTables(sqliteDb(plain.store)).prepare("SELECT seq, server_ms FROM samples ORDER BY seq").all();
+    const rows = loadSampleTables(sqliteDb(plain.store))
+      .prepare("SELECT seq, server_ms FROM samples ORDER BY seq")
+      .all();
     expect(rows).toEqual([
       { seq: 0, server_ms: 3.25 },
       { seq: 1, server_ms: null },

@@ -64,9 +64,24 @@ interface Drop {
 function attack(port: number): { started: Promise<void>; drops: Promise<Drop[]> } {
   // At the lowest CPU priority: on a real deployment the attackers' own CPU is elsewhere,
   // here it would share two cores with the server and the prober and make their tail.
-  const child = spawn("nice", ["-n", "19", process.execPath, "--import", "tsx", "tests/helpers/slow-loris-attackers.ts", String(port), String(ATTACK_MS), JSON.stringify(ATTACKERS), String(TRICKLE_MS)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    "nice",
+    [
+      "-n",
+      "19",
+      process.execPath,
+      "--import",
+      "tsx",
+      "tests/helpers/slow-loris-attackers.ts",
+      String(port),
+      String(ATTACK_MS),
+      JSON.stringify(ATTACKERS),
+      String(TRICKLE_MS),
+    ],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let out = "";
   let onStarted: () => void = () => {};
   const started = new Promise<void>((r) => (onStarted = r));
@@ -103,10 +118,16 @@ async function probe(agent: http.Agent, n: number): Promise<number[]> {
   return out;
 }
 
-const p99 = (xs: number[]) => percentileSorted([...xs].sort((a, b) => a - b), 99)!;
+const p99 = (xs: number[]) =>
+  percentileSorted(
+    [...xs].sort((a, b) => a - b),
+    99,
+  )!;
 
 describe("slow-loris", () => {
-  it("slow clients are dropped at the configured timeouts while an honest prober's p99 stays within 1.5× of its baseline + 2 ms", { timeout: 60_000 }, async () => {
+  it("slow clients are dropped at the configured timeouts while an honest prober's p99 stays within 1.5× of its baseline + 2 ms", {
+    timeout: 60_000,
+  }, async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     await probe(agent, 100); // warm-up: connection, JIT
     const before = await probe(agent, PHASE_PROBES);
@@ -127,11 +148,17 @@ describe("slow-loris", () => {
     );
     expect(attackP99).toBeLessThanOrEqual(1.5 * baselineP99 + SCHEDULING_SLACK_MS);
 
-    for (const [kind, timeoutMs] of [["slowHeaders", HEADERS_TIMEOUT_MS], ["silent", HEADERS_TIMEOUT_MS], ["slowBody", REQUEST_TIMEOUT_MS]] as const) {
+    for (const [kind, timeoutMs] of [
+      ["slowHeaders", HEADERS_TIMEOUT_MS],
+      ["silent", HEADERS_TIMEOUT_MS],
+      ["slowBody", REQUEST_TIMEOUT_MS],
+    ] as const) {
       const mine = drops.filter((d) => d.kind === kind);
       // Every attacker of this kind was dropped at least once, and every drop came at its timeout.
       expect(new Set(mine.map((d) => d.attacker)).size, kind).toBe(ATTACKERS[kind]);
-      const outside = mine.filter((d) => d.afterMs < timeoutMs * 0.9 || d.afterMs > timeoutMs + DROP_SLACK_MS).map((d) => Math.round(d.afterMs));
+      const outside = mine
+        .filter((d) => d.afterMs < timeoutMs * 0.9 || d.afterMs > timeoutMs + DROP_SLACK_MS)
+        .map((d) => Math.round(d.afterMs));
       expect(outside, `${kind} drops outside [${timeoutMs * 0.9}, ${timeoutMs + DROP_SLACK_MS}] ms`).toEqual([]);
     }
   });

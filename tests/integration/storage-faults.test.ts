@@ -46,7 +46,8 @@ function post() {
     }),
   });
 }
-const stored = () => (loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
+const stored = () =>
+  (loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
 
 describe("storage faults", () => {
   it("a database locked by another process: 503 at once (the event loop never waits), then ingest resumes", async () => {

@@ -20,7 +20,10 @@ const T0 = Date.UTC(2026, 10, 1);
 const batch = (sessionId: string, n: number) => ({
   clientId: "client_thread",
   sessionId,
-  samples: Array.from({ length: n }, (_, seq): Sample => ({ seq, t: T0 + seq, method: "xhr", target: "A", ms: 1 + seq, outcome: "ok" })),
+  samples: Array.from(
+    { length: n },
+    (_, seq): Sample => ({ seq, t: T0 + seq, method: "xhr", target: "A", ms: 1 + seq, outcome: "ok" }),
+  ),
 });
 const meta = { userAgent: null, receivedAtMs: T0 };
 /** The step-down test's hold (ms), short for the test; the server's is 10 s. */
@@ -30,7 +33,9 @@ const HOLD_MS = 500;
 const policies = () => threadPolicies("self");
 
 /** Whether this process may take a thread out of SCHED_IDLE (root, CAP_SYS_NICE, RLIMIT_NICE ≥ 20). */
-const mayStepUp = () => process.platform === "linux" && mayLeaveIdle(fs.readFileSync("/proc/self/status", "utf8"), fs.readFileSync("/proc/self/limits", "utf8"));
+const mayStepUp = () =>
+  process.platform === "linux" &&
+  mayLeaveIdle(fs.readFileSync("/proc/self/status", "utf8"), fs.readFileSync("/proc/self/limits", "utf8"));
 
 /** Polls until the condition holds (true) or the time is up (false). */
 async function until(cond: () => boolean, withinMs: number): Promise<boolean> {
@@ -58,7 +63,9 @@ describe("the writer thread", () => {
     }
   });
 
-  it("carries SQLite's error code across, and the event loop turns while the writer waits on a lock", { timeout: 20_000 }, async () => {
+  it("carries SQLite's error code across, and the event loop turns while the writer waits on a lock", {
+    timeout: 20_000,
+  }, async () => {
     const dbPath = path.join(dir, "b.db");
     const store = await openStoreThreaded(dbPath);
     const locker = new Database(dbPath);
@@ -85,59 +92,66 @@ describe("the writer thread", () => {
     }
   });
 
-  it.runIf(process.platform === "linux")("runs as SCHED_IDLE (SCHED_BATCH where it could not step back up), the event loop as before", async () => {
-    const before = policies();
-    expect([...before.values()].filter((p) => p === SCHED.IDLE || p === SCHED.BATCH)).toEqual([]);
-    const store = await openStoreThreaded(path.join(dir, "c.db"));
-    try {
-      const added = [...policies()].filter(([tid]) => !before.has(tid));
-      // The writer's thread, and only it: the event loop keeps the default policy.
-      const expected = mayStepUp() ? SCHED.IDLE : SCHED.BATCH;
-      expect(added.filter(([, p]) => p === expected)).toHaveLength(1);
-      expect(added.filter(([, p]) => p !== SCHED.OTHER && p !== expected)).toEqual([]);
-      expect(policies().get(String(process.pid))).toBe(SCHED.OTHER);
-      expect(await store.insertBatch(batch("session_c", 3), meta)).toEqual({ accepted: 3, duplicates: 0 });
-    } finally {
-      await store.close();
-    }
-  });
-
-  it.runIf(process.platform === "linux" && mayStepUp())("steps up to SCHED_BATCH while a write waits past the lag, and back to SCHED_IDLE after the hold", { timeout: 20_000 }, async () => {
-    const dbPath = path.join(dir, "d.db");
-    const before = policies();
-    const store = await openStoreThreaded(dbPath, { writerYield: { lagMs: 100, holdMs: HOLD_MS } });
-    const locker = new Database(dbPath);
-    try {
-      const writer = [...policies()].find(([tid, p]) => !before.has(tid) && p === SCHED.IDLE)?.[0];
-      expect(writer).toBeDefined();
-      const policy = () => policies().get(writer!);
-      // A lock another connection holds keeps the write waiting, as a starved writer would.
-      locker.exec("BEGIN IMMEDIATE");
-      // On a slow machine the step up may come after the writer's busy timeout (1 s): the write then
-      // fails with SQLITE_BUSY, which is not what this test is about.
-      const write = store.insertBatch(batch("session_d", 5), meta).catch((e: unknown) => e);
-      expect(await until(() => policy() === SCHED.BATCH, 5000)).toBe(true);
-      locker.exec("ROLLBACK");
-      const written = await write;
-      const settledAt = performance.now();
-      if (written instanceof StorageError) expect(written.code).toBe("SQLITE_BUSY");
-      else expect(written).toEqual({ accepted: 5, duplicates: 0 });
-      expect(policy()).toBe(SCHED.BATCH);
-      // Writes answered in time, for longer than the hold: back to idle. A loaded machine may delay
-      // some past the lag, each restarting the hold, so the writes go on until it steps down (bounded).
-      let back = false;
-      for (let seq = 10; !back && performance.now() - settledAt < 10_000; seq += 5) {
-        await store.insertBatch(batch("session_d", seq), meta);
-        await new Promise((r) => setTimeout(r, 50));
-        back = policy() === SCHED.IDLE;
+  it.runIf(process.platform === "linux")(
+    "runs as SCHED_IDLE (SCHED_BATCH where it could not step back up), the event loop as before",
+    async () => {
+      const before = policies();
+      expect([...before.values()].filter((p) => p === SCHED.IDLE || p === SCHED.BATCH)).toEqual([]);
+      const store = await openStoreThreaded(path.join(dir, "c.db"));
+      try {
+        const added = [...policies()].filter(([tid]) => !before.has(tid));
+        // The writer's thread, and only it: the event loop keeps the default policy.
+        const expected = mayStepUp() ? SCHED.IDLE : SCHED.BATCH;
+        expect(added.filter(([, p]) => p === expected)).toHaveLength(1);
+        expect(added.filter(([, p]) => p !== SCHED.OTHER && p !== expected)).toEqual([]);
+        expect(policies().get(String(process.pid))).toBe(SCHED.OTHER);
+        expect(await store.insertBatch(batch("session_c", 3), meta)).toEqual({ accepted: 3, duplicates: 0 });
+      } finally {
+        await store.close();
       }
-      back ||= await until(() => policy() === SCHED.IDLE, 2000);
-      expect(back).toBe(true);
-      // Not before the hold: seen back at this moment or later.
-      expect(performance.now() - settledAt).toBeGreaterThanOrEqual(HOLD_MS * 0.9);
-    } finally {
-      locker.close();
-      await store.close();
-    }
-  });
+    },
+  );
+
+  it.runIf(process.platform === "linux" && mayStepUp())(
+    "steps up to SCHED_BATCH while a write waits past the lag, and back to SCHED_IDLE after the hold",
+    { timeout: 20_000 },
+    async () => {
+      const dbPath = path.join(dir, "d.db");
+      const before = policies();
+      const store = await openStoreThreaded(dbPath, { writerYield: { lagMs: 100, holdMs: HOLD_MS } });
+      const locker = new Database(dbPath);
+      try {
+        const writer = [...policies()].find(([tid, p]) => !before.has(tid) && p === SCHED.IDLE)?.[0];
+        expect(writer).toBeDefined();
+        const policy = () => policies().get(writer!);
+        // A lock another connection holds keeps the write waiting, as a starved writer would.
+        locker.exec("BEGIN IMMEDIATE");
+        // On a slow machine the step up may come after the writer's busy timeout (1 s): the write then
+        // fails with SQLITE_BUSY, which is not what this test is about.
+        const write = store.insertBatch(batch("session_d", 5), meta).catch((e: unknown) => e);
+        expect(await until(() => policy() === SCHED.BATCH, 5000)).toBe(true);
+        locker.exec("ROLLBACK");
+        const written = await write;
+        const settledAt = performance.now();
+        if (written instanceof StorageError) expect(written.code).toBe("SQLITE_BUSY");
+        else expect(written).toEqual({ accepted: 5, duplicates: 0 });
+        expect(policy()).toBe(SCHED.BATCH);
+        // Writes answered in time, for longer than the hold: back to idle. A loaded machine may delay
+        // some past the lag, each restarting the hold, so the writes go on until it steps down (bounded).
+        let back = false;
+        for (let seq = 10; !back && performance.now() - settledAt < 10_000; seq += 5) {
+          await store.insertBatch(batch("session_d", seq), meta);
+          await new Promise((r) => setTimeout(r, 50));
+          back = policy() === SCHED.IDLE;
+        }
+        back ||= await until(() => policy() === SCHED.IDLE, 2000);
+        expect(back).toBe(true);
+        // Not before the hold: seen back at this moment or later.
+        expect(performance.now() - settledAt).toBeGreaterThanOrEqual(HOLD_MS * 0.9);
+      } finally {
+        locker.close();
+        await store.close();
+      }
+    },
+  );
 });

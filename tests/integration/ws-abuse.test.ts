@@ -10,7 +10,12 @@ const HEARTBEAT_MS = 300;
 const WS_PER_ADDRESS = 3;
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startInProcess(["--ws-heartbeat-ms", String(HEARTBEAT_MS), "--ws-per-address", String(WS_PER_ADDRESS)]);
+  server = await startInProcess([
+    "--ws-heartbeat-ms",
+    String(HEARTBEAT_MS),
+    "--ws-per-address",
+    String(WS_PER_ADDRESS),
+  ]);
 });
 afterAll(async () => {
   await server.close();
@@ -48,7 +53,9 @@ describe("WebSocket abuse", () => {
     const held = await Promise.all(Array.from({ length: WS_PER_ADDRESS }, () => open()));
     const refused = new WebSocket(wsUrl());
     const res = await new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
-      refused.once("unexpected-response", (_req, r) => resolve({ status: r.statusCode ?? 0, retryAfter: r.headers["retry-after"] as string }));
+      refused.once("unexpected-response", (_req, r) =>
+        resolve({ status: r.statusCode ?? 0, retryAfter: r.headers["retry-after"] as string }),
+      );
       refused.once("open", () => reject(new Error("opened past the cap")));
     });
     expect(res.status).toBe(429);

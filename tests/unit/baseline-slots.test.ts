@@ -55,7 +55,14 @@ describe("baseline slots", () => {
         return Promise.resolve({ ok: true, value: new Map() });
       },
     };
-    baselines = createBaselines({ serverName: "S", ping: false, nowMs: Date.now, log: () => {}, intervalMs: INTERVAL_MS, tcpInfo });
+    baselines = createBaselines({
+      serverName: "S",
+      ping: false,
+      nowMs: Date.now,
+      log: () => {},
+      intervalMs: INTERVAL_MS,
+      tcpInfo,
+    });
     baselines.setLocalPort(1);
     const sockets = Array.from({ length: PAGES }, () => new FakeSocket());
     sockets.forEach((socket, i) => baselines!.onClient(clientOf(socket, i)));
@@ -87,8 +94,18 @@ describe("baseline slots", () => {
 
   it("a page that leaves frees its slot for the next", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"] });
-    const tcpInfo: TcpInfoReader = { check: () => Promise.resolve({ available: true }), read: () => Promise.resolve({ ok: true, value: new Map() }) };
-    baselines = createBaselines({ serverName: "S", ping: false, nowMs: Date.now, log: () => {}, intervalMs: INTERVAL_MS, tcpInfo });
+    const tcpInfo: TcpInfoReader = {
+      check: () => Promise.resolve({ available: true }),
+      read: () => Promise.resolve({ ok: true, value: new Map() }),
+    };
+    baselines = createBaselines({
+      serverName: "S",
+      ping: false,
+      nowMs: Date.now,
+      log: () => {},
+      intervalMs: INTERVAL_MS,
+      tcpInfo,
+    });
     const first = new FakeSocket();
     const firstClient = clientOf(first, 0);
     baselines.onClient(firstClient);

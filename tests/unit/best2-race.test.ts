@@ -122,7 +122,12 @@ describe("raceBest2", () => {
     const race = raceBest2(channel, "http://b.test", 5000);
     jsonpLeg.settle("error", 1, "no-callback");
     wsLeg.settle("ok", 2);
-    expect(await race.done).toMatchObject({ outcome: "ok", winner: "ws", otherOutcome: "error", reason: "no-callback" });
+    expect(await race.done).toMatchObject({
+      outcome: "ok",
+      winner: "ws",
+      otherOutcome: "error",
+      reason: "no-callback",
+    });
   });
 
   it("races the WebSocket alone when the JSONP server is unreachable from this page", async () => {

@@ -10,11 +10,26 @@ import { RAW_BLOCKS_DDL } from "../../server/store/schema.js";
 
 const T0 = Date.UTC(2026, 10, 26, 11, 58);
 const SESSION = 3;
-const row = (seq: number, t: number, us: number): PackedRow => [SESSION, seq, t, 1, 0, us, null, null, null, null, null, null];
+const row = (seq: number, t: number, us: number): PackedRow => [
+  SESSION,
+  seq,
+  t,
+  1,
+  0,
+  us,
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+];
 
 /** Every stored row of the session, as "seq t us", sorted. */
 function storedRows(db: Database.Database): string[] {
-  const blocks = db.prepare("SELECT start_ms, seq0, seq_last, n, data FROM raw_blocks WHERE session = ?").all(SESSION) as {
+  const blocks = db
+    .prepare("SELECT start_ms, seq0, seq_last, n, data FROM raw_blocks WHERE session = ?")
+    .all(SESSION) as {
     start_ms: number;
     seq0: number;
     seq_last: number;
@@ -35,7 +50,14 @@ function storedRows(db: Database.Database): string[] {
 
 /** Batches of samples of one session: seqs and t's over three 5-minute buckets, with repeats, some at another t. */
 const batchesArb = fc.array(
-  fc.array(fc.record({ seq: fc.integer({ min: 0, max: 40 }), dt: fc.integer({ min: 0, max: 15 * 60_000 }), later: fc.boolean() }), { minLength: 1, maxLength: 30 }),
+  fc.array(
+    fc.record({
+      seq: fc.integer({ min: 0, max: 40 }),
+      dt: fc.integer({ min: 0, max: 15 * 60_000 }),
+      later: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 30 },
+  ),
   { minLength: 1, maxLength: 6 },
 );
 
@@ -87,9 +109,14 @@ describe("blockStore", () => {
     const S = 500;
     const tOf = (seq: number) => T0 + 1_000 + seq * 10;
     // Long latencies, so a few dozen rows fill a block; enough rows before S that a block starts at S.
-    const rowsFrom = (lead: number) => Array.from({ length: lead + 20 }, (_, i) => S - lead + i).map((seq) => row(seq, seq === S ? tOf(S) + 5 : tOf(seq), 123_456_789 + seq * 7_919));
+    const rowsFrom = (lead: number) =>
+      Array.from({ length: lead + 20 }, (_, i) => S - lead + i).map((seq) =>
+        row(seq, seq === S ? tOf(S) + 5 : tOf(seq), 123_456_789 + seq * 7_919),
+      );
     const start = T0 - (T0 % 300_000);
-    const lead = Array.from({ length: 400 }, (_, i) => i + 1).find((n) => splitIntoBlocks(SESSION, start, rowsFrom(n)).some((b) => b.key.seq0 === S && b.rows[0]![1] === S));
+    const lead = Array.from({ length: 400 }, (_, i) => i + 1).find((n) =>
+      splitIntoBlocks(SESSION, start, rowsFrom(n)).some((b) => b.key.seq0 === S && b.rows[0]![1] === S),
+    );
     expect(lead).toBeDefined();
     const db = new Database(":memory:");
     db.exec(RAW_BLOCKS_DDL);

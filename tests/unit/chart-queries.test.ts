@@ -4,7 +4,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, QueryAbortedError, QueryTooLargeError, type SampleFilter, type Store } from "../../server/store/store.js";
+import {
+  openStore,
+  QueryAbortedError,
+  QueryTooLargeError,
+  type SampleFilter,
+  type Store,
+} from "../../server/store/store.js";
 import {
   binEdge,
   CDF_MARKER_PERCENTILES,
@@ -50,7 +56,10 @@ const SESSIONS = [
   { clientId: "client_three", sessionId: "session_three_a" },
 ];
 
-function makeSamples(n: number, rand: () => number): { sessionId: string; clientId: string; label?: string; sample: Sample }[] {
+function makeSamples(
+  n: number,
+  rand: () => number,
+): { sessionId: string; clientId: string; label?: string; sample: Sample }[] {
   const out: { sessionId: string; clientId: string; label?: string; sample: Sample }[] = [];
   const seqs = new Map<string, number>();
   for (let i = 0; i < n; i++) {
@@ -80,7 +89,12 @@ function makeSamples(n: number, rand: () => number): { sessionId: string; client
       if (rand() < 0.9) sample.visibleAtSend = rand() < 0.8;
       if (rand() < 0.9) sample.visibleAtReply = rand() < 0.8;
     }
-    out.push({ sessionId: sess.sessionId, clientId: sess.clientId, ...(sess.label ? { label: sess.label } : {}), sample });
+    out.push({
+      sessionId: sess.sessionId,
+      clientId: sess.clientId,
+      ...(sess.label ? { label: sess.label } : {}),
+      sample,
+    });
   }
   return out;
 }
@@ -90,7 +104,8 @@ function makeSamples(n: number, rand: () => number): { sessionId: string; client
 function matches(f: SampleFilter, s: Ref): boolean {
   if (s.t < f.fromMs || s.t > f.toMs) return false;
   if (f.clientId !== undefined && s.clientId !== f.clientId) return false;
-  if (f.methods?.length && !f.methods.includes(s.method) && !(s.method === "tcprtt" && f.methods.includes("tcpminrtt"))) return false;
+  if (f.methods?.length && !f.methods.includes(s.method) && !(s.method === "tcprtt" && f.methods.includes("tcpminrtt")))
+    return false;
   if (f.targets?.length && !f.targets.includes(s.target)) return false;
   if (f.visibleOnly && (s.visibleAtSend === false || s.visibleAtReply === false)) return false;
   if (f.maxLateMs !== undefined && s.lateMs !== undefined && s.lateMs > f.maxLateMs) return false;
@@ -118,11 +133,13 @@ function reference(all: Ref[], f: SampleFilter): Map<string, RefSeries> {
   for (const s of all.filter((x) => matches(f, x))) {
     if (named(s.method)) {
       const s1 = g(s.method, s.target);
-      if (s.outcome === "ok" || (f.timeoutsInTail === true && s.outcome === "timeout")) s1.ok.push({ t: s.t, ms: s.ms! });
+      if (s.outcome === "ok" || (f.timeoutsInTail === true && s.outcome === "timeout"))
+        s1.ok.push({ t: s.t, ms: s.ms! });
       if (s.outcome === "skipped") s1.skipped++;
       else if (s.outcome !== "ok") s1.failures.push({ t: s.t });
     }
-    if (s.minrtt !== undefined && (named("tcprtt") || named("tcpminrtt"))) g("tcpminrtt", s.target).ok.push({ t: s.t, ms: s.minrtt });
+    if (s.minrtt !== undefined && (named("tcprtt") || named("tcpminrtt")))
+      g("tcpminrtt", s.target).ok.push({ t: s.t, ms: s.minrtt });
   }
   return m;
 }
@@ -176,8 +193,16 @@ beforeAll(async () => {
       const chunk = list.slice(i, i + 1000);
       const first = chunk[0]!;
       await store.insertBatch(
-        { clientId: first.clientId, sessionId, ...(first.label ? { label: first.label } : {}), samples: chunk.map((c) => c.sample) },
-        { userAgent: `Mozilla/5.0 (X11; Linux x86_64) Firefox/${120 + i}.0 ${sessionId}`, receivedAtMs: T0 + SPAN + 1000 },
+        {
+          clientId: first.clientId,
+          sessionId,
+          ...(first.label ? { label: first.label } : {}),
+          samples: chunk.map((c) => c.sample),
+        },
+        {
+          userAgent: `Mozilla/5.0 (X11; Linux x86_64) Firefox/${120 + i}.0 ${sessionId}`,
+          receivedAtMs: T0 + SPAN + 1000,
+        },
       );
     }
   }
@@ -216,10 +241,21 @@ const FILTERS: [string, SampleFilter][] = [
   ["two windows excluded", { ...everything, exclude: [SPIKE, { fromMs: T0, toMs: T0 + 600_000 }] }],
   ["the spike only", { ...everything, fromMs: SPIKE.fromMs, toMs: SPIKE.toMs }],
   ["timeouts in the tail", { ...everything, timeoutsInTail: true }],
-  ["timeouts in the tail, one client, spike excluded", { ...everything, clientId: "client_two", timeoutsInTail: true, exclude: [SPIKE] }],
+  [
+    "timeouts in the tail, one client, spike excluded",
+    { ...everything, clientId: "client_two", timeoutsInTail: true, exclude: [SPIKE] },
+  ],
   [
     "all at once",
-    { ...everything, clientId: "client_one", methods: ["xhr", "jsonp"], targets: ["A"], visibleOnly: true, maxLateMs: 30, exclude: [SPIKE] },
+    {
+      ...everything,
+      clientId: "client_one",
+      methods: ["xhr", "jsonp"],
+      targets: ["A"],
+      visibleOnly: true,
+      maxLateMs: 30,
+      exclude: [SPIKE],
+    },
   ],
 ];
 
@@ -285,7 +321,10 @@ describe.each(FILTERS)("filter: %s", (_name, filter) => {
     const r = ref();
     expect(c.series.map(keyOf).sort()).toEqual([...r.keys()].sort());
     for (const s of c.series) {
-      const v = r.get(keyOf(s))!.ok.map((x) => x.ms).sort((a, b) => a - b);
+      const v = r
+        .get(keyOf(s))!
+        .ok.map((x) => x.ms)
+        .sort((a, b) => a - b);
       expect(s.count).toBe(v.length);
       if (v.length === 0) {
         expect(s.points).toEqual([]);
@@ -316,9 +355,13 @@ describe.each(FILTERS)("filter: %s", (_name, filter) => {
     for (const s of ts.series) {
       const rs = r.get(keyOf(s))!;
       for (const arr of [s.count, s.failures, s.p50, s.p90, s.p99, s.max]) expect(arr).toHaveLength(ts.t.length);
-      const inBucket = ts.t.map((start) => rs.ok.filter((x) => x.t >= start && x.t < start + bucketMs).map((x) => x.ms));
+      const inBucket = ts.t.map((start) =>
+        rs.ok.filter((x) => x.t >= start && x.t < start + bucketMs).map((x) => x.ms),
+      );
       expect(s.count).toEqual(inBucket.map((v) => v.length));
-      expect(s.failures).toEqual(ts.t.map((start) => rs.failures.filter((x) => x.t >= start && x.t < start + bucketMs).length));
+      expect(s.failures).toEqual(
+        ts.t.map((start) => rs.failures.filter((x) => x.t >= start && x.t < start + bucketMs).length),
+      );
       expect(s.p50).toEqual(inBucket.map((v) => bruteRank(v, 50)));
       expect(s.p90).toEqual(inBucket.map((v) => bruteRank(v, 90)));
       expect(s.p99).toEqual(inBucket.map((v) => bruteRank(v, 99)));
@@ -406,7 +449,13 @@ describe("empty ranges", () => {
   const empty: SampleFilter = { fromMs: T0 + SPAN + 10_000, toMs: T0 + SPAN + 20_000 };
   it("give empty results of the right shape", async () => {
     expect(await store.stats(empty)).toEqual([]);
-    expect(await store.histogram(empty, {})).toEqual({ from: empty.fromMs, to: empty.toMs, binsPerDecade: 20, edges: [], series: [] });
+    expect(await store.histogram(empty, {})).toEqual({
+      from: empty.fromMs,
+      to: empty.toMs,
+      binsPerDecade: 20,
+      edges: [],
+      series: [],
+    });
     expect(await store.cdf(empty)).toEqual({ from: empty.fromMs, to: empty.toMs, series: [] });
     const ts = await store.timeseries(empty, { bucketMs: 5000 });
     expect(ts.t).toEqual([T0 + SPAN + 10_000, T0 + SPAN + 15_000, T0 + SPAN + 20_000]);
@@ -422,10 +471,18 @@ describe("empty ranges", () => {
   });
   it("a series with failures only has a count of 0 and no latencies", async () => {
     // An error whose millisecond no ok sample of its series and client shares.
-    const alone = (x: Ref) => reference(all, { fromMs: x.t, toMs: x.t, methods: [x.method], clientId: x.clientId }).get(`${x.method}/${x.target}`)!.ok.length === 0;
+    const alone = (x: Ref) =>
+      reference(all, { fromMs: x.t, toMs: x.t, methods: [x.method], clientId: x.clientId }).get(
+        `${x.method}/${x.target}`,
+      )!.ok.length === 0;
     const failuresOnly = all.find((x) => x.outcome === "error" && alone(x));
     expect(failuresOnly, "the fixture has an error alone in its millisecond").toBeDefined();
-    const f: SampleFilter = { fromMs: failuresOnly!.t, toMs: failuresOnly!.t, methods: [failuresOnly!.method], clientId: failuresOnly!.clientId };
+    const f: SampleFilter = {
+      fromMs: failuresOnly!.t,
+      toMs: failuresOnly!.t,
+      methods: [failuresOnly!.method],
+      clientId: failuresOnly!.clientId,
+    };
     const s = reference(all, f).get(`${failuresOnly!.method}/${failuresOnly!.target}`)!;
     const [row] = (await store.stats(f)).filter((r) => r.target === failuresOnly!.target);
     expect(row).toMatchObject({ count: 0, failures: s.failures.length, p50: null, max: null });
@@ -445,9 +502,9 @@ describe("caps", () => {
   });
   it(`more than ${MAX_HEATMAP_CELLS} heatmap cells per series is QUERY_TOO_LARGE`, async () => {
     // ~2000 buckets × (latencies span > 3 decades × 100 bins) ≫ the cap.
-    await expect(store.heatmap({ fromMs: T0, toMs: T0 + 1999 * 3000 }, { bucketMs: 3000, binsPerDecade: 100 })).rejects.toBeInstanceOf(
-      QueryTooLargeError,
-    );
+    await expect(
+      store.heatmap({ fromMs: T0, toMs: T0 + 1999 * 3000 }, { bucketMs: 3000, binsPerDecade: 100 }),
+    ).rejects.toBeInstanceOf(QueryTooLargeError);
   });
 });
 
@@ -485,7 +542,9 @@ describe("the store while it queries", () => {
     // The query reads one snapshot: whole batches (transactions), never part of one.
     const z = h.series.find((s) => s.target === "Z")?.count ?? 0;
     expect(z % 50).toBe(0);
-    const others = h.series.filter((s) => s.target !== "Z" && s.method !== "tcpminrtt").reduce((n, s) => n + s.count, 0);
+    const others = h.series
+      .filter((s) => s.target !== "Z" && s.method !== "tcpminrtt")
+      .reduce((n, s) => n + s.count, 0);
     expect(others).toBe(all.filter((s) => s.outcome === "ok").length);
     const after = await store.stats({ fromMs: 0, toMs: T0 + SPAN * 2, targets: ["Z"] });
     expect(after[0]?.count).toBe(500);
@@ -509,7 +568,14 @@ describe("the store while it queries", () => {
           {
             clientId: "client_abort",
             sessionId: "session_abort",
-            samples: Array.from({ length: 1000 }, (_, i) => ({ seq: b * 1000 + i, t: T0 + b * 1000 + i, method: "xhr" as const, target: "A", ms: 1 + (i % 97), outcome: "ok" as const })),
+            samples: Array.from({ length: 1000 }, (_, i) => ({
+              seq: b * 1000 + i,
+              t: T0 + b * 1000 + i,
+              method: "xhr" as const,
+              target: "A",
+              ms: 1 + (i % 97),
+              outcome: "ok" as const,
+            })),
           },
           { userAgent: null, receivedAtMs: T0 },
         );
@@ -534,7 +600,9 @@ describe("the store while it queries", () => {
         return { signal, reads: () => reads };
       });
       // More queries than readers: two wait for a reader, then stop at their first slice.
-      const settled = await Promise.allSettled(watched.map((w) => big.heatmap(range, { signal: w.signal, bucketMs: 60_000 })));
+      const settled = await Promise.allSettled(
+        watched.map((w) => big.heatmap(range, { signal: w.signal, bucketMs: 60_000 })),
+      );
       for (const [i, r] of settled.entries()) {
         expect(r.status).toBe("rejected");
         expect(r.status === "rejected" && r.reason).toBeInstanceOf(QueryAbortedError);
@@ -549,7 +617,12 @@ describe("the store while it queries", () => {
   });
 
   it("answers concurrent queries", async () => {
-    const [stats, cdf, timeseries, statsAgain] = await Promise.all([store.stats(everything), store.cdf(everything), store.timeseries(everything, {}), store.stats(everything)]);
+    const [stats, cdf, timeseries, statsAgain] = await Promise.all([
+      store.stats(everything),
+      store.cdf(everything),
+      store.timeseries(everything, {}),
+      store.stats(everything),
+    ]);
     // Each as it answers alone: interleaved slices share no state.
     expect(stats).toEqual(await store.stats(everything));
     expect(statsAgain).toEqual(stats);
@@ -587,7 +660,14 @@ describe("a store in memory", () => {
         {
           clientId: "client_mem",
           sessionId: "session_mem",
-          samples: [1, 2, 3, 4].map((ms, seq) => ({ seq, t: T0 + seq * 1000, method: "xhr" as const, target: "A", ms, outcome: "ok" as const })),
+          samples: [1, 2, 3, 4].map((ms, seq) => ({
+            seq,
+            t: T0 + seq * 1000,
+            method: "xhr" as const,
+            target: "A",
+            ms,
+            outcome: "ok" as const,
+          })),
         },
         { userAgent: null, receivedAtMs: T0 },
       );

@@ -8,25 +8,83 @@ describe("tailprobe serve flags", () => {
     const r = parseServeArgs([]);
     expect(r).toEqual({
       ok: true,
-      value: expect.objectContaining({ port: 8080, host: "127.0.0.1", name: "A", dbPath: "./data/tailprobe.db", peers: [], intervalMs: 1000, ping: true, trustProxy: false }),
+      value: expect.objectContaining({
+        port: 8080,
+        host: "127.0.0.1",
+        name: "A",
+        dbPath: "./data/tailprobe.db",
+        peers: [],
+        intervalMs: 1000,
+        ping: true,
+        trustProxy: false,
+      }),
     });
   });
 
   it("parses every flag", () => {
-    const r = parseServeArgs(["--port", "9000", "--host", "0.0.0.0", "--name", "B", "--db", "/tmp/x.db", "--peer", "http://b.example:8080/", "--peer", "C=https://c.example", "--interval-ms", "500", "--timeout-ms", "2000", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--trust-proxy", "--no-ping"]);
+    const r = parseServeArgs([
+      "--port",
+      "9000",
+      "--host",
+      "0.0.0.0",
+      "--name",
+      "B",
+      "--db",
+      "/tmp/x.db",
+      "--peer",
+      "http://b.example:8080/",
+      "--peer",
+      "C=https://c.example",
+      "--interval-ms",
+      "500",
+      "--timeout-ms",
+      "2000",
+      "--tls-cert",
+      "c.pem",
+      "--tls-key",
+      "k.pem",
+      "--trust-proxy",
+      "--no-ping",
+    ]);
     expect(r.ok).toBe(true);
     if (!r.ok || r.value === "help") return;
-    expect(r.value).toMatchObject({ port: 9000, host: "0.0.0.0", name: "B", dbPath: "/tmp/x.db", intervalMs: 500, timeoutMs: 2000, tlsCertPath: "c.pem", tlsKeyPath: "k.pem", trustProxy: true, ping: false });
-    expect(r.value.peers).toEqual([{ url: "http://b.example:8080", name: undefined }, { url: "https://c.example", name: "C" }]);
+    expect(r.value).toMatchObject({
+      port: 9000,
+      host: "0.0.0.0",
+      name: "B",
+      dbPath: "/tmp/x.db",
+      intervalMs: 500,
+      timeoutMs: 2000,
+      tlsCertPath: "c.pem",
+      tlsKeyPath: "k.pem",
+      trustProxy: true,
+      ping: false,
+    });
+    expect(r.value.peers).toEqual([
+      { url: "http://b.example:8080", name: undefined },
+      { url: "https://c.example", name: "C" },
+    ]);
   });
 
   it("--raw-days and --rollup-days bound storage: defaults 30 and 400, rollups kept at least as long as raw samples", () => {
     expect(parseServeArgs([])).toMatchObject({ ok: true, value: { rawDays: 30, rollupDays: 400 } });
-    expect(parseServeArgs(["--raw-days", "7", "--rollup-days", "90"])).toMatchObject({ ok: true, value: { rawDays: 7, rollupDays: 90 } });
+    expect(parseServeArgs(["--raw-days", "7", "--rollup-days", "90"])).toMatchObject({
+      ok: true,
+      value: { rawDays: 7, rollupDays: 90 },
+    });
     expect(parseServeArgs(["--raw-days", "500"])).toMatchObject({ ok: true, value: { rawDays: 500, rollupDays: 500 } });
-    expect(parseServeArgs(["--raw-days", "10", "--rollup-days", "5"])).toMatchObject({ ok: false, error: expect.stringMatching(/--rollup-days .*--raw-days/) });
-    expect(parseServeArgs(["--raw-days", "0"])).toMatchObject({ ok: false, error: expect.stringMatching(/--raw-days/) });
-    expect(parseServeArgs(["--rollup-days", "x"])).toMatchObject({ ok: false, error: expect.stringMatching(/--rollup-days/) });
+    expect(parseServeArgs(["--raw-days", "10", "--rollup-days", "5"])).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/--rollup-days .*--raw-days/),
+    });
+    expect(parseServeArgs(["--raw-days", "0"])).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/--raw-days/),
+    });
+    expect(parseServeArgs(["--rollup-days", "x"])).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/--rollup-days/),
+    });
   });
 
   it("--proxy-address names proxies on other machines and implies --trust-proxy", () => {

@@ -5,7 +5,10 @@ import { describe, expect, it } from "vitest";
 import { clientAddress, isLoopback, normalizeAddress, trustedProxies } from "../../server/client-address.js";
 
 function req(remoteAddress: string, xff?: string | string[]): IncomingMessage {
-  return { socket: { remoteAddress }, headers: xff === undefined ? {} : { "x-forwarded-for": xff } } as unknown as IncomingMessage;
+  return {
+    socket: { remoteAddress },
+    headers: xff === undefined ? {} : { "x-forwarded-for": xff },
+  } as unknown as IncomingMessage;
 }
 
 describe("clientAddress", () => {

@@ -36,7 +36,10 @@ describe("clock schedule", () => {
     // Slot 0 of ticks 1..19 and slot 1 of ticks 0..18 are missed; the newest of each is sent.
     expect(missed.filter((t) => t.slot === 0)).toHaveLength(19);
     expect(missed.filter((t) => t.slot === 1)).toHaveLength(19);
-    expect(ticks.filter((t) => t.missed === null).map((t) => [t.k, t.slot])).toEqual([[19, 1], [20, 0]]);
+    expect(ticks.filter((t) => t.missed === null).map((t) => [t.k, t.slot])).toEqual([
+      [19, 1],
+      [20, 0],
+    ]);
   });
 
   it("marks them asleep when the monotonic clock stood still", () => {

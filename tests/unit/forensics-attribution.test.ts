@@ -28,13 +28,25 @@ function s(method: string, target: string, ms: number | null, more: Partial<Fore
 
 const typicalMs = Object.fromEntries(
   ["A", "B"].flatMap((target) =>
-    [["xhr", 40], ["jsonp", 42], ["ws", 38], ["ping", 35], ["wsping", 36]].map(([m, v]) => [seriesKey(m as string, target), v as number]),
+    [
+      ["xhr", 40],
+      ["jsonp", 42],
+      ["ws", 38],
+      ["ping", 35],
+      ["wsping", 36],
+    ].map(([m, v]) => [seriesKey(m as string, target), v as number]),
   ),
 );
 
 /** A quiet second for server `target`: every method at its typical latency. */
 function quiet(target: string): ForensicSample[] {
-  return [s("xhr", target, 41), s("jsonp", target, 43), s("ws", target, 39), s("ping", target, 35), s("wsping", target, 37)];
+  return [
+    s("xhr", target, 41),
+    s("jsonp", target, 43),
+    s("ws", target, 39),
+    s("ping", target, 35),
+    s("wsping", target, 37),
+  ];
 }
 
 describe("attribution rules", () => {
@@ -55,7 +67,11 @@ describe("attribution rules", () => {
 
   it("network: ping to this client spiked to 400 ms in the same second", () => {
     const slow = s("ws", "A", 430);
-    const v = attribute({ sample: slow, neighbours: [s("ping", "A", 400, { t: T + 300 }), s("xhr", "B", 41)], typicalMs });
+    const v = attribute({
+      sample: slow,
+      neighbours: [s("ping", "A", 400, { t: T + 300 }), s("xhr", "B", 41)],
+      typicalMs,
+    });
     expect(v).toMatchObject({ cause: "network", target: "A" });
     expect(v.text).toBe("network: Ping (ICMP) to this client spiked to 400 ms in the same second");
   });
@@ -84,7 +100,11 @@ describe("attribution rules", () => {
     const slow = s("xhr", "A", 250, { serverMs: 0.2 });
     const neighbours = [s("jsonp", "A", 240), s("ws", "A", 39), s("wsping", "A", 37), s("ping", "A", 35)];
     const v = attribute({ sample: slow, neighbours, typicalMs });
-    expect(v).toMatchObject({ cause: "http", target: "A", text: "HTTP: XHR and JSONP slow while WebSocket and its ping frame were not" });
+    expect(v).toMatchObject({
+      cause: "http",
+      target: "A",
+      text: "HTTP: XHR and JSONP slow while WebSocket and its ping frame were not",
+    });
   });
 
   it("unexplained when no rule matches, with every check in the evidence", () => {
@@ -106,7 +126,11 @@ describe("attribution rules", () => {
 
   it("breakdown: late + server + path + rest", () => {
     const slow = s("xhr", "B", 165, { serverMs: 120, lateMs: 3 });
-    const b = breakdown({ sample: slow, neighbours: [s("ping", "B", 30, { t: T + 200 }), s("wsping", "B", 33, { t: T + 900 })], typicalMs });
+    const b = breakdown({
+      sample: slow,
+      neighbours: [s("ping", "B", 30, { t: T + 200 }), s("wsping", "B", 33, { t: T + 900 })],
+      typicalMs,
+    });
     expect(b).toEqual({ lateMs: 3, totalMs: 165, serverMs: 120, pathMs: 30, pathMethod: "ping", restMs: 15 });
   });
 });
@@ -119,7 +143,9 @@ describe("comparison sentence", () => {
     const c = compareSeries(ws, xhr, { a: "WebSocket", b: "XHR" }, { random: prng(1), resamples: 1000 });
     expect(c.p99Diff.hi).toBeLessThan(0);
     expect(c.rank.p).toBeLessThan(0.05);
-    expect(c.sentence).toMatch(/^WebSocket is faster than XHR at p99 by \d+–\d+ ms \(95 % CI\); faster at the median by/);
+    expect(c.sentence).toMatch(
+      /^WebSocket is faster than XHR at p99 by \d+–\d+ ms \(95 % CI\); faster at the median by/,
+    );
     expect(c.sentence).toContain("not noise");
   });
 

@@ -114,7 +114,12 @@ describe("fan-out", () => {
     expect(report.single.viewsSeeingP99).toBeGreaterThan(0.05);
     expect(report.bestOfTwo.viewsSeeingP99).toBeLessThan(report.single.viewsSeeingP99 / 5);
     expect(report.race).toMatchObject({ target: "A+B", count: raceMs.length, requestsPerCall: 2 });
-    expect(report.race!.p99).toBe(percentileSorted([...raceMs].sort((x, y) => x - y), 99));
+    expect(report.race!.p99).toBe(
+      percentileSorted(
+        [...raceMs].sort((x, y) => x - y),
+        99,
+      ),
+    );
   });
 
   it("the legs of measured races give back the race: best-of-two of the legs is the race latency", () => {
@@ -125,7 +130,12 @@ describe("fan-out", () => {
     const report = fanoutReport(legs, 5, 30, { target: "A+B", ms: raceMs });
     for (const k of ["p50", "p99", "p999"] as const) expect(report.bestOfTwo[k]).toBe(report.race![k]);
     expect(report.bestOfTwo.viewsSeeingP99).toBe(report.race!.viewsSeeingP99);
-    expect(report.secondary.p50).toBe(percentileSorted(legs.map((l) => l[1]).sort((x, y) => x - y), 50));
+    expect(report.secondary.p50).toBe(
+      percentileSorted(
+        legs.map((l) => l[1]).sort((x, y) => x - y),
+        50,
+      ),
+    );
   });
 
   it("no race stored: race is null", () => {

@@ -46,7 +46,8 @@ describe("periodicity", () => {
 
   it("reports no period in white noise (false alarms at most at the test's level)", () => {
     let alarms = 0;
-    for (let seed = 100; seed < 140; seed++) if (detectPeriod(series(seed, 0, 10), BUCKET_MS).periodMs !== null) alarms++;
+    for (let seed = 100; seed < 140; seed++)
+      if (detectPeriod(series(seed, 0, 10), BUCKET_MS).periodMs !== null) alarms++;
     // The level is 1 %: of 40 noise series, more than 3 alarms would be a broken test.
     expect(alarms).toBeLessThanOrEqual(3);
   });

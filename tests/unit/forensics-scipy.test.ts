@@ -22,7 +22,8 @@ beforeAll(() => {
 
 describe("statistics against SciPy", () => {
   it("normal tail probabilities", () => {
-    for (const c of v.normal) expect(Math.abs(normalSf(c.z) - c.sf)).toBeLessThanOrEqual(1e-12 * Math.max(c.sf, 1e-300) + 1e-300);
+    for (const c of v.normal)
+      expect(Math.abs(normalSf(c.z) - c.sf)).toBeLessThanOrEqual(1e-12 * Math.max(c.sf, 1e-300) + 1e-300);
   });
 
   it("Mann–Whitney U and its p-value, exact and tie-corrected asymptotic", () => {

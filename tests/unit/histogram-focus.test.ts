@@ -1,7 +1,13 @@
 // The focus window: a drag picks it, the table/histogram/CDF query covers it
 // (or, inverted, the range without it) while the time charts keep the range.
 import { describe, expect, it } from "vitest";
-import { clipWindow, heatmapQuery, populations, timeseriesQuery, windowFromDrag } from "../../client/src/histogram/queries.js";
+import {
+  clipWindow,
+  heatmapQuery,
+  populations,
+  timeseriesQuery,
+  windowFromDrag,
+} from "../../client/src/histogram/queries.js";
 import { DEFAULT_VIEW, type ViewState } from "../../client/src/histogram/url-state.js";
 import { clientLabel, listFilter, PICKER_METHODS } from "../../client/src/histogram/picker.js";
 import { describeBucket } from "../../client/src/histogram/range-controls.js";
@@ -52,7 +58,10 @@ describe("focus window and invert", () => {
     const old = { fromMs: NOW - 3 * HOUR, toMs: NOW - 2 * HOUR };
     expect(populations(view({ focus: old, invert: true }), NOW).summaryWindow.kind).toBe("range");
     const straddling = { fromMs: NOW - HOUR - 60_000, toMs: NOW - HOUR + 60_000 };
-    expect(clipWindow(straddling, { fromMs: NOW - HOUR, toMs: NOW })).toEqual({ fromMs: NOW - HOUR, toMs: NOW - HOUR + 60_000 });
+    expect(clipWindow(straddling, { fromMs: NOW - HOUR, toMs: NOW })).toEqual({
+      fromMs: NOW - HOUR,
+      toMs: NOW - HOUR + 60_000,
+    });
   });
 
   it("a drag becomes a window; a click does not", () => {
@@ -86,7 +95,14 @@ describe("focus window and invert", () => {
   });
 
   it("bucket widths read as words under the time charts", () => {
-    expect([5_000, 30_000, 120_000, 900_000, 21_600_000, 86_400_000].map(describeBucket)).toEqual(["5 s", "30 s", "2 min", "15 min", "6 h", "1 day"]);
+    expect([5_000, 30_000, 120_000, 900_000, 21_600_000, 86_400_000].map(describeBucket)).toEqual([
+      "5 s",
+      "30 s",
+      "2 min",
+      "15 min",
+      "6 h",
+      "1 day",
+    ]);
   });
 
   it("the client picker names a client by label and browser family, and offers every series the API filters on", () => {

@@ -49,14 +49,25 @@ describe("histogram columns", () => {
     const [, xhr, ping] = histogramColumns(hist, "share");
     expect(xhr).toEqual([0.2, 0.5, 0.3, 0]);
     expect(ping).toEqual([1, 0, 0, 0]);
-    const empty = histogramColumns({ ...hist, series: [{ method: "ws", target: "B", count: 0, failures: 3, counts: [0, 0, 0] }] }, "share");
+    const empty = histogramColumns(
+      { ...hist, series: [{ method: "ws", target: "B", count: 0, failures: 3, counts: [0, 0, 0] }] },
+      "share",
+    );
     expect(empty[1]).toEqual([0, 0, 0, 0]);
   });
 });
 
 describe("tail view of the CDF", () => {
   it("1 − F is the share slower than x; the maximum sits at half a sample, not at 0", () => {
-    const [xs, ys] = tailPoints([[1, 0.5], [2, 0.9], [5, 0.99], [9, 1]], 100);
+    const [xs, ys] = tailPoints(
+      [
+        [1, 0.5],
+        [2, 0.9],
+        [5, 0.99],
+        [9, 1],
+      ],
+      100,
+    );
     expect(xs).toEqual([1, 2, 5, 9]);
     expect(ys[0]).toBeCloseTo(0.5, 12);
     expect(ys[1]).toBeCloseTo(0.1, 12);
@@ -82,8 +93,14 @@ describe("tail view of the CDF", () => {
 
   it("series sampled at different latencies are outer-joined on x", () => {
     const [x, a, b] = alignSeries([
-      [[1, 3], [0.5, 0.1]],
-      [[2, 3, 4], [0.6, 0.2, 0.01]],
+      [
+        [1, 3],
+        [0.5, 0.1],
+      ],
+      [
+        [2, 3, 4],
+        [0.6, 0.2, 0.01],
+      ],
     ]);
     expect(x).toEqual([1, 2, 3, 4]);
     expect(a).toEqual([0.5, null, 0.1, null]);
@@ -92,11 +109,31 @@ describe("tail view of the CDF", () => {
       from: 0,
       to: 1,
       series: [
-        { method: "ws", target: "A", count: 2, points: [[1, 0.5], [3, 1]] },
-        { method: "xhr", target: "A", count: 4, points: [[2, 0.75], [3, 1]] },
+        {
+          method: "ws",
+          target: "A",
+          count: 2,
+          points: [
+            [1, 0.5],
+            [3, 1],
+          ],
+        },
+        {
+          method: "xhr",
+          target: "A",
+          count: 4,
+          points: [
+            [2, 0.75],
+            [3, 1],
+          ],
+        },
       ],
     };
-    expect(cdfColumns(cdf)).toEqual([[1, 2, 3], [0.5, null, 0.25], [null, 0.25, 0.125]]);
+    expect(cdfColumns(cdf)).toEqual([
+      [1, 2, 3],
+      [0.5, null, 0.25],
+      [null, 0.25, 0.125],
+    ]);
   });
 });
 
@@ -107,7 +144,16 @@ describe("latency over time and heatmap", () => {
     bucketMs: 10_000,
     t: [0, 10_000, 20_000],
     series: [
-      { method: "ws", target: "A", count: [3, 0, 2], failures: [0, 2, 0], p50: [5, null, 6], p90: [7, null, 8], p99: [9, null, 9], max: [9, null, 10] },
+      {
+        method: "ws",
+        target: "A",
+        count: [3, 0, 2],
+        failures: [0, 2, 0],
+        p50: [5, null, 6],
+        p90: [7, null, 8],
+        p99: [9, null, 9],
+        max: [9, null, 10],
+      },
     ],
   };
 
@@ -133,8 +179,26 @@ describe("latency over time and heatmap", () => {
       bucketMs: 10_000,
       t: [0, 10_000, 20_000, 30_000, 40_000, 50_000],
       series: [
-        { method: "ws", target: "A", count: [0, 0, 0, 0, 4, 0], failures: empty(6), p50: nulls(6), p90: nulls(6), p99: nulls(6), max: nulls(6) },
-        { method: "xhr", target: "B", count: empty(6), failures: [0, 0, 1, 0, 0, 0], p50: nulls(6), p90: nulls(6), p99: nulls(6), max: nulls(6) },
+        {
+          method: "ws",
+          target: "A",
+          count: [0, 0, 0, 0, 4, 0],
+          failures: empty(6),
+          p50: nulls(6),
+          p90: nulls(6),
+          p99: nulls(6),
+          max: nulls(6),
+        },
+        {
+          method: "xhr",
+          target: "B",
+          count: empty(6),
+          failures: [0, 0, 1, 0, 0, 0],
+          p50: nulls(6),
+          p90: nulls(6),
+          p99: nulls(6),
+          max: nulls(6),
+        },
       ],
     };
     // A failure counts as data: an outage at the start must show.
@@ -155,7 +219,16 @@ describe("latency over time and heatmap", () => {
       binsPerDecade: 10,
       t: [0, 10_000],
       edges: e,
-      series: [{ method: "ws", target: "A", counts: [[0, 4, 0], [1, 0, 9]] }],
+      series: [
+        {
+          method: "ws",
+          target: "A",
+          counts: [
+            [0, 4, 0],
+            [1, 0, 9],
+          ],
+        },
+      ],
     };
     const { cells, maxCount } = heatmapCells(h, 0);
     expect(maxCount).toBe(9);

@@ -41,7 +41,12 @@ describe("histogram URL state", () => {
       const from = 1_600_000_000_000 + Math.floor(rnd() * 1e10);
       const focus = rnd() < 0.5 ? null : { fromMs: from + 1000, toMs: from + 1000 + 1 + Math.floor(rnd() * 1e6) };
       const v: ViewState = {
-        range: pick([{ preset: "15m" }, { preset: "24h" }, { preset: "all" }, { preset: "custom", fromMs: from, toMs: from + 1 + Math.floor(rnd() * 1e8) }] as const),
+        range: pick([
+          { preset: "15m" },
+          { preset: "24h" },
+          { preset: "all" },
+          { preset: "custom", fromMs: from, toMs: from + 1 + Math.floor(rnd() * 1e8) },
+        ] as const),
         methods: ["xhr", "jsonp", "ws", "best2", "ping", "wsping", "tcprtt"].filter(() => rnd() < 0.4),
         targets: ["A", "B", "A+B", "C"].filter(() => rnd() < 0.5),
         client: rnd() < 0.3 ? "abcdefgh1234" : null,
@@ -58,7 +63,9 @@ describe("histogram URL state", () => {
   });
 
   it("drops what does not parse instead of trusting it", () => {
-    const v = readView("?range=bogus&method=xhr,<script>,ws&client=short&maxLateMs=-5&hist=pie&focus=20-10&invert=1&heat=x");
+    const v = readView(
+      "?range=bogus&method=xhr,<script>,ws&client=short&maxLateMs=-5&hist=pie&focus=20-10&invert=1&heat=x",
+    );
     expect(v.range).toEqual({ preset: "1h" });
     expect(v.methods).toEqual(["xhr", "ws"]);
     expect(v.client).toBeNull();

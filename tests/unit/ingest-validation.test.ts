@@ -3,23 +3,48 @@ import { describe, expect, it } from "vitest";
 import { BATCH_SAMPLES_MAX, parseWith, sampleBatchSchema } from "../../shared/contract/index.js";
 
 const T = 1_763_000_000_000;
-const sample = (over: Record<string, unknown> = {}) => ({ seq: 0, t: T, method: "xhr", target: "A", ms: 12.5, outcome: "ok", ...over });
-const batch = (samples: unknown[], over: Record<string, unknown> = {}) => ({ clientId: "client_0001", sessionId: "session_0001", samples, ...over });
+const sample = (over: Record<string, unknown> = {}) => ({
+  seq: 0,
+  t: T,
+  method: "xhr",
+  target: "A",
+  ms: 12.5,
+  outcome: "ok",
+  ...over,
+});
+const batch = (samples: unknown[], over: Record<string, unknown> = {}) => ({
+  clientId: "client_0001",
+  sessionId: "session_0001",
+  samples,
+  ...over,
+});
 const parse = (input: unknown) => parseWith(sampleBatchSchema, input);
 
 describe("ingest validation", () => {
   it("accepts a valid batch of every method and outcome", () => {
     const r = parse(
-      batch([
-        sample(),
-        sample({ seq: 1, method: "jsonp", outcome: "timeout", ms: 5000 }),
-        sample({ seq: 2, method: "ws", outcome: "error", ms: null, reason: "ws-closed" }),
-        sample({ seq: 3, method: "best2", target: "A+B", winner: "ws", otherMs: 14, otherOutcome: "ok" }),
-        sample({ seq: 4, method: "ws", outcome: "skipped", ms: null, reason: "frozen", scheduledT: T - 10 }),
-        sample({ seq: 5, method: "ping", ms: 0.05 }),
-        sample({ seq: 6, method: "tcprtt", ms: 9.1, minrtt: 0.02 }),
-        sample({ seq: 7, lateMs: 3, visibleAtSend: true, visibleAtReply: false, hiddenMs: 0, froze: false, fresh: true, serverLagMs: 0.4 }),
-      ], { label: "laptop" }),
+      batch(
+        [
+          sample(),
+          sample({ seq: 1, method: "jsonp", outcome: "timeout", ms: 5000 }),
+          sample({ seq: 2, method: "ws", outcome: "error", ms: null, reason: "ws-closed" }),
+          sample({ seq: 3, method: "best2", target: "A+B", winner: "ws", otherMs: 14, otherOutcome: "ok" }),
+          sample({ seq: 4, method: "ws", outcome: "skipped", ms: null, reason: "frozen", scheduledT: T - 10 }),
+          sample({ seq: 5, method: "ping", ms: 0.05 }),
+          sample({ seq: 6, method: "tcprtt", ms: 9.1, minrtt: 0.02 }),
+          sample({
+            seq: 7,
+            lateMs: 3,
+            visibleAtSend: true,
+            visibleAtReply: false,
+            hiddenMs: 0,
+            froze: false,
+            fresh: true,
+            serverLagMs: 0.4,
+          }),
+        ],
+        { label: "laptop" },
+      ),
     );
     expect(r.ok).toBe(true);
   });

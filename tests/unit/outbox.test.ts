@@ -18,7 +18,14 @@ import {
 import { MemoryStore } from "../../client/src/report/outbox-store.js";
 import type { Sample } from "../../shared/contract/index.js";
 
-const sample = (seq: number): Sample => ({ seq, t: 1_700_000_000_000 + seq, method: "xhr", target: "A", ms: 1, outcome: "ok" });
+const sample = (seq: number): Sample => ({
+  seq,
+  t: 1_700_000_000_000 + seq,
+  method: "xhr",
+  target: "A",
+  ms: 1,
+  outcome: "ok",
+});
 
 interface Call {
   sessionId: string;
@@ -26,14 +33,23 @@ interface Call {
   keepalive: boolean;
 }
 
-function fakeTransport(answer: () => { status: number; body?: unknown }): { calls: Call[]; transport: OutboxTransport } {
+function fakeTransport(answer: () => { status: number; body?: unknown }): {
+  calls: Call[];
+  transport: OutboxTransport;
+} {
   const calls: Call[] = [];
   const transport: OutboxTransport = {
     fetch: (_url, init) => {
       const body = JSON.parse(String(init.body)) as { sessionId: string; samples: Sample[] };
-      calls.push({ sessionId: body.sessionId, seqs: body.samples.map((s) => s.seq), keepalive: init.keepalive === true });
+      calls.push({
+        sessionId: body.sessionId,
+        seqs: body.samples.map((s) => s.seq),
+        keepalive: init.keepalive === true,
+      });
       const a = answer();
-      return Promise.resolve(new Response(JSON.stringify(a.body ?? { accepted: body.samples.length, duplicates: 0 }), { status: a.status }));
+      return Promise.resolve(
+        new Response(JSON.stringify(a.body ?? { accepted: body.samples.length, duplicates: 0 }), { status: a.status }),
+      );
     },
   };
   return { calls, transport };
@@ -143,7 +159,9 @@ describe("outbox", () => {
     const inner = transport.fetch;
     transport.fetch = async (url, init) => {
       const body = JSON.parse(String(init.body)) as { samples: Sample[] };
-      const rejected = body.samples.flatMap((x, index) => (bad.has(x.seq) ? [{ index, seq: x.seq, error: "target: 'Z' is not a server of this deployment" }] : []));
+      const rejected = body.samples.flatMap((x, index) =>
+        bad.has(x.seq) ? [{ index, seq: x.seq, error: "target: 'Z' is not a server of this deployment" }] : [],
+      );
       if (rejected.length === 0) return inner(url, init);
       calls.push({ sessionId: "", seqs: body.samples.map((x) => x.seq), keepalive: false });
       return new Response(JSON.stringify({ error: "refused", code: "INVALID_SAMPLES", rejected }), { status: 400 });
@@ -165,7 +183,9 @@ describe("outbox", () => {
     const inner = transport.fetch;
     transport.fetch = async (url, init) => {
       const res = await inner(url, init);
-      return answer === 200 ? res : new Response('{"error":"later","code":"RATE_LIMITED"}', { status: answer, headers: { "Retry-After": "7" } });
+      return answer === 200
+        ? res
+        : new Response('{"error":"later","code":"RATE_LIMITED"}', { status: answer, headers: { "Retry-After": "7" } });
     };
     const clock = stillClock();
     const outbox = new Outbox(new MemoryStore(), options(transport, clock));
@@ -196,7 +216,9 @@ describe("outbox", () => {
         const body = JSON.parse(String(init.body)) as { samples: Sample[] };
         calls.push(body.samples.length);
         clock.advance(200);
-        return Promise.resolve(new Response(JSON.stringify({ accepted: body.samples.length, duplicates: 0 }), { status: 200 }));
+        return Promise.resolve(
+          new Response(JSON.stringify({ accepted: body.samples.length, duplicates: 0 }), { status: 200 }),
+        );
       },
     };
     const outbox = new Outbox(new MemoryStore(), options(transport, clock));
@@ -233,7 +255,9 @@ describe("outbox", () => {
         calls.push(body.samples.length);
         // The first round trip spans an 8 s SIGSTOP of the renderer.
         clock.advance(tookMs[calls.length - 1] ?? 5);
-        return Promise.resolve(new Response(JSON.stringify({ accepted: body.samples.length, duplicates: 0 }), { status: 200 }));
+        return Promise.resolve(
+          new Response(JSON.stringify({ accepted: body.samples.length, duplicates: 0 }), { status: 200 }),
+        );
       },
     };
     const outbox = new Outbox(new MemoryStore(), options(transport, clock));
@@ -281,7 +305,10 @@ describe("outbox", () => {
     const store = new MemoryStore();
     await store.put([0, 1].map((seq) => ({ sessionId: "oldsession", clientId: "client00", sample: sample(seq) })));
     await store.put([0].map((seq) => ({ sessionId: "livesession", clientId: "client09", sample: sample(seq) })));
-    const outbox = new Outbox(store, options(transport, stillClock(), { liveSessions: () => Promise.resolve(new Set(["livesession"])) }));
+    const outbox = new Outbox(
+      store,
+      options(transport, stillClock(), { liveSessions: () => Promise.resolve(new Set(["livesession"])) }),
+    );
     outbox.add(sample(0));
     await outbox.start();
     await settle(outbox, (c) => c.delivered === 2);
@@ -299,7 +326,9 @@ describe("outbox", () => {
       fetch: (_url, init) => {
         const samples = (JSON.parse(String(init.body)) as { samples: Sample[] }).samples;
         bodies.push(samples);
-        return Promise.resolve(new Response(JSON.stringify({ accepted: samples.length, duplicates: 0 }), { status: 200 }));
+        return Promise.resolve(
+          new Response(JSON.stringify({ accepted: samples.length, duplicates: 0 }), { status: 200 }),
+        );
       },
     };
     const store = new MemoryStore();
@@ -314,7 +343,9 @@ describe("outbox", () => {
       ["frozen", "frozen"],
       ["something else", null],
     ];
-    await store.put(legacy.map(([reason], seq) => ({ sessionId: "oldsession", clientId: "client00", sample: failed(seq, reason) })));
+    await store.put(
+      legacy.map(([reason], seq) => ({ sessionId: "oldsession", clientId: "client00", sample: failed(seq, reason) })),
+    );
     const noLiveSessions = () => Promise.resolve(new Set<string>());
     const outbox = new Outbox(store, options(transport, stillClock(), { liveSessions: noLiveSessions }));
     await outbox.start();

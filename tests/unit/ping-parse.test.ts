@@ -37,7 +37,14 @@ describe("parsePingLine", () => {
   it("reads replies from IPv4 loopback with the -D wall clock", () => {
     const replies = lines("ping-ipv4-loopback.txt").filter((l) => l.kind === "reply");
     expect(replies).toHaveLength(5);
-    expect(replies[0]).toEqual({ kind: "reply", atEpochMs: 1795440035807, from: "127.0.0.1", seq: 1, rttMs: 0.097, dup: false });
+    expect(replies[0]).toEqual({
+      kind: "reply",
+      atEpochMs: 1795440035807,
+      from: "127.0.0.1",
+      seq: 1,
+      rttMs: 0.097,
+      dup: false,
+    });
     expect(replies.map((r) => (r.kind === "reply" ? r.seq : -1))).toEqual([1, 2, 3, 4, 5]);
   });
 
@@ -61,11 +68,23 @@ describe("parsePingLine", () => {
 
   it("flags ping's own (DUP!) mark", () => {
     const replies = lines("ping-dup.txt").filter((l) => l.kind === "reply");
-    expect(replies.map((r) => (r.kind === "reply" ? r.dup : null))).toEqual([false, true, false, true, false, true, false, true]);
+    expect(replies.map((r) => (r.kind === "reply" ? r.dup : null))).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
   });
 
   it("reads ping's complaints about itself as diagnostics", () => {
-    expect(lines("ping-network-unreachable.txt")[0]).toEqual({ kind: "diagnostic", message: "connect: Network is unreachable" });
+    expect(lines("ping-network-unreachable.txt")[0]).toEqual({
+      kind: "diagnostic",
+      message: "connect: Network is unreachable",
+    });
     expect(lines("ping-not-permitted.txt").filter((l) => l.kind === "diagnostic")).toHaveLength(3);
   });
 
@@ -97,7 +116,10 @@ describe("classifyPingFailure", () => {
   });
 
   it("no route concerns one address", () => {
-    expect(classifyPingFailure(diags("ping-network-unreachable.txt"))).toEqual({ scope: "address", reason: "Network is unreachable" });
+    expect(classifyPingFailure(diags("ping-network-unreachable.txt"))).toEqual({
+      scope: "address",
+      reason: "Network is unreachable",
+    });
     expect(classifyPingFailure(diags("ping-ipv6-network-unreachable.txt")).scope).toBe("address");
     expect(classifyPingFailure(diags("ping-blackhole.txt"))).toEqual({ scope: "address", reason: "Invalid argument" });
   });
@@ -157,7 +179,9 @@ describe("PingSequence: exactly one result per request", () => {
     const t0 = 1_800_000_000_000;
     expect(seq.onLine({ kind: "no-answer", seq: 7, atEpochMs: t0 + 1000 }, t0 + 1000)).toEqual([]);
     expect(seq.expire(t0 + 2500)).toEqual([{ t: t0, ms: 2000, outcome: "timeout" }]);
-    expect(seq.onLine({ kind: "reply", seq: 7, atEpochMs: t0 + 3000, rttMs: 3000, from: "x", dup: false }, t0 + 3000)).toEqual([]);
+    expect(
+      seq.onLine({ kind: "reply", seq: 7, atEpochMs: t0 + 3000, rttMs: 3000, from: "x", dup: false }, t0 + 3000),
+    ).toEqual([]);
     expect(seq.counts.late).toBe(1);
   });
 
@@ -165,9 +189,9 @@ describe("PingSequence: exactly one result per request", () => {
     const seq = new PingSequence(1000, 5000);
     const t0 = 1_800_000_000_000;
     seq.onLine({ kind: "no-answer", seq: 1, atEpochMs: t0 + 1000 }, t0 + 1000);
-    expect(seq.onLine({ kind: "reply", seq: 1, atEpochMs: t0 + 1800, rttMs: 1800, from: "x", dup: false }, t0 + 1800)).toEqual([
-      { t: t0, ms: 1800, outcome: "ok" },
-    ]);
+    expect(
+      seq.onLine({ kind: "reply", seq: 1, atEpochMs: t0 + 1800, rttMs: 1800, from: "x", dup: false }, t0 + 1800),
+    ).toEqual([{ t: t0, ms: 1800, outcome: "ok" }]);
     expect(seq.expire(t0 + 60_000)).toEqual([]);
   });
 
@@ -177,6 +201,8 @@ describe("PingSequence: exactly one result per request", () => {
     expect(seq.onLine({ kind: "reply", seq: 0, atEpochMs: t0, rttMs: 1, from: "x", dup: false }, t0)).toHaveLength(1);
     seq.expire(t0 + 65_536_000);
     const later = t0 + 65_536_000;
-    expect(seq.onLine({ kind: "reply", seq: 0, atEpochMs: later, rttMs: 1, from: "x", dup: false }, later)).toHaveLength(1);
+    expect(
+      seq.onLine({ kind: "reply", seq: 0, atEpochMs: later, rttMs: 1, from: "x", dup: false }, later),
+    ).toHaveLength(1);
   });
 });

@@ -41,9 +41,13 @@ describe("PingerPool bound", () => {
       ["10.0.0.4", PING_WAITING_REASON],
     ]);
     // Replies reach the running ones.
-    await vi.waitFor(() => expect(results.some((x) => x.address === "10.0.0.1" && x.r.outcome === "ok")).toBe(true), { timeout: 5000 });
+    await vi.waitFor(() => expect(results.some((x) => x.address === "10.0.0.1" && x.r.outcome === "ok")).toBe(true), {
+      timeout: 5000,
+    });
     pool.release("10.0.0.1");
-    await vi.waitFor(() => expect(sorted(pool.activeAddresses())).toEqual(["10.0.0.2", "10.0.0.3", "127.0.0.1"]), { timeout: 5000 });
+    await vi.waitFor(() => expect(sorted(pool.activeAddresses())).toEqual(["10.0.0.2", "10.0.0.3", "127.0.0.1"]), {
+      timeout: 5000,
+    });
     expect(pool.waitingAddresses()).toEqual(["10.0.0.4"]);
   });
 

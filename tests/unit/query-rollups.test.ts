@@ -18,7 +18,16 @@ import { sqliteDb } from "../../testkit/sqlite-store.js";
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 9, 1) + 7 * 60_000 + 1234; // not aligned to any level
 const SPAN = 3 * DAY + 5 * 3_600_000;
-const SERIES: [Sample["method"], string][] = [["xhr", "A"], ["jsonp", "B"], ["ws", "A"], ["best2", "A+B"], ["ping", "A"], ["tcprtt", "A"], ["ws", "B"], ["jsonp", "A"]];
+const SERIES: [Sample["method"], string][] = [
+  ["xhr", "A"],
+  ["jsonp", "B"],
+  ["ws", "A"],
+  ["best2", "A+B"],
+  ["ping", "A"],
+  ["tcprtt", "A"],
+  ["ws", "B"],
+  ["jsonp", "A"],
+];
 
 let dir: string;
 let store: Store;
@@ -65,7 +74,10 @@ beforeAll(async () => {
       samples.push(s);
     }
     for (let i = 0; i < samples.length; i += 1000)
-      await store.insertBatch({ clientId, sessionId: `session_${k}`, samples: samples.slice(i, i + 1000) }, { userAgent: null, receivedAtMs: T0 });
+      await store.insertBatch(
+        { clientId, sessionId: `session_${k}`, samples: samples.slice(i, i + 1000) },
+        { userAgent: null, receivedAtMs: T0 },
+      );
   }
 });
 
@@ -141,7 +153,10 @@ describe.each(FILTERS)("rollups vs raw: %s", (_name, f) => {
   });
 
   it("timeseries: same axis; counts, failures, max exact; percentiles within ±1 %", async () => {
-    const [a, b] = [await rollups.timeseries(f, { bucketMs: 3_600_000 }), await raw.timeseries(f, { bucketMs: 3_600_000 })];
+    const [a, b] = [
+      await rollups.timeseries(f, { bucketMs: 3_600_000 }),
+      await raw.timeseries(f, { bucketMs: 3_600_000 }),
+    ];
     expect([a.from, a.bucketMs, a.t]).toEqual([b.from, b.bucketMs, b.t]);
     expect(a.series.map(key)).toEqual(b.series.map(key));
     a.series.forEach((s, i) => {
@@ -155,7 +170,10 @@ describe.each(FILTERS)("rollups vs raw: %s", (_name, f) => {
   });
 
   it("heatmap: same axis, each time bucket's total exact", async () => {
-    const [a, b] = [await rollups.heatmap(f, { bucketMs: 6 * 3_600_000 }), await raw.heatmap(f, { bucketMs: 6 * 3_600_000 })];
+    const [a, b] = [
+      await rollups.heatmap(f, { bucketMs: 6 * 3_600_000 }),
+      await raw.heatmap(f, { bucketMs: 6 * 3_600_000 }),
+    ];
     expect([a.from, a.t]).toEqual([b.from, b.t]);
     expect(b.series.length).toBeGreaterThan(0);
     expect(a.series.map(key)).toEqual(b.series.map(key));
@@ -168,7 +186,9 @@ describe.each(FILTERS)("rollups vs raw: %s", (_name, f) => {
   it("races: availability and race counts exact, percentiles within ±1 %", async () => {
     const [a, b] = [await rollups.races(f), await raw.races(f)];
     expect(a.availability).toEqual(b.availability);
-    expect(a.best2.map((r) => [r.target, r.count, r.failures, r.wins])).toEqual(b.best2.map((r) => [r.target, r.count, r.failures, r.wins]));
+    expect(a.best2.map((r) => [r.target, r.count, r.failures, r.wins])).toEqual(
+      b.best2.map((r) => [r.target, r.count, r.failures, r.wins]),
+    );
     a.best2.forEach((r, i) => {
       const e = b.best2[i]!;
       near(r.p50, e.p50);

@@ -34,10 +34,16 @@ const blockArb = fc
         t: fc.oneof(fc.integer({ min: START, max: START + BUCKET_MS - 1 }), fc.integer({ min: 0, max: 2 ** 45 })),
         series: fc.integer({ min: 0, max: 2 ** 20 }),
         status: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
-        nullable: fc.array(fc.option(fc.oneof(fc.integer({ min: -1000, max: 100_000 }), fc.integer({ min: -SAFE_HALF, max: SAFE_HALF })), { nil: null }), {
-          minLength: NULLABLE.length,
-          maxLength: NULLABLE.length,
-        }),
+        nullable: fc.array(
+          fc.option(
+            fc.oneof(fc.integer({ min: -1000, max: 100_000 }), fc.integer({ min: -SAFE_HALF, max: SAFE_HALF })),
+            { nil: null },
+          ),
+          {
+            minLength: NULLABLE.length,
+            maxLength: NULLABLE.length,
+          },
+        ),
       }),
       { minLength: 1, maxLength: 60 },
     ),
@@ -101,9 +107,24 @@ describe("raw sample blocks", () => {
 
   it("refuses rows it cannot hold: another session, (seq, t) not increasing, a key that is not the first seq, a fraction", () => {
     const key = { session: 7, startMs: START, seq0: 5 };
-    const row = (seq: number, us: number | null = 1, t = START): PackedRow => [7, seq, t, 1, 0, us, null, null, null, null, null, null];
+    const row = (seq: number, us: number | null = 1, t = START): PackedRow => [
+      7,
+      seq,
+      t,
+      1,
+      0,
+      us,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ];
     expect(() => encodeBlock(key, [])).toThrow(BlockRowError);
-    expect(() => encodeBlock(key, [row(5), [8, 6, START, 1, 0, null, null, null, null, null, null, null]])).toThrow(/session 8/);
+    expect(() => encodeBlock(key, [row(5), [8, 6, START, 1, 0, null, null, null, null, null, null, null]])).toThrow(
+      /session 8/,
+    );
     expect(() => encodeBlock(key, [row(5), row(5)])).toThrow(/must increase/);
     expect(() => encodeBlock(key, [row(5, 1, START + 9), row(5, 1, START + 3)])).toThrow(/must increase/);
     expect(() => encodeBlock({ ...key, seq0: 6 }, [row(6), row(5)])).toThrow(/must increase/);
@@ -119,7 +140,9 @@ describe("raw sample blocks", () => {
     expect(() => decodeBlock(key, blob.subarray(0, blob.length - 1))).toThrow(BlockFormatError);
     expect(() => decodeBlock(key, Uint8Array.from([...blob, 0]))).toThrow(/after the last row/);
     expect(() => decodeBlock(key, Uint8Array.from([BLOCK_FORMAT + 1, ...blob.subarray(1)]))).toThrow(/format/);
-    const badPresence = Uint8Array.from(encodeBlock(key, [[7, 1000, START, 1, 0, null, null, null, null, null, null, null]]));
+    const badPresence = Uint8Array.from(
+      encodeBlock(key, [[7, 1000, START, 1, 0, null, null, null, null, null, null, null]]),
+    );
     badPresence[badPresence.length - 1] = 0x7f; // all seven columns present, none written
     expect(() => decodeBlock(key, badPresence)).toThrow(BlockFormatError);
   });

@@ -8,7 +8,13 @@
 // read back as written is refused, not altered.
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { edgeReader, logicalRawSelectSql, packRaw, TYPICAL_FLAGS, UnpackableRowError } from "../../server/store/raw-layout.js";
+import {
+  edgeReader,
+  logicalRawSelectSql,
+  packRaw,
+  TYPICAL_FLAGS,
+  UnpackableRowError,
+} from "../../server/store/raw-layout.js";
 import { DDL, RAW_SAMPLES_V6_DDL } from "../../server/store/schema.js";
 import { blockStore } from "../../server/store/block-writer.js";
 import { INSERT_RAW, RAW_COLUMNS } from "../../server/store/writer.js";
@@ -26,10 +32,16 @@ function database(): Database.Database {
   const db = new Database(":memory:");
   // Version 6's row table beside version 7's blocks: the packed row is both one's row and the other's sample.
   db.exec(DDL + RAW_SAMPLES_V6_DDL);
-  db.exec("INSERT INTO series (id, method, target) VALUES (1, 'xhr', 'A'), (2, 'best2', 'A+B'), (3, 'tcprtt', 'A'), (4, 'ping', 'A')");
-  db.exec("INSERT INTO reasons (id, text) VALUES (1, 'network'), (2, 'http-503'), (300, 'a reason past the first hundreds')");
+  db.exec(
+    "INSERT INTO series (id, method, target) VALUES (1, 'xhr', 'A'), (2, 'best2', 'A+B'), (3, 'tcprtt', 'A'), (4, 'ping', 'A')",
+  );
+  db.exec(
+    "INSERT INTO reasons (id, text) VALUES (1, 'network'), (2, 'http-503'), (300, 'a reason past the first hundreds')",
+  );
   db.exec("INSERT INTO clients (id, client_key) VALUES (1, 'k1'), (2, 'k2')");
-  db.exec("INSERT INTO sessions (id, session_key, client_id, client, first_seen_ms) VALUES (1, 's1', 'c1', 1, 0), (2, 's2', 'c2', 2, 0)");
+  db.exec(
+    "INSERT INTO sessions (id, session_key, client_id, client, first_seen_ms) VALUES (1, 's1', 'c1', 1, 0), (2, 's2', 'c2', 2, 0)",
+  );
   return db;
 }
 
@@ -38,12 +50,48 @@ const EDGES: Row[] = [
   [1, 0, 1_790_000_000_000, SERIES.xhr, 0, 1200, 0, 450, 0, TYPICAL_FLAGS, null, null, null, null, null, 120, 250],
   [1, 1, 1_790_000_000_001, SERIES.xhr, 2, null, 3, 3999, 17, 0x0303, 300, null, null, null, null, null, null],
   [1, 2, 1_790_000_000_002, SERIES.xhr, 3, null, 12, null, null, 0x1f0b, 2, null, null, null, null, null, null],
-  [1, 3, 1_790_000_000_003, SERIES.xhr, 1, 30_000_000, null, 2_000_001, 9_000_000_000, 0x0100, null, null, null, null, null, 0, 0],
+  [
+    1,
+    3,
+    1_790_000_000_003,
+    SERIES.xhr,
+    1,
+    30_000_000,
+    null,
+    2_000_001,
+    9_000_000_000,
+    0x0100,
+    null,
+    null,
+    null,
+    null,
+    null,
+    0,
+    0,
+  ],
   [1, 4, 1_790_000_000_004, SERIES.best2, 0, 550, -2, 0, 0, TYPICAL_FLAGS, null, 1, 20_000, 0, null, null, null],
   [1, 5, 1_790_000_000_005, SERIES.best2, 0, 550, 0, 0, 0, TYPICAL_FLAGS, null, 0, null, 2, null, null, null],
   [1, 6, 1_790_000_000_006, SERIES.best2, 1, 5_000_000, 0, 0, 0, TYPICAL_FLAGS, null, null, null, 1, null, null, null],
   [1, 7, 1_790_000_000_007, SERIES.best2, 0, 900, 0, 0, 0, TYPICAL_FLAGS, null, 1, -7, 0, null, null, null],
-  [1, 8, 1_790_000_000_008, SERIES.best2, 0, 900, 0, 0, 0, TYPICAL_FLAGS, null, 0, 3_600_000_000_000, 3, null, null, null],
+  [
+    1,
+    8,
+    1_790_000_000_008,
+    SERIES.best2,
+    0,
+    900,
+    0,
+    0,
+    0,
+    TYPICAL_FLAGS,
+    null,
+    0,
+    3_600_000_000_000,
+    3,
+    null,
+    null,
+    null,
+  ],
   [1, 9, 1_790_000_000_009, SERIES.best2, 0, 900, 0, 0, 0, 0, null, null, null, null, null, null, null],
   [1, 10, 1_790_000_000_010, SERIES.tcprtt, 0, 230, null, null, null, 0, null, null, null, null, 180, null, null],
   [1, 11, 1_790_000_000_011, SERIES.tcprtt, 0, 230, null, null, null, 0, null, null, null, null, null, null, null],
@@ -59,7 +107,9 @@ function generated(n: number): Row[] {
     const series = pick(Object.values(SERIES));
     const outcome = Math.floor(rand() * 4);
     const probe = series === SERIES.xhr || series === SERIES.best2;
-    const flags = probe ? pick([TYPICAL_FLAGS, 0x1f0b, 0x1703, 0xffff, Math.floor(rand() * 0x2000)]) : pick([0, 0, 0x0303]);
+    const flags = probe
+      ? pick([TYPICAL_FLAGS, 0x1f0b, 0x1703, 0xffff, Math.floor(rand() * 0x2000)])
+      : pick([0, 0, 0x0303]);
     const race = series === SERIES.best2;
     rows.push([
       2,
@@ -94,9 +144,22 @@ function roundTrip(rows: Row[]): void {
   expect(back).toEqual(rows.map(asObject));
   // The query reader's decoder (edgeReader), on the stored columns.
   const edge = edgeReader("packed", (series) => METHOD_OF.get(series));
-  const stored = db.prepare(`SELECT ${edge.columns} FROM raw_samples ORDER BY t, session, seq`).raw(true).all() as unknown[][];
+  const stored = db
+    .prepare(`SELECT ${edge.columns} FROM raw_samples ORDER BY t, session, seq`)
+    .raw(true)
+    .all() as unknown[][];
   expect(stored.map(edge.decode)).toEqual(
-    rows.map((r) => ({ t: r[2], series: r[3], outcome: r[4], us: r[5], flags: r[9], lateUs: r[7], winner: r[11], otherUs: r[12], minrttUs: r[14] })),
+    rows.map((r) => ({
+      t: r[2],
+      series: r[3],
+      outcome: r[4],
+      us: r[5],
+      flags: r[9],
+      lateUs: r[7],
+      winner: r[11],
+      otherUs: r[12],
+      minrttUs: r[14],
+    })),
   );
   db.close();
 }
@@ -116,7 +179,12 @@ describe("raw_samples' packed layout", () => {
   it("refuses a row it could not read back as written", () => {
     const withRace = [...EDGES[10]!];
     withRace[11] = 0; // a tcprtt sample with a winner beside its min RTT
-    const cases: Row[] = [withRace, EDGES[0]!.map((v, i) => (i === 9 ? 0x10000 : v)), EDGES[0]!.map((v, i) => (i === 4 ? 4 : v)), EDGES[0]!.map((v, i) => (i === 7 ? 1.5 : v))];
+    const cases: Row[] = [
+      withRace,
+      EDGES[0]!.map((v, i) => (i === 9 ? 0x10000 : v)),
+      EDGES[0]!.map((v, i) => (i === 4 ? 4 : v)),
+      EDGES[0]!.map((v, i) => (i === 7 ? 1.5 : v)),
+    ];
     for (const r of cases) expect(() => pack(r), JSON.stringify(r)).toThrow(UnpackableRowError);
   });
 
@@ -134,7 +202,14 @@ describe("raw_samples' packed layout", () => {
         for (let i = 0; i < mine.length; i += 100) storeBlocks(session, null, mine.slice(i, i + 100));
       }
     })();
-    const viewReader = pageReaderOver((sql, params) => db.prepare(sql).raw(true).all(...params) as RawSampleRow[], () => {});
+    const viewReader = pageReaderOver(
+      (sql, params) =>
+        db
+          .prepare(sql)
+          .raw(true)
+          .all(...params) as RawSampleRow[],
+      () => {},
+    );
     const packedReader = openSqlitePageReader(db);
     const all = async (reader: typeof viewReader, f: SampleFilter) => {
       const out: RawSampleRow[] = [];
@@ -151,7 +226,11 @@ describe("raw_samples' packed layout", () => {
       { ...whole, methods: ["best2", "tcpminrtt"] },
       { ...whole, targets: ["A+B"] },
       { ...whole, clientId: "c2" },
-      { fromMs: 1_790_000_000_500, toMs: 1_790_000_001_999, exclude: [{ fromMs: 1_790_000_001_000, toMs: 1_790_000_001_499 }] },
+      {
+        fromMs: 1_790_000_000_500,
+        toMs: 1_790_000_001_999,
+        exclude: [{ fromMs: 1_790_000_001_000, toMs: 1_790_000_001_499 }],
+      },
     ];
     for (const f of filters) {
       const expected = await all(viewReader, f);
@@ -168,11 +247,39 @@ describe("raw_samples' packed layout", () => {
     for (const r of EDGES) insert.run(pack(r));
     const view = db.prepare("SELECT * FROM samples ORDER BY t").all() as Record<string, unknown>[];
     expect(Object.keys(view[0]!)).toEqual([
-      "session", "seq", "t", "method", "target", "ms", "outcome", "scheduled_t", "late_ms", "hidden_ms", "flags",
-      "reason", "winner", "other_ms", "other_outcome", "minrtt", "server_lag_ms", "server_ms",
+      "session",
+      "seq",
+      "t",
+      "method",
+      "target",
+      "ms",
+      "outcome",
+      "scheduled_t",
+      "late_ms",
+      "hidden_ms",
+      "flags",
+      "reason",
+      "winner",
+      "other_ms",
+      "other_outcome",
+      "minrtt",
+      "server_lag_ms",
+      "server_ms",
     ]);
-    expect(view[1]).toMatchObject({ outcome: "error", reason: "a reason past the first hundreds", scheduled_t: 1_790_000_000_001 - 3, late_ms: 3.999, flags: 0x0303 });
-    expect(view[4]).toMatchObject({ method: "best2", winner: "jsonp", other_ms: 20, other_outcome: "ok", scheduled_t: 1_790_000_000_004 + 2 });
+    expect(view[1]).toMatchObject({
+      outcome: "error",
+      reason: "a reason past the first hundreds",
+      scheduled_t: 1_790_000_000_001 - 3,
+      late_ms: 3.999,
+      flags: 0x0303,
+    });
+    expect(view[4]).toMatchObject({
+      method: "best2",
+      winner: "jsonp",
+      other_ms: 20,
+      other_outcome: "ok",
+      scheduled_t: 1_790_000_000_004 + 2,
+    });
     expect(view[6]).toMatchObject({ winner: null, other_ms: null, other_outcome: "timeout" });
     expect(view[10]).toMatchObject({ method: "tcprtt", minrtt: 0.18, winner: null, other_ms: null });
     expect(view[12]).toMatchObject({ method: "ping", outcome: "timeout", reason: "network", flags: 0 });

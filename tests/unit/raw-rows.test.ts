@@ -28,8 +28,26 @@ function samples(rand: () => number, n: number): Sample[] {
   return Array.from({ length: n }, (_, seq): Sample => {
     const t = T0 + Math.floor(rand() * SPAN_MS);
     const r = rand();
-    if (r < 0.15) return { seq, t, method: pick(["ping", "wsping"] as const), target: pick(["A", "B"]), ms: Math.round(rand() * 3000) / 1000, outcome: "ok" };
-    if (r < 0.2) return { seq, t, method: "xhr", target: pick(["A", "B"]), ms: null, outcome: "error", reason: "network", lateMs: rand() * 5 };
+    if (r < 0.15)
+      return {
+        seq,
+        t,
+        method: pick(["ping", "wsping"] as const),
+        target: pick(["A", "B"]),
+        ms: Math.round(rand() * 3000) / 1000,
+        outcome: "ok",
+      };
+    if (r < 0.2)
+      return {
+        seq,
+        t,
+        method: "xhr",
+        target: pick(["A", "B"]),
+        ms: null,
+        outcome: "error",
+        reason: "network",
+        lateMs: rand() * 5,
+      };
     return {
       seq,
       t,
@@ -57,8 +75,17 @@ write(
 );
 
 loadSampleTables(db);
-const series = new Map((db.prepare("SELECT id, method, target FROM series").all() as { id: number; method: string; target: string }[]).map((s) => [s.id, s]));
-const clients = new Map((db.prepare("SELECT id, client_id FROM sessions").all() as { id: number; client_id: string }[]).map((s) => [s.id, s.client_id]));
+const series = new Map(
+  (db.prepare("SELECT id, method, target FROM series").all() as { id: number; method: string; target: string }[]).map(
+    (s) => [s.id, s],
+  ),
+);
+const clients = new Map(
+  (db.prepare("SELECT id, client_id FROM sessions").all() as { id: number; client_id: string }[]).map((s) => [
+    s.id,
+    s.client_id,
+  ]),
+);
 const packedRows = db.prepare(`SELECT ${PACKED_RAW_COLUMNS} FROM raw_samples`).raw(true).all() as (number | null)[][];
 const key = (session: number, seq: number) => `${session}:${seq}`;
 
@@ -71,7 +98,13 @@ const filterArb: fc.Arbitrary<SampleFilter> = fc.record(
     targets: fc.subarray(["A", "B", "C"]),
     visibleOnly: fc.boolean(),
     maxLateMs: fc.oneof(fc.integer({ min: 0, max: 120 }), fc.double({ min: 0, max: 120, noNaN: true })),
-    exclude: fc.array(fc.record({ fromMs: fc.integer({ min: T0, max: T0 + SPAN_MS }), toMs: fc.integer({ min: T0, max: T0 + SPAN_MS }) }), { maxLength: 2 }),
+    exclude: fc.array(
+      fc.record({
+        fromMs: fc.integer({ min: T0, max: T0 + SPAN_MS }),
+        toMs: fc.integer({ min: T0, max: T0 + SPAN_MS }),
+      }),
+      { maxLength: 2 },
+    ),
     reportInFlight: fc.boolean(),
   },
   { requiredKeys: ["fromMs", "toMs"] },
@@ -83,11 +116,19 @@ describe("rowMatcher", () => {
     fc.assert(
       fc.property(filterArb, (f) => {
         const where = sampleWhere(f);
-        const bySql = (db.prepare(`SELECT samples.session, samples.seq FROM samples WHERE ${where.sql}`).raw(true).all(...where.params) as number[][])
+        const bySql = (
+          db
+            .prepare(`SELECT samples.session, samples.seq FROM samples WHERE ${where.sql}`)
+            .raw(true)
+            .all(...where.params) as number[][]
+        )
           .map(([s, q]) => key(s!, q!))
           .sort();
         const match = rowMatcher(f, { seriesOf: (id) => series.get(id), clientIdOf: (s) => clients.get(s) });
-        const byJs = packedRows.filter(match).map((r) => key(r[0]!, r[1]!)).sort();
+        const byJs = packedRows
+          .filter(match)
+          .map((r) => key(r[0]!, r[1]!))
+          .sort();
         expect(byJs).toEqual(bySql);
       }),
       { numRuns: 300 },
@@ -95,9 +136,15 @@ describe("rowMatcher", () => {
   });
 
   it("is not vacuous: the generated filters keep some rows and drop others", () => {
-    const all = rowMatcher({ fromMs: T0 - 1, toMs: T0 + SPAN_MS }, { seriesOf: (id) => series.get(id), clientIdOf: (s) => clients.get(s) });
+    const all = rowMatcher(
+      { fromMs: T0 - 1, toMs: T0 + SPAN_MS },
+      { seriesOf: (id) => series.get(id), clientIdOf: (s) => clients.get(s) },
+    );
     expect(packedRows.filter(all)).toHaveLength(1200);
-    const visible = rowMatcher({ fromMs: T0 - 1, toMs: T0 + SPAN_MS, visibleOnly: true }, { seriesOf: (id) => series.get(id), clientIdOf: (s) => clients.get(s) });
+    const visible = rowMatcher(
+      { fromMs: T0 - 1, toMs: T0 + SPAN_MS, visibleOnly: true },
+      { seriesOf: (id) => series.get(id), clientIdOf: (s) => clients.get(s) },
+    );
     const kept = packedRows.filter(visible).length;
     expect(kept).toBeGreaterThan(300);
     expect(kept).toBeLessThan(1100);

@@ -5,7 +5,13 @@ import { describe, expect, it } from "vitest";
 import { ATTENDED_MS, RenderCadence, UNATTENDED_RENDER_MS } from "../../client/src/probe/render-cadence.js";
 
 /** Housekeeping slots once a second from t = 0 to endMs (exclusive); the times the view was drawn. */
-function drawnAt(cadence: RenderCadence, clock: { now: number }, fromMs: number, endMs: number, attendAt: number[] = []): number[] {
+function drawnAt(
+  cadence: RenderCadence,
+  clock: { now: number },
+  fromMs: number,
+  endMs: number,
+  attendAt: number[] = [],
+): number[] {
   const drawn: number[] = [];
   for (let t = fromMs; t < endMs; t += 1000) {
     clock.now = t;
@@ -48,6 +54,8 @@ describe("RenderCadence", () => {
     const cadence = new RenderCadence(() => clock.now);
     const drawn = drawnAt(cadence, clock, 0, 2 * ATTENDED_MS, [ATTENDED_MS - 1000]);
     // Live from 0 until ATTENDED_MS after the sign at ATTENDED_MS − 1 s: one draw per slot, no more.
-    expect(drawn.filter((t) => t < 2 * ATTENDED_MS - 1000)).toEqual(Array.from({ length: 2 * ATTENDED_MS / 1000 - 1 }, (_, i) => i * 1000));
+    expect(drawn.filter((t) => t < 2 * ATTENDED_MS - 1000)).toEqual(
+      Array.from({ length: (2 * ATTENDED_MS) / 1000 - 1 }, (_, i) => i * 1000),
+    );
   });
 });

@@ -4,7 +4,15 @@
 // in); it must give the same cells as recording every sample into each of its
 // cells one by one, the plain way, before and after merging batches.
 import { describe, expect, it } from "vitest";
-import { ANY_CLASS, ANY_CLIENT, addToCell, emptyCell, RollupBatch, type RollupCell, type RollupRow } from "../../server/store/rollup-batch.js";
+import {
+  ANY_CLASS,
+  ANY_CLIENT,
+  addToCell,
+  emptyCell,
+  RollupBatch,
+  type RollupCell,
+  type RollupRow,
+} from "../../server/store/rollup-batch.js";
 import { bucketEndMs, LEVEL_MS, TOTAL_LEVEL } from "../../server/store/rollup-class.js";
 import { record } from "../../shared/rollup.js";
 import { prng } from "../../testkit/prng.js";
@@ -20,13 +28,17 @@ function plain(rows: readonly RollupRow[]): Map<string, RollupCell> {
     if (c === undefined) cells.set(key, (c = emptyCell(level, startMs, series, client, cls)));
     return c;
   };
+  // Each timed level's bucket, and the total level's one cell (start 0) per series, client and class.
   for (const r of rows)
-    // Each timed level's bucket, and the total level's one cell (start 0) per series, client and class.
     for (let level = 0; level <= LEVEL_MS.length; level++) {
       const startMs = level === LEVEL_MS.length ? 0 : r.t - (r.t % LEVEL_MS[level]!);
-      for (const [client, cls] of [[r.client, r.cls], [ANY_CLIENT, ANY_CLASS]] as const) {
+      for (const [client, cls] of [
+        [r.client, r.cls],
+        [ANY_CLIENT, ANY_CLASS],
+      ] as const) {
         addToCell(cell(level, startMs, r.series, client, cls), r);
-        if (r.minrttSeries !== null && r.minrttUs !== null) record(cell(level, startMs, r.minrttSeries, client, cls).lat, r.minrttUs);
+        if (r.minrttSeries !== null && r.minrttUs !== null)
+          record(cell(level, startMs, r.minrttSeries, client, cls).lat, r.minrttUs);
       }
     }
   return cells;
@@ -76,7 +88,18 @@ describe("RollupBatch", () => {
     left.mergeFrom(right);
     // Samples added after a merge still find the merged cells, not fresh ones.
     // One sample certain to sit in a bucket takeClosed will take (below).
-    const early: RollupRow = { t: T0 + 500, series: 1, client: 1, cls: 0, outcome: 0, us: 999, winner: null, otherUs: null, minrttSeries: null, minrttUs: null };
+    const early: RollupRow = {
+      t: T0 + 500,
+      series: 1,
+      client: 1,
+      cls: 0,
+      outcome: 0,
+      us: 999,
+      winner: null,
+      otherUs: null,
+      minrttSeries: null,
+      minrttUs: null,
+    };
     const more = [...rows(2000, 13), early];
     for (const r of more) left.add(r);
     const want = plain([...a, ...b, ...more]);
@@ -90,9 +113,22 @@ describe("RollupBatch", () => {
     expect(closed.cells.size + left.cells.size).toBe(want.size);
     // The running totals never close: they stay open until finish() writes them.
     expect([...closed.cells.values()].some((c) => c.level === TOTAL_LEVEL)).toBe(false);
-    expect([...left.cells.values()].filter((c) => c.level === TOTAL_LEVEL && c.client === ANY_CLIENT).length).toBeGreaterThan(0);
+    expect(
+      [...left.cells.values()].filter((c) => c.level === TOTAL_LEVEL && c.client === ANY_CLIENT).length,
+    ).toBeGreaterThan(0);
     // A sample in a taken bucket starts a fresh cell, leaving the taken one as it was.
-    const late: RollupRow = { t: T0 + 1000, series: 1, client: 1, cls: 0, outcome: 0, us: 1234, winner: null, otherUs: null, minrttSeries: null, minrttUs: null };
+    const late: RollupRow = {
+      t: T0 + 1000,
+      series: 1,
+      client: 1,
+      cls: 0,
+      outcome: 0,
+      us: 1234,
+      winner: null,
+      otherUs: null,
+      minrttSeries: null,
+      minrttUs: null,
+    };
     const takenBefore = structuredClone(closed.cells.get(`0|${T0}|1|1|0`));
     expect(takenBefore?.lat.count).toBeGreaterThan(0);
     left.add(late);

@@ -49,7 +49,10 @@ function expectWithinBound(values: number[]): void {
     // Several percentiles from one pass are the same as one at a time.
     expect(all[k], `p${p} from quantiles()`).toBe(got);
     if (exact === 0) expect(got).toBe(0);
-    else expect(Math.abs(got - exact) / exact, `p${p}: exact ${exact}, rollup ${got}`).toBeLessThanOrEqual(ROLLUP_RELATIVE_ERROR);
+    else
+      expect(Math.abs(got - exact) / exact, `p${p}: exact ${exact}, rollup ${got}`).toBeLessThanOrEqual(
+        ROLLUP_RELATIVE_ERROR,
+      );
   }
 }
 
@@ -79,7 +82,9 @@ describe("rollup percentiles against the exact nearest rank", () => {
     expectWithinBound(new Array<number>(50).fill(0));
   });
   it("timeouts in the tail (5 s timeout value on 2 %)", () => {
-    expectWithinBound(Array.from({ length: 20_000 }, () => (rand() < 0.02 ? 5_000_000 : us(2 * Math.exp(0.5 * gauss())))));
+    expectWithinBound(
+      Array.from({ length: 20_000 }, () => (rand() < 0.02 ? 5_000_000 : us(2 * Math.exp(0.5 * gauss())))),
+    );
   });
   it("every small integer µs is its own bucket, so its quantiles are exact", () => {
     const values = Array.from({ length: 5000 }, () => 1 + Math.floor(rand() * 150));
@@ -133,13 +138,20 @@ describe("buckets", () => {
 describe("several percentiles in one pass", () => {
   it("equal the one-at-a-time walk over the sorted buckets, in any order of p", () => {
     const value = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 1, max: 60_000_000 }));
-    const p = fc.oneof(fc.constantFrom(0.1, 1, 10, 50, 90, 99, 99.9, 100), fc.double({ min: 0.001, max: 100, noNaN: true }));
+    const p = fc.oneof(
+      fc.constantFrom(0.1, 1, 10, 50, 90, 99, 99.9, 100),
+      fc.double({ min: 0.001, max: 100, noNaN: true }),
+    );
     fc.assert(
-      fc.property(fc.array(value, { minLength: 1, maxLength: 300 }), fc.array(p, { minLength: 1, maxLength: 8 }), (values, ps) => {
-        const r = rollupOf(values);
-        const pairs = sortedBuckets(r);
-        expect(quantiles(r, ps)).toEqual(ps.map((q) => quantile(r, q, pairs)));
-      }),
+      fc.property(
+        fc.array(value, { minLength: 1, maxLength: 300 }),
+        fc.array(p, { minLength: 1, maxLength: 8 }),
+        (values, ps) => {
+          const r = rollupOf(values);
+          const pairs = sortedBuckets(r);
+          expect(quantiles(r, ps)).toEqual(ps.map((q) => quantile(r, q, pairs)));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -149,7 +161,11 @@ describe("several percentiles in one pass", () => {
 });
 
 describe("merging", () => {
-  const latencyUs = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 86_400_000_000 }));
+  const latencyUs = fc.oneof(
+    fc.constant(0),
+    fc.integer({ min: 1, max: 200 }),
+    fc.integer({ min: 1, max: 86_400_000_000 }),
+  );
   it("merge(rollup(A), rollup(B)) equals rollup(A ∪ B)", () => {
     fc.assert(
       fc.property(fc.array(latencyUs, { maxLength: 300 }), fc.array(latencyUs, { maxLength: 300 }), (a, b) => {
@@ -179,42 +195,66 @@ describe("merging", () => {
   });
   it("encodeMerged(A, stored B) is the bytes of rollup(A ∪ B), B stored in either form or not at all, A unchanged", () => {
     fc.assert(
-      fc.property(fc.array(latencyUs, { maxLength: 80 }), fc.array(latencyUs, { maxLength: 300 }), fc.constantFrom("compact", "legacy", "none"), (a, b, form) => {
-        const mine = rollupOf(a);
-        const before = { ...mine, buckets: new Map(mine.buckets) };
-        const stored = form === "none" || b.length === 0 ? null : form === "compact" ? encodeRollup(rollupOf(b)) : encodeRollupLegacy(rollupOf(b));
-        const union = stored === null ? a : [...a, ...b];
-        const got = encodeMerged(mine, stored);
-        expect(got === null ? null : [...got]).toEqual(union.length === 0 ? null : [...encodeRollup(rollupOf(union))]);
-        expect(mine).toEqual(before);
-      }),
+      fc.property(
+        fc.array(latencyUs, { maxLength: 80 }),
+        fc.array(latencyUs, { maxLength: 300 }),
+        fc.constantFrom("compact", "legacy", "none"),
+        (a, b, form) => {
+          const mine = rollupOf(a);
+          const before = { ...mine, buckets: new Map(mine.buckets) };
+          const stored =
+            form === "none" || b.length === 0
+              ? null
+              : form === "compact"
+                ? encodeRollup(rollupOf(b))
+                : encodeRollupLegacy(rollupOf(b));
+          const union = stored === null ? a : [...a, ...b];
+          const got = encodeMerged(mine, stored);
+          expect(got === null ? null : [...got]).toEqual(
+            union.length === 0 ? null : [...encodeRollup(rollupOf(union))],
+          );
+          expect(mine).toEqual(before);
+        },
+      ),
       { numRuns: 400 },
     );
   });
   it("a dense accumulator of many stored and in-memory rollups equals the rollup of their union, buckets ascending", () => {
     fc.assert(
-      fc.property(fc.array(fc.array(latencyUs, { maxLength: 60 }), { minLength: 1, maxLength: 12 }), fc.array(latencyUs, { maxLength: 60 }), (parts, edge) => {
-        const dense = new DenseRollup();
-        for (const part of parts) if (part.length > 0) dense.addEncoded(encodeRollup(rollupOf(part)));
-        dense.addRollup(rollupOf(edge));
-        const got = dense.toRollup();
-        const union = rollupOf([...parts.flat(), ...edge]);
-        expect({ ...got, buckets: [...got.buckets].sort((x, y) => x[0] - y[0]) }).toEqual({ ...union, buckets: [...union.buckets].sort((x, y) => x[0] - y[0]) });
-        const keys = [...got.buckets.keys()];
-        expect(keys).toEqual([...keys].sort((x, y) => x - y));
-      }),
+      fc.property(
+        fc.array(fc.array(latencyUs, { maxLength: 60 }), { minLength: 1, maxLength: 12 }),
+        fc.array(latencyUs, { maxLength: 60 }),
+        (parts, edge) => {
+          const dense = new DenseRollup();
+          for (const part of parts) if (part.length > 0) dense.addEncoded(encodeRollup(rollupOf(part)));
+          dense.addRollup(rollupOf(edge));
+          const got = dense.toRollup();
+          const union = rollupOf([...parts.flat(), ...edge]);
+          expect({ ...got, buckets: [...got.buckets].sort((x, y) => x[0] - y[0]) }).toEqual({
+            ...union,
+            buckets: [...union.buckets].sort((x, y) => x[0] - y[0]),
+          });
+          const keys = [...got.buckets.keys()];
+          expect(keys).toEqual([...keys].sort((x, y) => x - y));
+        },
+      ),
       { numRuns: 300 },
     );
   });
   it("a cut-off stored rollup fails the merge (a query then errors) instead of reading past its end, in either form", () => {
     const r = rollupOf([0, 5, 800, 800, 12_000, 3_000_000]);
     for (const blob of [encodeRollup(r), encodeRollupLegacy(r)])
-      for (let cut = 1; cut < blob.length; cut++) expect(() => new DenseRollup().addEncoded(blob.subarray(0, cut))).toThrow("truncated rollup");
+      for (let cut = 1; cut < blob.length; cut++)
+        expect(() => new DenseRollup().addEncoded(blob.subarray(0, cut))).toThrow("truncated rollup");
   });
 });
 
 describe("the stored forms", () => {
-  const latencyUs = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 86_400_000_000 }));
+  const latencyUs = fc.oneof(
+    fc.constant(0),
+    fc.integer({ min: 1, max: 200 }),
+    fc.integer({ min: 1, max: 86_400_000_000 }),
+  );
   const decoded = (blob: Uint8Array) => {
     const back = emptyRollup();
     mergeEncoded(back, blob);
@@ -242,7 +282,17 @@ describe("the stored forms", () => {
     );
   });
   it("the edge shapes: one value, only zeros, zeros and one bucket, one bucket, two adjacent buckets, counts past a varint byte", () => {
-    const shapes = [[7], [0], [0, 0, 0], [0, 0, 9], [1_000, 1_001, 1_002], [1_000, 1_000, 1_000], [1_000, 2_000], [0, 1, 2], [5, 5_000_000_000]];
+    const shapes = [
+      [7],
+      [0],
+      [0, 0, 0],
+      [0, 0, 9],
+      [1_000, 1_001, 1_002],
+      [1_000, 1_000, 1_000],
+      [1_000, 2_000],
+      [0, 1, 2],
+      [5, 5_000_000_000],
+    ];
     shapes.push(Array.from({ length: 300 }, (_, k) => 1_000 + (k % 3) * 50));
     for (const values of shapes) {
       const r = rollupOf(values);
@@ -263,7 +313,9 @@ describe("the stored forms", () => {
     let compact = 0;
     let legacy = 0;
     for (let k = 0; k < 2_000; k++) {
-      const r = rollupOf(Array.from({ length: 1 + Math.floor(random() * 12) }, () => Math.round(3_000 * Math.exp(random()))));
+      const r = rollupOf(
+        Array.from({ length: 1 + Math.floor(random() * 12) }, () => Math.round(3_000 * Math.exp(random()))),
+      );
       compact += encodeRollup(r).length;
       legacy += encodeRollupLegacy(r).length;
     }
@@ -275,21 +327,27 @@ describe("the stored forms", () => {
 const atOrBelow = (values: readonly number[], bound: number) => values.reduce((n, v) => n + (v <= bound ? 1 : 0), 0);
 
 describe("counts at or below a bound (Prometheus' le, /metrics)", () => {
-  const LE_US = [500, 1000, 2500, 5000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000];
+  const LE_US = [
+    500, 1000, 2500, 5000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000,
+  ];
 
   it("lies between the exact counts at the edges of the bucket the bound falls in (0.54 % apart)", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 6_000_000 }), { maxLength: 400 }), fc.constantFrom(...LE_US), (values, le) => {
-        const r = rollupOf(values);
-        const got = countAtOrBelow(r, le);
-        const i = bucketIndex(le);
-        const lower = atOrBelow(values, Math.floor(bucketUpper(i - 1)));
-        const upper = atOrBelow(values, Math.floor(bucketUpper(i)));
-        expect(got).toBeGreaterThanOrEqual(lower);
-        expect(got).toBeLessThanOrEqual(upper);
-        // Off by at most the samples of that one bucket; exact when it holds none.
-        expect(Math.abs(got - atOrBelow(values, le))).toBeLessThanOrEqual(upper - lower);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 6_000_000 }), { maxLength: 400 }),
+        fc.constantFrom(...LE_US),
+        (values, le) => {
+          const r = rollupOf(values);
+          const got = countAtOrBelow(r, le);
+          const i = bucketIndex(le);
+          const lower = atOrBelow(values, Math.floor(bucketUpper(i - 1)));
+          const upper = atOrBelow(values, Math.floor(bucketUpper(i)));
+          expect(got).toBeGreaterThanOrEqual(lower);
+          expect(got).toBeLessThanOrEqual(upper);
+          // Off by at most the samples of that one bucket; exact when it holds none.
+          expect(Math.abs(got - atOrBelow(values, le))).toBeLessThanOrEqual(upper - lower);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -343,7 +401,8 @@ describe("counts at or below a bound (Prometheus' le, /metrics)", () => {
     // Every integer of the bucket holding 100,000 µs, 10 samples each.
     const i = bucketIndex(100_000);
     const values: number[] = [];
-    for (let v = Math.floor(bucketUpper(i - 1)) + 1; v <= Math.floor(bucketUpper(i)); v++) for (let k = 0; k < 10; k++) values.push(v);
+    for (let v = Math.floor(bucketUpper(i - 1)) + 1; v <= Math.floor(bucketUpper(i)); v++)
+      for (let k = 0; k < 10; k++) values.push(v);
     expect(countAtOrBelow(rollupOf(values), 100_000)).toBe(atOrBelow(values, 100_000));
   });
 

@@ -103,7 +103,14 @@ const validSample = fc
       },
       { requiredKeys: [] },
     ),
-    race: fc.record({ winner: fc.constantFrom(...BEST2_LEGS), otherMs: fc.option(fc.double({ min: 0, max: 5000, noNaN: true })), otherOutcome: fc.constantFrom(...OUTCOMES) }, { requiredKeys: [] }),
+    race: fc.record(
+      {
+        winner: fc.constantFrom(...BEST2_LEGS),
+        otherMs: fc.option(fc.double({ min: 0, max: 5000, noNaN: true })),
+        otherOutcome: fc.constantFrom(...OUTCOMES),
+      },
+      { requiredKeys: [] },
+    ),
     minrtt: fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: undefined }),
   })
   .map(({ optional, race, minrtt, ...s }) => ({
@@ -116,11 +123,13 @@ const validSample = fc
 
 /** A sample with one field changed, added or removed, or not an object at all. */
 const mutatedSample = fc.oneof(
-  fc.tuple(validSample, fc.constantFrom(...FIELDS, "extra", "__proto__", "constructor"), anyValue).map(([s, key, value]) => {
-    const copy: Record<string, unknown> = { ...s };
-    Object.defineProperty(copy, key, { value, enumerable: true, configurable: true, writable: true });
-    return copy;
-  }),
+  fc
+    .tuple(validSample, fc.constantFrom(...FIELDS, "extra", "__proto__", "constructor"), anyValue)
+    .map(([s, key, value]) => {
+      const copy: Record<string, unknown> = { ...s };
+      Object.defineProperty(copy, key, { value, enumerable: true, configurable: true, writable: true });
+      return copy;
+    }),
   fc.tuple(validSample, fc.constantFrom(...FIELDS)).map(([s, key]) => {
     const copy: Record<string, unknown> = { ...s };
     delete copy[key];
@@ -166,6 +175,9 @@ describe("readSample", () => {
     const { outcome: _, ...noOutcome } = good;
     expect(readSample(noOutcome)).toEqual({ ok: false, error: "outcome: required" });
     expect(readSample({ ...good, ms: null })).toEqual({ ok: false, error: "an ok sample needs ms" });
-    expect(readSample({ ...good, winner: "ws" })).toEqual({ ok: false, error: "winner/otherMs/otherOutcome belong to best2 samples" });
+    expect(readSample({ ...good, winner: "ws" })).toEqual({
+      ok: false,
+      error: "winner/otherMs/otherOutcome belong to best2 samples",
+    });
   });
 });

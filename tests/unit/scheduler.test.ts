@@ -39,7 +39,15 @@ function harness(inFlight: () => number = () => 0) {
       }
     }
   };
-  return { scheduler, events, runTo, now: () => nowMs, setNow: (t: number) => (nowMs = t), nextTask: () => task++, t0: schedule.t0 };
+  return {
+    scheduler,
+    events,
+    runTo,
+    now: () => nowMs,
+    setNow: (t: number) => (nowMs = t),
+    nextTask: () => task++,
+    t0: schedule.t0,
+  };
 }
 
 describe("scheduler", () => {

@@ -42,7 +42,13 @@ describe("parseSs", () => {
 
   it("strips the IPv4-mapped prefix of a dual-stack socket, as the client address does", () => {
     const [c] = parseSs(fixture("ss-dual-stack.txt"));
-    expect(c).toMatchObject({ localAddress: "127.0.0.1", peerAddress: "127.0.0.1", peerPort: 34300, rttMs: 3.557, minRttMs: 0.015 });
+    expect(c).toMatchObject({
+      localAddress: "127.0.0.1",
+      peerAddress: "127.0.0.1",
+      peerPort: 34300,
+      rttMs: 3.557,
+      minRttMs: 0.015,
+    });
     expect(endpointKey("::ffff:127.0.0.1", 34300)).toBe(endpointKey(c!.peerAddress, c!.peerPort));
   });
 
@@ -56,7 +62,15 @@ describe("parseSs", () => {
       "\t rtt:9/9 minrtt:9",
     ].join("\n");
     expect(parseSs(text)).toEqual([
-      { localAddress: "127.0.0.1", localPort: 8080, peerAddress: "127.0.0.1", peerPort: 50000, rttMs: 0.5, rttVarMs: 0.25, minRttMs: 0.02 },
+      {
+        localAddress: "127.0.0.1",
+        localPort: 8080,
+        peerAddress: "127.0.0.1",
+        peerPort: 50000,
+        rttMs: 0.5,
+        rttVarMs: 0.25,
+        minRttMs: 0.02,
+      },
     ]);
   });
 
@@ -81,7 +95,8 @@ describe("connectionsByPeer", () => {
     // Two connections a tab (its WebSocket and its HTTP keep-alive) for 10,000 tabs, and one to another port.
     const info = fixture("ss-ipv4.txt").split("\n")[1]!;
     const lines: string[] = [];
-    for (let i = 0; i < 20_000; i++) lines.push(`0      0      127.0.0.1:8080 127.0.${1 + (i >> 8)}.${i & 255}:${30000 + (i % 30000)}`, info);
+    for (let i = 0; i < 20_000; i++)
+      lines.push(`0      0      127.0.0.1:8080 127.0.${1 + (i >> 8)}.${i & 255}:${30000 + (i % 30000)}`, info);
     lines.push("0      0      127.0.0.1:9999 127.0.0.1:1", info);
     let turns = 0;
     let spinning = true;

@@ -80,7 +80,17 @@ describe("nearest-rank percentiles", () => {
   });
 
   it("gives nulls, not zeros, for an empty population", () => {
-    expect(summarize([])).toEqual({ count: 0, min: null, p10: null, p50: null, mean: null, p90: null, p99: null, p999: null, max: null });
+    expect(summarize([])).toEqual({
+      count: 0,
+      min: null,
+      p10: null,
+      p50: null,
+      mean: null,
+      p90: null,
+      p99: null,
+      p999: null,
+      max: null,
+    });
   });
 
   it("is exact on ties and does not interpolate", () => {
@@ -94,7 +104,8 @@ describe("nearest-rank percentiles", () => {
     expect(s.p90).toBe(100);
     expect(s.p99).toBe(100);
     expect(s.p999).toBe(100);
-    for (const p of [10, 50, 80, 90, 99, 99.9]) expect(percentileSorted(values, p), `p${p}`).toBe(bruteForcePercentile(values, p));
+    for (const p of [10, 50, 80, 90, 99, 99.9])
+      expect(percentileSorted(values, p), `p${p}`).toBe(bruteForcePercentile(values, p));
   });
 
   it("says how many samples a percentile needs before it means anything", () => {

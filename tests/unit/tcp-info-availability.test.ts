@@ -32,7 +32,11 @@ describe("kernel TCP RTT availability", () => {
       intervalMs: BASELINE_INTERVAL_MS_MIN,
       tcpInfo: {
         check: () =>
-          Promise.resolve({ available: false, code: "unsupported", reason: "needs Linux's ss (iproute2) to read TCP_INFO; this is darwin" }),
+          Promise.resolve({
+            available: false,
+            code: "unsupported",
+            reason: "needs Linux's ss (iproute2) to read TCP_INFO; this is darwin",
+          }),
         read: () => {
           reads++;
           return Promise.reject(new Error("must not be read when unavailable"));
@@ -65,13 +69,19 @@ describe("kernel TCP RTT availability", () => {
     try {
       // Each baseline message is one tick that flushed: three ticks ran after the check.
       await waitFor(() => (sent.length >= 3 ? true : undefined), 10_000, "three baseline ticks");
-      const methods = new Set(sent.flatMap((m) => (JSON.parse(m) as { samples: { method: string }[] }).samples.map((x) => x.method)));
+      const methods = new Set(
+        sent.flatMap((m) => (JSON.parse(m) as { samples: { method: string }[] }).samples.map((x) => x.method)),
+      );
       expect([...methods]).toEqual(["wsping"]);
       expect(reads, "TCP RTT reads").toBe(0);
       expect(b.status()).toEqual({
         ping: { available: false, code: "turned-off", reason: "turned off with --no-ping" },
         wsping: { available: true },
-        tcprtt: { available: false, code: "unsupported", reason: "needs Linux's ss (iproute2) to read TCP_INFO; this is darwin" },
+        tcprtt: {
+          available: false,
+          code: "unsupported",
+          reason: "needs Linux's ss (iproute2) to read TCP_INFO; this is darwin",
+        },
       });
       expect(log, `after ${sent.length} ticks`).toEqual([
         "tailprobe: kernel TCP RTT baseline unavailable: needs Linux's ss (iproute2) to read TCP_INFO; this is darwin; every other method keeps working",

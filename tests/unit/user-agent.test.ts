@@ -45,7 +45,12 @@ const CASES: [string, string, string | null, string | null][] = [
     "Firefox 120",
     "macOS 10.15",
   ],
-  ["Firefox on Linux", "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0", "Firefox 115", "Linux"],
+  [
+    "Firefox on Linux",
+    "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0",
+    "Firefox 115",
+    "Linux",
+  ],
   [
     "Firefox on Android",
     "Mozilla/5.0 (Android 13; Mobile; rv:121.0) Gecko/121.0 Firefox/121.0",

@@ -37,8 +37,28 @@ function samples(rand: () => number, seq0: number, n: number, target = "A"): Sam
     if (r < 0.05) out.push({ seq, t, method: "xhr", target, ms: null, outcome: "error", reason: "network" });
     else if (r < 0.08) out.push({ seq, t, method: "ws", target, ms: 5000, outcome: "timeout" });
     else if (r < 0.2)
-      out.push({ seq, t, method: "best2", target: `${target}+B`, ms: Math.round(rand() * 9000) / 1000, outcome: "ok", winner: rand() < 0.5 ? "ws" : "jsonp", otherMs: 12.5, otherOutcome: "ok" });
-    else out.push({ seq, t, method: rand() < 0.5 ? "xhr" : "jsonp", target, ms: Math.round(rand() * 40_000) / 1000, outcome: "ok", lateMs: rand() * 80, visibleAtSend: rand() < 0.9 });
+      out.push({
+        seq,
+        t,
+        method: "best2",
+        target: `${target}+B`,
+        ms: Math.round(rand() * 9000) / 1000,
+        outcome: "ok",
+        winner: rand() < 0.5 ? "ws" : "jsonp",
+        otherMs: 12.5,
+        otherOutcome: "ok",
+      });
+    else
+      out.push({
+        seq,
+        t,
+        method: rand() < 0.5 ? "xhr" : "jsonp",
+        target,
+        ms: Math.round(rand() * 40_000) / 1000,
+        outcome: "ok",
+        lateMs: rand() * 80,
+        visibleAtSend: rand() < 0.9,
+      });
   }
   return out;
 }
@@ -50,7 +70,11 @@ function someBatches(): SampleBatch[] {
   for (let round = 0; round < 4; round++)
     for (const c of ["alpha", "beta", "gamma"])
       out.push({ clientId: `client_${c}`, sessionId: `session_${c}`, samples: samples(rand, round * 50, 50) });
-  out.push({ clientId: "client_beta", sessionId: "session_beta", samples: [...out[1]!.samples, ...samples(rand, 1000, 10)] });
+  out.push({
+    clientId: "client_beta",
+    sessionId: "session_beta",
+    samples: [...out[1]!.samples, ...samples(rand, 1000, 10)],
+  });
   return out;
 }
 
@@ -94,8 +118,16 @@ describe("group commit", () => {
     const rand = prng(11);
     const good1: SampleBatch = { clientId: "client_alpha", sessionId: "session_alpha", samples: samples(rand, 0, 40) };
     // Another client's batch under alpha's session, with a target no one has used yet: refused, its new code undone.
-    const refused: SampleBatch = { clientId: "client_mallory", sessionId: "session_alpha", samples: samples(rand, 100, 40, "D") };
-    const good2: SampleBatch = { clientId: "client_beta", sessionId: "session_beta", samples: samples(rand, 0, 40, "D") };
+    const refused: SampleBatch = {
+      clientId: "client_mallory",
+      sessionId: "session_alpha",
+      samples: samples(rand, 100, 40, "D"),
+    };
+    const good2: SampleBatch = {
+      clientId: "client_beta",
+      sessionId: "session_beta",
+      samples: samples(rand, 0, 40, "D"),
+    };
     const grouped = database();
     const [r1, r2, r3] = grouped.write(items([good1, refused, good2]));
     expect(r1).toEqual({ accepted: 40, duplicates: 0 });
@@ -105,13 +137,19 @@ describe("group commit", () => {
     one.write(items([good1]));
     one.write(items([good2]));
     expect(dump(grouped.db)).toEqual(dump(one.db));
-    expect(grouped.db.prepare("SELECT count(*) AS n FROM clients WHERE client_key = 'client_mallory'").get()).toEqual({ n: 0 });
+    expect(grouped.db.prepare("SELECT count(*) AS n FROM clients WHERE client_key = 'client_mallory'").get()).toEqual({
+      n: 0,
+    });
   });
 
   it("a group whose rollup write fails stores none of its batches, and the next group is written whole", () => {
     const rand = prng(13);
     const good: SampleBatch = { clientId: "client_alpha", sessionId: "session_alpha", samples: samples(rand, 0, 30) };
-    const poison: SampleBatch = { clientId: "client_poison", sessionId: "session_poison", samples: samples(rand, 0, 30) };
+    const poison: SampleBatch = {
+      clientId: "client_poison",
+      sessionId: "session_poison",
+      samples: samples(rand, 0, 30),
+    };
     const grouped = database();
     grouped.db.exec(
       "CREATE TRIGGER poison BEFORE INSERT ON rollups WHEN NEW.client = (SELECT id FROM clients WHERE client_key = 'client_poison') BEGIN SELECT RAISE(ABORT, 'poisoned rollup'); END",

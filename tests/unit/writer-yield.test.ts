@@ -136,7 +136,8 @@ describe("the writer's lag watch", () => {
 });
 
 describe("mayLeaveIdle", () => {
-  const limits = (soft: string) => `Limit                     Soft Limit           Hard Limit           Units\nMax nice priority         ${soft}                    ${soft}                    \n`;
+  const limits = (soft: string) =>
+    `Limit                     Soft Limit           Hard Limit           Units\nMax nice priority         ${soft}                    ${soft}                    \n`;
   it("reads CAP_SYS_NICE (bit 23) from the effective capabilities", () => {
     expect(mayLeaveIdle("Name:\tnode\nCapEff:\t000001fffeffffff\n", limits("0"))).toBe(true); // root in a container
     expect(mayLeaveIdle("CapEff:\t0000000000800000\n", limits("0"))).toBe(true); // CAP_SYS_NICE alone

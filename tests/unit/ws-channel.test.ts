@@ -167,7 +167,9 @@ describe("WsChannel", () => {
 
 describe("WsChannel served notes", () => {
   const welcome = (served: boolean) =>
-    latest().onmessage?.({ data: JSON.stringify(served ? { type: "welcome", name: "B", served: true } : { type: "welcome", name: "B" }) });
+    latest().onmessage?.({
+      data: JSON.stringify(served ? { type: "welcome", name: "B", served: true } : { type: "welcome", name: "B" }),
+    });
 
   it("keeps the echo's arrival as the latency and adds the server's time from the note", async () => {
     latest().open();
@@ -206,9 +208,21 @@ describe("WsChannel served notes", () => {
   it("takes an older peer's free-text baseline reasons as their nearest value; other errors still drop the message", () => {
     latest().open();
     const t = Date.now();
-    const sample = (id: number, reason: string) => ({ method: "ping", id, t, target: "B", ms: null, outcome: "error", reason });
+    const sample = (id: number, reason: string) => ({
+      method: "ping",
+      id,
+      t,
+      target: "B",
+      ms: null,
+      outcome: "error",
+      reason,
+    });
     const send = (samples: unknown[]) => latest().onmessage?.({ data: JSON.stringify({ type: "baseline", samples }) });
-    send([sample(0, "ping: Network is unreachable"), sample(1, "Destination Host Unreachable"), sample(2, "late-reply")]);
+    send([
+      sample(0, "ping: Network is unreachable"),
+      sample(1, "Destination Host Unreachable"),
+      sample(2, "late-reply"),
+    ]);
     expect(baselines.map((b) => b.reason)).toEqual(["ping-unavailable", "icmp-unreachable", "late-reply"]);
     // Anything else in the message is checked as before: a bad sample still drops the message.
     send([{ ...sample(3, "frozen"), ms: "x" }]);

@@ -123,7 +123,8 @@ export class AttributionPanel {
   private neighbours(s: ForensicSample, a: AttributionResponse): HTMLElement {
     const table = el("table", "", "stats neighbours");
     const head = el("tr");
-    for (const h of ["Method", "Server", "Sent", "Latency", "Typical", "Tick late", "Server time"]) head.append(el("th", h));
+    for (const h of ["Method", "Server", "Sent", "Latency", "Typical", "Tick late", "Server time"])
+      head.append(el("th", h));
     table.append(el("thead"), el("tbody"));
     table.tHead!.append(head);
     const rows = [s, ...a.neighbours].sort((x, y) => x.t - y.t);

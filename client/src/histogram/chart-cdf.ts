@@ -4,7 +4,16 @@
 // too few samples back them).
 import uPlot from "uplot";
 import type { CdfResponse } from "../../../shared/contract/index.js";
-import { axis, chartHeight, drawnAtFirst, latencyTicks, latencyValue, NAMES_LEGEND, readTheme, widthOf } from "./chart-style.js";
+import {
+  axis,
+  chartHeight,
+  drawnAtFirst,
+  latencyTicks,
+  latencyValue,
+  NAMES_LEGEND,
+  readTheme,
+  widthOf,
+} from "./chart-style.js";
 import { methodColour, targetDash } from "./palette.js";
 import { onPlotClick, type OnPick } from "./pick.js";
 import { ReusablePlot, seriesShape } from "./reusable-plot.js";
@@ -64,7 +73,10 @@ export class CdfChart {
         { label: "latency", value: latencyValue },
         ...c.series.map((s) => ({
           label: seriesLabel(s.method, s.target),
-          show: drawnAtFirst(s.method, c.series.map((x) => x.method)),
+          show: drawnAtFirst(
+            s.method,
+            c.series.map((x) => x.method),
+          ),
           stroke: methodColour(s.method),
           dash: targetDash(s.target, targets),
           width: 2,

@@ -32,7 +32,11 @@ export class HeatmapChart {
     private readonly focus: FocusSource,
     private readonly onPick?: OnPick,
   ) {
-    followWidth(host, () => this.u, () => chartHeight(HEIGHT_PX));
+    followWidth(
+      host,
+      () => this.u,
+      () => chartHeight(HEIGHT_PX),
+    );
   }
 
   update(h: HeatmapResponse, index: number, range: TimeWindow): void {
@@ -148,7 +152,8 @@ export class HeatmapChart {
   /** The colour key under the chart: what 1 and the maximum look like. */
   private renderScale(): void {
     // No cell to read a colour from: a ramp from 1 to 1 would say nothing.
-    if (this.maxCount === 0) return this.scaleHost.replaceChildren(document.createTextNode("no samples in this range"), this.readout);
+    if (this.maxCount === 0)
+      return this.scaleHost.replaceChildren(document.createTextNode("no samples in this range"), this.readout);
     const top = this.maxCount;
     const stops = [0, 0.25, 0.5, 0.75, 1].map((k) => heatColour(top ** k, top));
     const bar = document.createElement("span");

@@ -34,7 +34,8 @@ export class HistogramChart {
       axes: [
         axis(theme, "latency (ms, log scale)", { values: latencyTicks }),
         axis(theme, share ? "share of samples (%)" : "samples per bin", {
-          values: (_u, splits) => splits.map((v) => (v === null ? "" : share ? `${+(v * 100).toPrecision(3)}%` : formatCount(v))),
+          values: (_u, splits) =>
+            splits.map((v) => (v === null ? "" : share ? `${+(v * 100).toPrecision(3)}%` : formatCount(v))),
           size: 56,
         }),
       ],
@@ -44,7 +45,10 @@ export class HistogramChart {
         { label: "latency", value: (_u, v) => (v === null ? "–" : `≥ ${+v.toPrecision(3)} ms`) },
         ...h.series.map((s) => ({
           label: seriesLabel(s.method, s.target),
-          show: drawnAtFirst(s.method, h.series.map((x) => x.method)),
+          show: drawnAtFirst(
+            s.method,
+            h.series.map((x) => x.method),
+          ),
           stroke: methodColour(s.method),
           dash: targetDash(s.target, targets),
           width: 2,
@@ -56,7 +60,9 @@ export class HistogramChart {
       ],
       hooks: {
         // The visible latency range, readable from outside (tests check a refresh keeps a zoom).
-        setScale: [(u, key) => void (key === "x" && (this.host.dataset.xRange = `${u.scales.x!.min}-${u.scales.x!.max}`))],
+        setScale: [
+          (u, key) => void (key === "x" && (this.host.dataset.xRange = `${u.scales.x!.min}-${u.scales.x!.max}`)),
+        ],
       },
     };
   }

@@ -44,7 +44,9 @@ export function axis(theme: ChartTheme, label: string, extra: uPlot.Axis = {}): 
 /** Tick labels for a latency axis in ms: "1 ms", "10 ms", "1 s". */
 export function latencyTicks(_u: uPlot, splits: (number | null)[]): string[] {
   // uPlot passes null for splits it has no room to label.
-  return splits.map((v) => (v === null ? "" : v >= 1000 ? `${+(v / 1000).toPrecision(3)} s` : `${+v.toPrecision(3)} ms`));
+  return splits.map((v) =>
+    v === null ? "" : v >= 1000 ? `${+(v / 1000).toPrecision(3)} s` : `${+v.toPrecision(3)} ms`,
+  );
 }
 
 /** Legend value of a latency. */

@@ -28,7 +28,11 @@ const HEIGHT_PX = 190;
 const MARKS_MAX = 200;
 
 function formatPeriod(ms: number): string {
-  return ms >= 3_600_000 ? `${+(ms / 3_600_000).toFixed(1)} h` : ms >= 60_000 ? `${+(ms / 60_000).toFixed(1)} min` : `${Math.round(ms / 1000)} s`;
+  return ms >= 3_600_000
+    ? `${+(ms / 3_600_000).toFixed(1)} h`
+    : ms >= 60_000
+      ? `${+(ms / 60_000).toFixed(1)} min`
+      : `${Math.round(ms / 1000)} s`;
 }
 
 /** A repeating pattern found in a series' tail (GET /api/periodicity), marked on its panel. */
@@ -66,7 +70,8 @@ export class TimeseriesPanels {
     // panels come and go without the grid itself changing size.
     this.ro = new ResizeObserver((entries) => {
       for (const p of this.panels.values()) {
-        if (entries.some((e) => e.target === p.plot)) p.u.setSize({ width: widthOf(p.plot), height: chartHeight(HEIGHT_PX) });
+        if (entries.some((e) => e.target === p.plot))
+          p.u.setSize({ width: widthOf(p.plot), height: chartHeight(HEIGHT_PX) });
       }
     });
   }
@@ -89,7 +94,9 @@ export class TimeseriesPanels {
       }
     }
     if (wanted.length === 0) {
-      this.host.replaceChildren(Object.assign(document.createElement("p"), { className: "empty", textContent: "no samples in this range" }));
+      this.host.replaceChildren(
+        Object.assign(document.createElement("p"), { className: "empty", textContent: "no samples in this range" }),
+      );
       return;
     }
     this.host.querySelector(":scope > p.empty")?.remove();
@@ -112,7 +119,8 @@ export class TimeseriesPanels {
     this.periods = periods;
     for (const p of this.panels.values()) {
       const m = periods.get(p.key);
-      p.caption.textContent = m === undefined ? p.title : `${p.title} · ${m.percentile} repeats every ${formatPeriod(m.periodMs)}`;
+      p.caption.textContent =
+        m === undefined ? p.title : `${p.title} · ${m.percentile} repeats every ${formatPeriod(m.periodMs)}`;
       p.u.redraw(false, false);
     }
   }

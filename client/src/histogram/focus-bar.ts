@@ -33,10 +33,16 @@ export class FocusBar {
     this.caption = Object.assign(document.createElement("span"), { id: "focus-caption" });
     const button = (id: string, text: string, title: string) =>
       Object.assign(document.createElement("button"), { id, type: "button", textContent: text, title });
-    this.invert = button("focus-invert", "Everything except this", "invert the focus window: summarise the range without it");
+    this.invert = button(
+      "focus-invert",
+      "Everything except this",
+      "invert the focus window: summarise the range without it",
+    );
     this.zoom = button("focus-zoom", "Zoom to it", "make the focus window the time range");
     this.clear = button("focus-clear", "Clear", "forget the focus window");
-    this.invert.addEventListener("click", () => cb.onChange({ invert: this.invert.getAttribute("aria-pressed") !== "true" }));
+    this.invert.addEventListener("click", () =>
+      cb.onChange({ invert: this.invert.getAttribute("aria-pressed") !== "true" }),
+    );
     this.zoom.addEventListener("click", () => this.current && cb.onZoom(this.current));
     this.clear.addEventListener("click", () => cb.onChange({ focus: null, invert: false }));
     root.append(this.caption, this.invert, this.zoom, this.clear);

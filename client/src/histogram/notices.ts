@@ -40,7 +40,12 @@ async function collect(): Promise<Notice[]> {
   peers.forEach((r, i) => {
     const server = home.servers[i + 1]!.name;
     if (r.status === "fulfilled") out.push(...noticesOf(r.value.name, r.value.baselines));
-    else out.push({ server, baseline: "all", text: `${server}: baseline status unknown (${(r.reason as Error).message})` });
+    else
+      out.push({
+        server,
+        baseline: "all",
+        text: `${server}: baseline status unknown (${(r.reason as Error).message})`,
+      });
   });
   return out;
 }
@@ -64,7 +69,8 @@ export function mountNotices(el: HTMLElement): void {
   const update = () =>
     collect().then(
       (n) => render(el, n),
-      (err: unknown) => render(el, [{ server: "", baseline: "all", text: `baseline status unknown: ${(err as Error).message}` }]),
+      (err: unknown) =>
+        render(el, [{ server: "", baseline: "all", text: `baseline status unknown: ${(err as Error).message}` }]),
     );
   void update();
   setInterval(() => {

@@ -66,7 +66,9 @@ export class Picker {
   }
 
   private sync(v: ViewState): void {
-    for (const box of Array.from(this.root.querySelectorAll<HTMLInputElement>('input[name="target"], input[name="method"]'))) {
+    for (const box of Array.from(
+      this.root.querySelectorAll<HTMLInputElement>('input[name="target"], input[name="method"]'),
+    )) {
       const chosen = box.name === "target" ? v.targets : v.methods;
       box.checked = chosen.length === 0 || chosen.includes(box.value);
     }
@@ -107,7 +109,9 @@ export class Picker {
           box.checked = true; // an empty selection would show nothing; keep at least one
           return;
         }
-        this.cb.onChange(name === "target" ? { targets: listFilter(ticked, all) } : { methods: listFilter(ticked, all) });
+        this.cb.onChange(
+          name === "target" ? { targets: listFilter(ticked, all) } : { methods: listFilter(ticked, all) },
+        );
       });
       lab.append(box);
       if (colour) {
@@ -142,15 +146,26 @@ export class Picker {
     fs.className = "pick";
     fs.append(Object.assign(document.createElement("legend"), { textContent: "Samples" }));
     const vis = document.createElement("label");
-    const visBox = Object.assign(document.createElement("input"), { type: "checkbox", id: "flag-visible", checked: v.visibleOnly });
+    const visBox = Object.assign(document.createElement("input"), {
+      type: "checkbox",
+      id: "flag-visible",
+      checked: v.visibleOnly,
+    });
     visBox.addEventListener("change", () => this.cb.onChange({ visibleOnly: visBox.checked }));
     vis.append(visBox, " tab visible only");
     vis.title = "only probes sent and answered while the page was visible (background tabs are throttled)";
 
     const late = document.createElement("label");
-    const lateBox = Object.assign(document.createElement("input"), { type: "checkbox", id: "flag-late", checked: v.maxLateMs !== null });
+    const lateBox = Object.assign(document.createElement("input"), {
+      type: "checkbox",
+      id: "flag-late",
+      checked: v.maxLateMs !== null,
+    });
     // The limits the store keeps rollup classes for: each answers in milliseconds over any range.
-    const lateMs = Object.assign(document.createElement("select"), { id: "flag-late-ms", disabled: v.maxLateMs === null });
+    const lateMs = Object.assign(document.createElement("select"), {
+      id: "flag-late-ms",
+      disabled: v.maxLateMs === null,
+    });
     for (const ms of MAX_LATE_MS_CHOICES) lateMs.append(new Option(String(ms), String(ms)));
     ensureLateOption(lateMs, v.maxLateMs ?? LATE_MS_DEFAULT);
     lateMs.value = String(v.maxLateMs ?? LATE_MS_DEFAULT);
@@ -164,7 +179,11 @@ export class Picker {
     late.append(lateBox, " exclude ticks later than ", lateMs, " ms");
     late.title = "leave out probes whose tick fired late (a busy or frozen page measures itself, not the network)";
     const tail = document.createElement("label");
-    const tailBox = Object.assign(document.createElement("input"), { type: "checkbox", id: "flag-timeouts", checked: v.timeoutsInTail });
+    const tailBox = Object.assign(document.createElement("input"), {
+      type: "checkbox",
+      id: "flag-timeouts",
+      checked: v.timeoutsInTail,
+    });
     tailBox.addEventListener("change", () => this.cb.onChange({ timeoutsInTail: tailBox.checked }));
     tail.append(tailBox, " timeouts in the tail");
     tail.title =
@@ -176,5 +195,6 @@ export class Picker {
 
 /** A limit from a hand-edited URL that is not one of the choices is shown too (the server answers it from raw samples, slower). */
 function ensureLateOption(select: HTMLSelectElement, ms: number): void {
-  if (!Array.from(select.options).some((o) => o.value === String(ms))) select.append(new Option(`${ms} (slow over long ranges)`, String(ms)));
+  if (!Array.from(select.options).some((o) => o.value === String(ms)))
+    select.append(new Option(`${ms} (slow over long ranges)`, String(ms)));
 }

@@ -36,7 +36,8 @@ export class Progress {
     this.busyRoot.setAttribute("aria-busy", "false");
     this.status.classList.remove("loading");
     this.status.classList.toggle("bad", error !== null);
-    this.status.textContent = error === null ? `updated ${new Date().toLocaleTimeString()}` : `could not refresh: ${error}`;
+    this.status.textContent =
+      error === null ? `updated ${new Date().toLocaleTimeString()}` : `could not refresh: ${error}`;
   }
 
   private show(): void {

@@ -38,7 +38,8 @@ export function populations(v: ViewState, nowMs: number): Populations {
   const range = { fromMs: r.fromMs, toMs: r.toMs };
   const timeline = baseFilters(v, range);
   const focus = v.focus === null ? null : clipWindow(v.focus, range);
-  if (focus === null) return { timeline, summary: baseFilters(v, range), range, summaryWindow: { kind: "range", window: range } };
+  if (focus === null)
+    return { timeline, summary: baseFilters(v, range), range, summaryWindow: { kind: "range", window: range } };
   if (v.invert) {
     const summary = baseFilters(v, range);
     summary.set("exclude", `${Math.floor(focus.fromMs)}-${Math.ceil(focus.toMs)}`);
@@ -70,7 +71,8 @@ function openEnded(p: Populations): boolean {
 /** /api/timeseries query: the timeline with a bucket width giving ~120 columns. */
 export function timeseriesQuery(p: Populations): URLSearchParams {
   const q = new URLSearchParams(p.timeline);
-  if (!openEnded(p)) q.set("bucketMs", String(chooseBucketMs(p.range.toMs - p.range.fromMs, TIMESERIES_BUCKETS_TARGET)));
+  if (!openEnded(p))
+    q.set("bucketMs", String(chooseBucketMs(p.range.toMs - p.range.fromMs, TIMESERIES_BUCKETS_TARGET)));
   return q;
 }
 

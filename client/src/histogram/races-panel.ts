@@ -88,7 +88,18 @@ export function mountRacesPanel(
   avail.table.id = "availability-table";
   avail.table.style.minWidth = "0"; // four short columns need not span the page
   const best2 = table(
-    ["Race", "Races", "Failures", "WS wins", "JSONP wins", "Best of two", "WS alone", "JSONP alone", "Saved", "Loser behind by"],
+    [
+      "Race",
+      "Races",
+      "Failures",
+      "WS wins",
+      "JSONP wins",
+      "Best of two",
+      "WS alone",
+      "JSONP alone",
+      "Saved",
+      "Loser behind by",
+    ],
     1,
   );
   best2.table.id = "best2-table";
@@ -100,7 +111,11 @@ export function mountRacesPanel(
   };
   section.replaceChildren(
     el("h2", "Availability"),
-    el("p", "Share of probes (XHR, JSONP, WebSocket; best-of-two races for A+B) that answered, over the table's window and sample filters.", "hint"),
+    el(
+      "p",
+      "Share of probes (XHR, JSONP, WebSocket; best-of-two races for A+B) that answered, over the table's window and sample filters.",
+      "hint",
+    ),
     wrap(avail.table),
     el("h2", "Best of two"),
     el(

@@ -6,7 +6,12 @@ function toLocalInput(ms: number): string {
   return d.toISOString().slice(0, 19);
 }
 
-const PRESET_TEXT: Record<string, string> = { "15m": "the last 15 min", "1h": "the last hour", "24h": "the last 24 h", all: "all samples" };
+const PRESET_TEXT: Record<string, string> = {
+  "15m": "the last 15 min",
+  "1h": "the last hour",
+  "24h": "the last 24 h",
+  all: "all samples",
+};
 
 export function describeRange(r: RangeState): string {
   if (r.preset === "custom" && r.fromMs !== undefined && r.toMs !== undefined) {
@@ -50,7 +55,8 @@ export class RangeControls {
       input.addEventListener("change", () => {
         const fromMs = new Date(this.from.value).getTime();
         const toMs = new Date(this.to.value).getTime();
-        if (Number.isFinite(fromMs) && Number.isFinite(toMs) && fromMs < toMs) onChange({ preset: "custom", fromMs, toMs });
+        if (Number.isFinite(fromMs) && Number.isFinite(toMs) && fromMs < toMs)
+          onChange({ preset: "custom", fromMs, toMs });
       });
     }
   }

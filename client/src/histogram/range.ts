@@ -16,7 +16,8 @@ export function readRange(search: string): RangeState {
   if (preset === "custom") {
     const from = Number(q.get("from"));
     const to = Number(q.get("to"));
-    if (Number.isInteger(from) && Number.isInteger(to) && from > 0 && to >= from) return { preset, fromMs: from, toMs: to };
+    if (Number.isInteger(from) && Number.isInteger(to) && from > 0 && to >= from)
+      return { preset, fromMs: from, toMs: to };
   }
   if (preset !== null && preset in PRESETS) return { preset: preset as Preset };
   return { preset: "1h" };

@@ -14,7 +14,11 @@ export class ReusablePlot {
     private readonly host: HTMLElement,
     heightPx: number,
   ) {
-    followWidth(host, () => this.u, () => chartHeight(heightPx));
+    followWidth(
+      host,
+      () => this.u,
+      () => chartHeight(heightPx),
+    );
   }
 
   /**

@@ -153,6 +153,7 @@ const FINE_TIMER_MS_MAX = 0.01;
  */
 export function timerNote(resolutionMs: number | null): string {
   if (resolutionMs === null) return "";
-  if (resolutionMs <= FINE_TIMER_MS_MAX) return `Browser latencies are timed to ${+(resolutionMs * 1000).toFixed(1)} µs.`;
+  if (resolutionMs <= FINE_TIMER_MS_MAX)
+    return `Browser latencies are timed to ${+(resolutionMs * 1000).toFixed(1)} µs.`;
   return `Browser latencies are quantised to ${+resolutionMs.toFixed(3)} ms: a probe page's timer had that resolution (a page that is not cross-origin isolated gets 0.1 ms), so medians move in steps of it.`;
 }

@@ -120,7 +120,13 @@ export function heatmapCells(h: HeatmapResponse, index: number): { cells: HeatCe
     for (let j = 0; j < row.length; j++) {
       const count = row[j]!;
       if (count <= 0) continue;
-      cells.push({ t0: h.t[i]!, t1: h.t[i]! + h.bucketMs, ms0: h.edges[j]!, ms1: h.edges[j + 1] ?? h.edges[j]! * 1.12, count });
+      cells.push({
+        t0: h.t[i]!,
+        t1: h.t[i]! + h.bucketMs,
+        ms0: h.edges[j]!,
+        ms1: h.edges[j + 1] ?? h.edges[j]! * 1.12,
+        count,
+      });
       if (count > maxCount) maxCount = count;
     }
   }

@@ -52,11 +52,14 @@ export class Workbench {
   private readonly picked = (pick: ChartPick) => {
     for (const cb of this.pickListeners) cb(pick);
   };
-  private readonly rangeControls = new RangeControls($("range"), (range) => this.apply({ range, focus: null, invert: false }));
+  private readonly rangeControls = new RangeControls($("range"), (range) =>
+    this.apply({ range, focus: null, invert: false }),
+  );
   private readonly picker = new Picker($("picker"), { onChange: (patch) => this.apply(patch) });
   private readonly focusBar = new FocusBar($("focus-bar"), {
     onChange: (patch) => this.apply(patch),
-    onZoom: (w) => this.apply({ range: { preset: "custom", fromMs: w.fromMs, toMs: w.toMs }, focus: null, invert: false }),
+    onZoom: (w) =>
+      this.apply({ range: { preset: "custom", fromMs: w.fromMs, toMs: w.toMs }, focus: null, invert: false }),
   });
   private readonly focusSource = {
     focus: () => this.view.focus,
@@ -172,11 +175,15 @@ export class Workbench {
   }
 
   private targetList(): string[] {
-    return [...this.knownTargets].sort((a, b) => Number(a.includes("+")) - Number(b.includes("+")) || a.localeCompare(b));
+    return [...this.knownTargets].sort(
+      (a, b) => Number(a.includes("+")) - Number(b.includes("+")) || a.localeCompare(b),
+    );
   }
 
   private setTheme(): void {
-    document.documentElement.dataset.theme = window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+    document.documentElement.dataset.theme = window.matchMedia("(prefers-color-scheme: dark)").matches
+      ? "dark"
+      : "light";
   }
 
   private async refresh(reason: "view" | "tick"): Promise<void> {
@@ -212,7 +219,10 @@ export class Workbench {
         // sample); a range that begins before any sample starts at its first.
         const axis = { fromMs: timelineStart(ts), toMs: ts.to };
         this.lastAxis = axis;
-        const trimmed = axis.fromMs > ts.from ? ` (from ${new Date(axis.fromMs).toLocaleTimeString()}, the first sample in the range)` : "";
+        const trimmed =
+          axis.fromMs > ts.from
+            ? ` (from ${new Date(axis.fromMs).toLocaleTimeString()}, the first sample in the range)`
+            : "";
         $("bucket-width").textContent = `${describeBucket(ts.bucketMs)} bucket${trimmed}`;
         this.panels.update(ts, axis);
         await this.refreshHeatmap(view, p, axis, ts.series, signal);
@@ -222,7 +232,9 @@ export class Workbench {
     if (gen !== this.generation) return; // superseded by a newer view
     this.inFlight = null;
     const errors = results.flatMap((r) => (r.status === "rejected" && !isAbort(r.reason) ? [r.reason as unknown] : []));
-    this.progress.end(errors.length === 0 ? null : errors.map((e) => (e instanceof ApiError ? e.message : String(e))).join("; "));
+    this.progress.end(
+      errors.length === 0 ? null : errors.map((e) => (e instanceof ApiError ? e.message : String(e))).join("; "),
+    );
     this.completed = gen;
   }
 
@@ -238,10 +250,16 @@ export class Workbench {
     const chosen = view.heat !== null && ids.includes(view.heat) ? view.heat : ids[0];
     // Rebuilt only when the series change, so a refresh does not close an open dropdown.
     if (Array.from(this.heatSelect.options, (o) => o.value).join(",") !== ids.join(",")) {
-      this.heatSelect.replaceChildren(...ordered.map((s) => new Option(seriesLabel(s.method, s.target), seriesId(s.method, s.target))));
+      this.heatSelect.replaceChildren(
+        ...ordered.map((s) => new Option(seriesLabel(s.method, s.target), seriesId(s.method, s.target))),
+      );
     }
     if (chosen === undefined) {
-      this.heatmap.update({ from: axis.fromMs, to: axis.toMs, bucketMs: 60_000, binsPerDecade: 20, t: [], edges: [], series: [] }, 0, axis);
+      this.heatmap.update(
+        { from: axis.fromMs, to: axis.toMs, bucketMs: 60_000, binsPerDecade: 20, t: [], edges: [], series: [] },
+        0,
+        axis,
+      );
       return;
     }
     this.heatSelect.value = chosen;

@@ -69,7 +69,13 @@ export function raceBest2(ws: WsChannel, jsonpBaseUrl: string | null, timeoutMs:
     // be handled after a JSONP callback that ran later (seen on a busy machine:
     // a "jsonp" win at 7.475 ms over a WebSocket reply at 7.28 ms).
     const bothOk = wsR.outcome === "ok" && jsonpR.outcome === "ok";
-    const winner: Best2Leg = bothOk ? (wsR.endMs < jsonpR.endMs ? "ws" : jsonpR.endMs < wsR.endMs ? "jsonp" : first.leg) : first.leg;
+    const winner: Best2Leg = bothOk
+      ? wsR.endMs < jsonpR.endMs
+        ? "ws"
+        : jsonpR.endMs < wsR.endMs
+          ? "jsonp"
+          : first.leg
+      : first.leg;
     const won = winner === "ws" ? wsR : jsonpR;
     const other = winner === "ws" ? jsonpR : wsR;
     const r: Best2Result = {

@@ -74,7 +74,9 @@ export class LiveView {
   render(unattended = false): void {
     if (document.visibilityState === "hidden") return;
     if (this.shownTotal !== this.total || this.shownUnattended !== unattended) {
-      this.count.textContent = unattended ? `${this.total} samples · redrawn every ${UNATTENDED_RENDER_MS / 1000} s until you move the pointer` : `${this.total} samples`;
+      this.count.textContent = unattended
+        ? `${this.total} samples · redrawn every ${UNATTENDED_RENDER_MS / 1000} s until you move the pointer`
+        : `${this.total} samples`;
       this.shownTotal = this.total;
       this.shownUnattended = unattended;
     }
@@ -107,7 +109,18 @@ export class LiveView {
     const key = `${method} ${target}`;
     let row = this.rows.get(key);
     if (row === undefined) {
-      row = { method, target, cells: undefined, pending: [], okCount: 0, failedCount: 0, skippedCount: 0, lastText: "–", lastBad: false, dirty: false };
+      row = {
+        method,
+        target,
+        cells: undefined,
+        pending: [],
+        okCount: 0,
+        failedCount: 0,
+        skippedCount: 0,
+        lastText: "–",
+        lastBad: false,
+        dirty: false,
+      };
       this.rows.set(key, row);
     }
     return row;

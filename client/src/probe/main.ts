@@ -70,7 +70,9 @@ async function start(): Promise<void> {
     },
   });
   // What an earlier page spilled at pagehide joins the outbox before the first delivery.
-  await outbox.restore(localStorageSpill.takeAll()).catch((err: unknown) => console.warn(`tailprobe: spilled samples not restored: ${(err as Error).message}`));
+  await outbox
+    .restore(localStorageSpill.takeAll())
+    .catch((err: unknown) => console.warn(`tailprobe: spilled samples not restored: ${(err as Error).message}`));
   await outbox.start();
   const exit = watchPageExit(outbox, sessionId, localStorageSpill);
   let sent = 0;
@@ -111,7 +113,10 @@ async function start(): Promise<void> {
       config = await loadConfig();
     } catch (err) {
       const waitMs = Math.min(CONFIG_RETRY_MS_MAX, CONFIG_RETRY_MS_FIRST * 2 ** attempt);
-      showStatus(`waiting for the home server (${(err as Error).message}); retrying in ${Math.round(waitMs / 1000)} s`, true);
+      showStatus(
+        `waiting for the home server (${(err as Error).message}); retrying in ${Math.round(waitMs / 1000)} s`,
+        true,
+      );
       await new Promise((r) => setTimeout(r, waitMs));
     }
   }

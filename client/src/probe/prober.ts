@@ -133,7 +133,10 @@ export class Prober {
       this.o.onSettled?.();
     };
     const settleProbe = (r: ProbeResult) => {
-      const fields: Partial<Sample> & Pick<Sample, "ms" | "outcome"> = { ms: resultMs(r, timeoutMs), outcome: r.outcome };
+      const fields: Partial<Sample> & Pick<Sample, "ms" | "outcome"> = {
+        ms: resultMs(r, timeoutMs),
+        outcome: r.outcome,
+      };
       if (r.reason !== undefined) fields.reason = r.reason;
       if (r.fresh !== undefined) fields.fresh = r.fresh;
       if (r.serverLagMs !== undefined) fields.serverLagMs = r.serverLagMs;

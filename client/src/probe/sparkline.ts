@@ -26,7 +26,12 @@ export function sparkPoints(values: readonly (number | null)[], width: number, h
   const offset = SPARK_POINTS_MAX - values.length;
   return values.map((v, i) => ({
     x: pad + (offset + i) * step,
-    y: v === null || v <= 0 ? null : hi - lo > 1e-9 ? pad + (1 - (Math.log10(v) - lo) / span) * (height - 2 * pad) : height / 2,
+    y:
+      v === null || v <= 0
+        ? null
+        : hi - lo > 1e-9
+          ? pad + (1 - (Math.log10(v) - lo) / span) * (height - 2 * pad)
+          : height / 2,
   }));
 }
 

@@ -12,7 +12,11 @@ export const RESOLUTION_BUDGET_MS = 30;
 export const RESOLUTION_READS_MAX = 200_000;
 
 /** The smallest non-zero difference between consecutive readings of `monoMs` (ms), or null if it never moved. */
-export function measureTimerResolutionMs(monoMs: () => number, steps = RESOLUTION_STEPS, budgetMs = RESOLUTION_BUDGET_MS): number | null {
+export function measureTimerResolutionMs(
+  monoMs: () => number,
+  steps = RESOLUTION_STEPS,
+  budgetMs = RESOLUTION_BUDGET_MS,
+): number | null {
   const start = monoMs();
   let last = start;
   let smallest = Number.POSITIVE_INFINITY;

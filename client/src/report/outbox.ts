@@ -330,7 +330,10 @@ export class Outbox {
     this.lastScanMs = this.options.clock.monoMs();
     const own = this.options.sessionId;
     const others = (await this.store.sessions()).filter((s) => s !== own);
-    const live = others.length === 0 ? new Set<string>() : ((await this.options.liveSessions?.().catch(() => undefined)) ?? new Set<string>());
+    const live =
+      others.length === 0
+        ? new Set<string>()
+        : ((await this.options.liveSessions?.().catch(() => undefined)) ?? new Set<string>());
     this.orphanSessions = others.filter((s) => !live.has(s));
     let rows = 0;
     for (const s of this.orphanSessions) rows += await this.store.count(s);
@@ -352,20 +355,32 @@ export class Outbox {
       for (;;) {
         const orphan = this.orphanSessions[0];
         const session = orphan ?? this.options.sessionId;
-        let rows = await this.store.take(session, this.doneSeq.get(session) ?? Number.NEGATIVE_INFINITY, this.batchLimit);
+        let rows = await this.store.take(
+          session,
+          this.doneSeq.get(session) ?? Number.NEGATIVE_INFINITY,
+          this.batchLimit,
+        );
         if (rows.length === 0) {
           if (orphan === undefined) return;
           this.orphanSessions.shift();
           this.doneSeq.delete(orphan);
           continue;
         }
-        if (keepalive) rows = rows.slice(0, fitToBytes(rows.map((r) => r.row.sample), UNLOAD_BODY_BYTES_MAX).length);
+        if (keepalive)
+          rows = rows.slice(
+            0,
+            fitToBytes(
+              rows.map((r) => r.row.sample),
+              UNLOAD_BODY_BYTES_MAX,
+            ).length,
+          );
         const first = rows[0]!.row;
         const samples = rows.map((r) => r.row.sample);
         const body = this.body(first, samples);
         const now = this.options.clock.nowMs();
         const late = deadlineMs !== undefined && now > deadlineMs;
-        const wouldOverlap = nextProbeMs !== undefined && now + predictedReportMs(this.requestDurationsMs) > nextProbeMs;
+        const wouldOverlap =
+          nextProbeMs !== undefined && now + predictedReportMs(this.requestDurationsMs) > nextProbeMs;
         if (late || wouldOverlap) {
           this.postponed++;
           // Nothing went: the next gap may try again, a second later rather than a flush interval.
@@ -451,7 +466,9 @@ export class Outbox {
       body = undefined;
     }
     const refusal = status === 400 ? parseWith(sampleRefusalSchema, body) : undefined;
-    const named = refusal?.ok ? refusal.value.rejected.flatMap((r) => (rows[r.index] === undefined ? [] : [rows[r.index]!])) : [];
+    const named = refusal?.ok
+      ? refusal.value.rejected.flatMap((r) => (rows[r.index] === undefined ? [] : [rows[r.index]!]))
+      : [];
     this.c.lastError = `rejected (${status}): ${answer.slice(0, 200)}`;
     if (named.length > 0) {
       await this.drop(named, sessionId);

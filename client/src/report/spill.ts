@@ -59,5 +59,11 @@ function isRow(r: unknown): r is OutboxRow {
   if (typeof r !== "object" || r === null) return false;
   const o = r as Record<string, unknown>;
   const s = o.sample as Record<string, unknown> | undefined;
-  return typeof o.sessionId === "string" && typeof o.clientId === "string" && typeof s === "object" && s !== null && typeof s.seq === "number";
+  return (
+    typeof o.sessionId === "string" &&
+    typeof o.clientId === "string" &&
+    typeof s === "object" &&
+    s !== null &&
+    typeof s.seq === "number"
+  );
 }

@@ -6,7 +6,15 @@
 // not miss a batch merged between reading and writing it. Rare and admin-only.
 import type postgres from "postgres";
 import type { DeletedClient } from "../admin-ops.js";
-import { ANY_CLASS, ANY_CLIENT, emptyCell, type RollupCell, type StoredCell, mergeStored, blobOf } from "../rollup-batch.js";
+import {
+  ANY_CLASS,
+  ANY_CLIENT,
+  emptyCell,
+  type RollupCell,
+  type StoredCell,
+  mergeStored,
+  blobOf,
+} from "../rollup-batch.js";
 
 const arrayLiteral = (xs: readonly number[]) => `{${xs.join(",")}}`;
 const bytea = (r: RollupCell["lat"]) => {
@@ -17,12 +25,19 @@ const bytea = (r: RollupCell["lat"]) => {
 export async function deleteClientPostgres(sql: postgres.Sql, clientId: string): Promise<DeletedClient> {
   return sql.begin(async (tx) => {
     await tx`LOCK TABLE rollups IN SHARE ROW EXCLUSIVE MODE`;
-    const codes = (await tx`SELECT DISTINCT client FROM sessions WHERE client_id = ${clientId}`).map((r) => r.client as number);
-    const removed = await tx`DELETE FROM raw_samples WHERE session IN (SELECT id FROM sessions WHERE client_id = ${clientId})`;
-    const touched = await tx`SELECT DISTINCT level, start_ms, series FROM rollups WHERE client = ANY(${arrayLiteral(codes)}::integer[])`;
+    const codes = (await tx`SELECT DISTINCT client FROM sessions WHERE client_id = ${clientId}`).map(
+      (r) => r.client as number,
+    );
+    const removed =
+      await tx`DELETE FROM raw_samples WHERE session IN (SELECT id FROM sessions WHERE client_id = ${clientId})`;
+    const touched =
+      await tx`SELECT DISTINCT level, start_ms, series FROM rollups WHERE client = ANY(${arrayLiteral(codes)}::integer[])`;
     const aggregates = new Map<string, RollupCell>();
     for (const r of touched)
-      aggregates.set(`${r.level}|${r.start_ms}|${r.series}`, emptyCell(r.level as number, r.start_ms as number, r.series as number, ANY_CLIENT, ANY_CLASS));
+      aggregates.set(
+        `${r.level}|${r.start_ms}|${r.series}`,
+        emptyCell(r.level as number, r.start_ms as number, r.series as number, ANY_CLIENT, ANY_CLASS),
+      );
     await tx`DELETE FROM rollups WHERE client = ANY(${arrayLiteral(codes)}::integer[])`;
     const sessions = await tx`DELETE FROM sessions WHERE client_id = ${clientId}`;
     await tx`DELETE FROM clients WHERE id = ANY(${arrayLiteral(codes)}::integer[])`;

@@ -16,10 +16,10 @@ export function postgresRawReads(pool: Omit<ReadPool, "raw">): RawReads {
       return Number(rows[0]?.n ?? 0);
     },
     async firstT(fromMs, toMs) {
-      const rows = await pool.all<{ first: number | string | null }>("SELECT min(t) AS first FROM raw_samples WHERE t >= ? AND t <= ?", [
-        Math.ceil(fromMs),
-        Math.floor(toMs),
-      ]);
+      const rows = await pool.all<{ first: number | string | null }>(
+        "SELECT min(t) AS first FROM raw_samples WHERE t >= ? AND t <= ?",
+        [Math.ceil(fromMs), Math.floor(toMs)],
+      );
       const first = rows[0]?.first ?? null;
       return first === null ? null : Number(first);
     },

@@ -34,16 +34,19 @@ export function postgresReadPool(sql: postgres.Sql, onError: (err: unknown) => u
       // unreset in postgres 3.4, and the next query on it gets rows out of place.
       let abandoned: unknown = null;
       try {
-        await sql.unsafe(translate(q), params as SqlParam[] as postgres.ParameterOrJSON<never>[]).values().cursor(CURSOR_ROWS, async (rows) => {
-          for (const r of rows) if (onRow(r as unknown[]) === false) return sql.CLOSE;
-          try {
-            await pace.maybeYield();
-          } catch (err) {
-            abandoned = err;
-            return sql.CLOSE;
-          }
-          return undefined;
-        });
+        await sql
+          .unsafe(translate(q), params as SqlParam[] as postgres.ParameterOrJSON<never>[])
+          .values()
+          .cursor(CURSOR_ROWS, async (rows) => {
+            for (const r of rows) if (onRow(r as unknown[]) === false) return sql.CLOSE;
+            try {
+              await pace.maybeYield();
+            } catch (err) {
+              abandoned = err;
+              return sql.CLOSE;
+            }
+            return undefined;
+          });
       } catch (err) {
         throw onError(err);
       }
@@ -52,7 +55,10 @@ export function postgresReadPool(sql: postgres.Sql, onError: (err: unknown) => u
     async all<T>(q: string, params: readonly SqlParam[]) {
       check();
       try {
-        return (await sql.unsafe(translate(q), params as SqlParam[] as postgres.ParameterOrJSON<never>[])) as unknown as T[];
+        return (await sql.unsafe(
+          translate(q),
+          params as SqlParam[] as postgres.ParameterOrJSON<never>[],
+        )) as unknown as T[];
       } catch (err) {
         throw onError(err);
       }

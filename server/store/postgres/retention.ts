@@ -54,7 +54,8 @@ export function startPostgresRetention(
     const dropped = await sql`DELETE FROM rollups WHERE level = 0 AND start_ms + ${LEVEL_MS[0]} <= ${prunedBeforeMs}`;
     deleted += dropped.count;
     for (let level = 1; level < LEVEL_MS.length; level++) {
-      const r = await sql`DELETE FROM rollups WHERE level = ${level} AND start_ms + ${LEVEL_MS[level]!} <= ${rollupCutoff}`;
+      const r =
+        await sql`DELETE FROM rollups WHERE level = ${level} AND start_ms + ${LEVEL_MS[level]!} <= ${rollupCutoff}`;
       deleted += r.count;
     }
     return deleted;

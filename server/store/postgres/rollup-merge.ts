@@ -13,9 +13,11 @@ const KEY = "level, client, class, start_ms, series";
 export type Tx = postgres.TransactionSql;
 
 /** A PostgreSQL array literal of integers and NULLs (text: no quoting needed). */
-export const arrayLiteral = (xs: readonly (number | string | null)[]) => `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
+export const arrayLiteral = (xs: readonly (number | string | null)[]) =>
+  `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
 
-const KEY_ARRAYS = "unnest($1::smallint[], $2::integer[], $3::smallint[], $4::bigint[], $5::integer[]) AS k (level, client, class, start_ms, series)";
+const KEY_ARRAYS =
+  "unnest($1::smallint[], $2::integer[], $3::smallint[], $4::bigint[], $5::integer[]) AS k (level, client, class, start_ms, series)";
 /** Statements of fixed text (prepared once) over one array per column, however many cells a batch touches. */
 const CREATE_CELLS = `INSERT INTO rollups (${KEY}) SELECT * FROM ${KEY_ARRAYS} ORDER BY ${KEY} ON CONFLICT DO NOTHING`;
 const LOCK_CELLS = `SELECT r.level, r.client, r.class, r.start_ms, r.series, r.failures, r.skipped, r.lat, r.tmo, r.wins_ws, r.wins_jsonp, r.margin
@@ -32,8 +34,10 @@ const compareKeys = (a: number[], b: number[]) => {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return 0;
 };
-const hexOf = (b: Uint8Array | null): string | null => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex"));
-const columnsOf = <T>(rows: readonly T[][], width: number): T[][] => Array.from({ length: width }, (_, c) => rows.map((r) => r[c]!));
+const hexOf = (b: Uint8Array | null): string | null =>
+  b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+const columnsOf = <T>(rows: readonly T[][], width: number): T[][] =>
+  Array.from({ length: width }, (_, c) => rows.map((r) => r[c]!));
 
 /** Merges a batch's rollup cells into the rollups table inside `tx`. */
 export async function mergeRollups(tx: Tx, batch: RollupBatch): Promise<void> {
@@ -43,12 +47,22 @@ export async function mergeRollups(tx: Tx, batch: RollupBatch): Promise<void> {
   // Missing rows first (in key order), then every row locked (in key order).
   await tx.unsafe(CREATE_CELLS, keys);
   const stored = await tx.unsafe(LOCK_CELLS, keys);
-  const byKey = new Map(stored.map((r) => [`${r.level}|${r.client}|${r.class}|${r.start_ms}|${r.series}`, r as unknown as StoredCell]));
+  const byKey = new Map(
+    stored.map((r) => [`${r.level}|${r.client}|${r.class}|${r.start_ms}|${r.series}`, r as unknown as StoredCell]),
+  );
   const merged: (number | string | null)[][] = [];
   for (const c of cells) {
     const m = mergedRow(c, byKey.get(`${c.level}|${c.client}|${c.cls}|${c.startMs}|${c.series}`));
-    merged.push([...cellKey(c), m.failures, m.skipped, hexOf(m.lat), hexOf(m.tmo), m.winsWs, m.winsJsonp, hexOf(m.margin)]);
+    merged.push([
+      ...cellKey(c),
+      m.failures,
+      m.skipped,
+      hexOf(m.lat),
+      hexOf(m.tmo),
+      m.winsWs,
+      m.winsJsonp,
+      hexOf(m.margin),
+    ]);
   }
   await tx.unsafe(WRITE_CELLS, columnsOf(merged, 12).map(arrayLiteral));
 }
-

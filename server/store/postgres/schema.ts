@@ -104,8 +104,13 @@ export async function migratePostgres(sql: postgres.Sql, log: (line: string) => 
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY.toString()}::bigint)`;
     const [row] = await tx`SELECT to_regclass('meta') IS NOT NULL AS present`;
-    const version = row!.present ? Number((await tx`SELECT value FROM meta WHERE key = 'schema_version'`)[0]?.value ?? 0) : 0;
-    if (version > SCHEMA_VERSION) throw new Error(`the database has schema version ${version}, newer than this tailprobe (${SCHEMA_VERSION}): upgrade tailprobe`);
+    const version = row!.present
+      ? Number((await tx`SELECT value FROM meta WHERE key = 'schema_version'`)[0]?.value ?? 0)
+      : 0;
+    if (version > SCHEMA_VERSION)
+      throw new Error(
+        `the database has schema version ${version}, newer than this tailprobe (${SCHEMA_VERSION}): upgrade tailprobe`,
+      );
     if (version === SCHEMA_VERSION) return;
     log(`tailprobe: creating the PostgreSQL schema (version ${SCHEMA_VERSION})`);
     await tx.unsafe(DDL_PG);
@@ -124,7 +129,8 @@ export async function migratePostgres(sql: postgres.Sql, log: (line: string) => 
 
 /** Partition of the day holding t (UTC days, epoch ms bounds). */
 export const dayOf = (t: number): number => Math.floor(t / DAY_MS) * DAY_MS;
-export const partitionName = (dayMs: number): string => `raw_samples_${new Date(dayMs).toISOString().slice(0, 10).replace(/-/g, "")}`;
+export const partitionName = (dayMs: number): string =>
+  `raw_samples_${new Date(dayMs).toISOString().slice(0, 10).replace(/-/g, "")}`;
 
 /**
  * Creates the day partitions that are missing, each in a short transaction of
@@ -136,7 +142,9 @@ export async function ensurePartitions(sql: postgres.Sql, days: Iterable<number>
     if (known.has(day)) continue;
     await sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY.toString()}::bigint)`;
-      await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${partitionName(day)} PARTITION OF raw_samples FOR VALUES FROM (${day}) TO (${day + DAY_MS})`);
+      await tx.unsafe(
+        `CREATE TABLE IF NOT EXISTS ${partitionName(day)} PARTITION OF raw_samples FOR VALUES FROM (${day}) TO (${day + DAY_MS})`,
+      );
     });
     known.add(day);
   }
@@ -144,7 +152,8 @@ export async function ensurePartitions(sql: postgres.Sql, days: Iterable<number>
 
 /** The day partitions that exist now (start epoch ms), read from the catalog. */
 export async function existingPartitions(sql: postgres.Sql): Promise<number[]> {
-  const rows = await sql`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'raw_samples'::regclass`;
+  const rows =
+    await sql`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'raw_samples'::regclass`;
   return rows
     .map((r) => /^raw_samples_(\d{4})(\d{2})(\d{2})$/.exec(r.relname as string))
     .filter((m): m is RegExpExecArray => m !== null)

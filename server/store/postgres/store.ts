@@ -91,12 +91,16 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
       if (refreshFailing) log("tailprobe: PostgreSQL answers again");
       refreshFailing = false;
     } catch (err) {
-      if (!refreshFailing) log(scrub(`tailprobe: PostgreSQL unavailable (${String((wrap(err) as Error).message)}); retrying`));
+      if (!refreshFailing)
+        log(scrub(`tailprobe: PostgreSQL unavailable (${String((wrap(err) as Error).message)}); retrying`));
       refreshFailing = true;
     }
   };
   let refreshing: Promise<void> | null = null;
-  const timer = setInterval(() => void (refreshing ??= refresh().finally(() => (refreshing = null))), DEPLOYMENT_REFRESH_MS);
+  const timer = setInterval(
+    () => void (refreshing ??= refresh().finally(() => (refreshing = null))),
+    DEPLOYMENT_REFRESH_MS,
+  );
   timer.unref();
 
   return {
@@ -114,12 +118,16 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
     },
     openPageReader: () =>
       pageReaderOver(
-        (q, params) => guarded(async () => (await readSql.unsafe(toPostgresPlaceholders(q), params).values()) as unknown as RawSampleRow[]),
+        (q, params) =>
+          guarded(
+            async () => (await readSql.unsafe(toPostgresPlaceholders(q), params).values()) as unknown as RawSampleRow[],
+          ),
         () => {},
       ),
     insertBatch: (batch, meta) => guarded(() => writer.insertBatch(batch, meta)),
     // Read on the event loop: PostgreSQL writes leave it anyway, and every server of the deployment reads its own.
-    ingestBody: (body, rules, meta) => ingestHere(body, rules, meta, (batch, m) => guarded(() => writer.insertBatch(batch, m))),
+    ingestBody: (body, rules, meta) =>
+      ingestHere(body, rules, meta, (batch, m) => guarded(() => writer.insertBatch(batch, m))),
     ...queries,
     clients: () => clientsQuery(pool),
     timerResolution: (filter) => timerResolutionQuery(pool, filter),

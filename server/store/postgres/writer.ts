@@ -15,12 +15,30 @@ import { classOf } from "../rollup-class.js";
 import { toUs } from "../schema.js";
 import { RAW_COLUMNS, rawValues, SessionOwnerError, spanOf, type IngestMeta } from "../writer.js";
 import { dayOf, ensurePartitions } from "./schema.js";
-import { PgCodes } from "./codes.js";
+import type { PgCodes } from "./codes.js";
 import { arrayLiteral, mergeRollups, type Tx } from "./rollup-merge.js";
 
 const RAW_WIDTH = RAW_COLUMNS.split(",").length;
 /** Column types of raw_samples, in RAW_COLUMNS order. */
-const RAW_TYPES = ["integer", "bigint", "bigint", "integer", "smallint", "bigint", "bigint", "bigint", "bigint", "integer", "integer", "smallint", "bigint", "smallint", "bigint", "bigint", "bigint"];
+const RAW_TYPES = [
+  "integer",
+  "bigint",
+  "bigint",
+  "integer",
+  "smallint",
+  "bigint",
+  "bigint",
+  "bigint",
+  "bigint",
+  "integer",
+  "integer",
+  "smallint",
+  "bigint",
+  "smallint",
+  "bigint",
+  "bigint",
+  "bigint",
+];
 const INSERT_RAW_UNNEST = `INSERT INTO raw_samples (${RAW_COLUMNS})
   SELECT * FROM unnest(${RAW_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})
   ON CONFLICT DO NOTHING RETURNING seq`;
@@ -45,7 +63,8 @@ export function postgresWriter(sql: postgres.Sql, codes: PgCodes, partitions: Se
       }
       return sql.begin(async (tx) => {
         const session = await sessionOf(tx, batch, meta, client);
-        if (batch.label !== undefined) await tx`UPDATE sessions SET label = ${batch.label} WHERE id = ${session.id} AND label IS DISTINCT FROM ${batch.label}`;
+        if (batch.label !== undefined)
+          await tx`UPDATE sessions SET label = ${batch.label} WHERE id = ${session.id} AND label IS DISTINCT FROM ${batch.label}`;
         if (batch.timerResolutionMs !== undefined)
           await tx`UPDATE sessions SET timer_resolution_us = ${toUs(batch.timerResolutionMs)} WHERE id = ${session.id} AND timer_resolution_us IS NULL`;
         for (const r of rows) r.v[0] = session.id;
@@ -71,7 +90,8 @@ export function postgresWriter(sql: postgres.Sql, codes: PgCodes, partitions: Se
             us: us ?? null,
             winner: winner ?? null,
             otherUs: otherUs ?? null,
-            minrttSeries: s.method === "tcprtt" && minrttUs !== null ? codes.sync.seriesOf(TCP_MIN_RTT_SERIES, s.target) : null,
+            minrttSeries:
+              s.method === "tcprtt" && minrttUs !== null ? codes.sync.seriesOf(TCP_MIN_RTT_SERIES, s.target) : null,
             minrttUs: minrttUs ?? null,
           });
         }
@@ -82,7 +102,12 @@ export function postgresWriter(sql: postgres.Sql, codes: PgCodes, partitions: Se
   };
 }
 
-async function sessionOf(tx: Tx, batch: SampleBatch, meta: IngestMeta, client: number): Promise<{ id: number; client: number }> {
+async function sessionOf(
+  tx: Tx,
+  batch: SampleBatch,
+  meta: IngestMeta,
+  client: number,
+): Promise<{ id: number; client: number }> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const [found] = await tx`SELECT id, client_id, client FROM sessions WHERE session_key = ${batch.sessionId}`;
     if (found !== undefined) {
