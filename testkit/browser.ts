@@ -29,6 +29,8 @@ export async function launchBrowser(
     viewport?: { width: number; height: number };
     /** Accept self-signed certificates (TLS tests make their own). */
     ignoreHTTPSErrors?: boolean;
+    /** Variables added to the browser's environment (e.g. a locale). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<LaunchedBrowser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-chromium-"));
@@ -39,6 +41,7 @@ export async function launchBrowser(
     colorScheme: options.colorScheme ?? "light",
     viewport: options.viewport ?? { width: 1280, height: 800 },
     ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
   return {
     context,
