@@ -13,8 +13,8 @@ import { bytesWithWal, monthOfSamples, SAMPLES_PER_TICK, TABS } from "./month-of
 import { publicIdOf } from "../testkit/public-id.js";
 import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
-import { decodeBlock } from "../server/store/raw-block.js";
-import type { StoredBlock } from "../server/store/raw-rows.js";
+import { decodeBlock } from "../server/store/sqlite/raw-block.js";
+import type { StoredBlock } from "../server/store/sqlite/raw-reads.js";
 
 const SIZES = { smoke: { samples: 20_000, repeats: 1 }, full: { samples: 10_000_000, repeats: 3 } } as const;
 const STATS_MS_MAX = 100;

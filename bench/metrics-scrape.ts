@@ -16,8 +16,8 @@ import { TCP_MIN_RTT_SERIES } from "../shared/contract/index.js";
 import { monthOfSamples, type Month } from "./month-of-samples.js";
 import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
-import { decodeBlock } from "../server/store/raw-block.js";
-import type { StoredBlock } from "../server/store/raw-rows.js";
+import { decodeBlock } from "../server/store/sqlite/raw-block.js";
+import type { StoredBlock } from "../server/store/sqlite/raw-reads.js";
 
 /** Samples in the month; the hour store has the same rate (month / 720). */
 const SIZES = { smoke: { samples: 20_000, repeats: 2 }, full: { samples: 10_000_000, repeats: 25 } } as const;

@@ -7,8 +7,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { openStore } from "../server/store/store.js";
-import { bulkLoader, Codes } from "../server/store/writer.js";
+import { openStore } from "../server/store/sqlite/store.js";
+import { bulkLoader } from "../server/store/sqlite/bulk-loader.js";
+import { Codes } from "../server/store/sqlite/codes.js";
 import type { Sample, SampleBatch } from "../shared/contract/index.js";
 import { prng } from "../testkit/prng.js";
 

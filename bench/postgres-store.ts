@@ -10,7 +10,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openPostgresStore } from "../server/store/postgres/store.js";
-import { openStoreThreaded, type Store } from "../server/store/store.js";
+import { openStoreThreaded } from "../server/store/sqlite/store.js";
+import { type StoreWithQueries, withQueries } from "../server/query/with-queries.js";
+import type { Store } from "../server/store/store.js";
 import type { SampleFilter } from "../server/store/sample-filter.js";
 import { postgresBinDir, POSTGRES_MISSING, startPostgres } from "../testkit/postgres.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
@@ -40,7 +42,7 @@ async function ingest(store: Store, n: number, endMs: number): Promise<number> {
 }
 
 /** Median time (ms) of each endpoint over the whole day, answered as the server would (auto path). */
-async function queryTimes(store: Store, endMs: number, repeats: number): Promise<Map<string, number>> {
+async function queryTimes(store: StoreWithQueries, endMs: number, repeats: number): Promise<Map<string, number>> {
   const f: SampleFilter = { fromMs: endMs - DAY_MS, toMs: endMs };
   const queries: [string, () => Promise<unknown>][] = [
     ["/api/stats", () => store.stats(f)],
@@ -73,8 +75,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const endMs = Date.now();
   const dir = tempDir("tailprobe-bench-");
   const pg = await startPostgres();
-  const sqlite = await openStoreThreaded(path.join(dir, "bench.db"));
-  const postgres = await openPostgresStore(await pg.createDatabase("bench"));
+  const sqlite = withQueries(await openStoreThreaded(path.join(dir, "bench.db")));
+  const postgres = withQueries(await openPostgresStore(await pg.createDatabase("bench")));
   try {
     const sqliteRate = await ingest(sqlite, samples, endMs);
     const pgRate = await ingest(postgres, samples, endMs);

@@ -3,7 +3,7 @@
 // and a bimodal WebSocket series, written straight through the Store.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { openStore } from "../server/store/store.js";
+import { openStore } from "../server/store/sqlite/store.js";
 import type { Sample } from "../shared/contract/index.js";
 import { prng } from "../testkit/prng.js";
 import { tempDir } from "../testkit/server-process.js";

@@ -31,8 +31,9 @@ import { pageSecurityHeaders } from "./page-security.js";
 import { staticPages } from "./static-pages.js";
 import { startupStorageMessage, storageHealth } from "./storage-faults.js";
 import { createClientDirectory } from "./privacy/public-ids.js";
-import type { Store, StoreOptions } from "./store/store.js";
+import { type StoreWithQueries, withQueries } from "./query/with-queries.js";
 import { openStoreFor } from "./store/open.js";
+import type { Store, StoreOptions } from "./store/store.js";
 
 /**
  * Node's default keep-alive timeout is 5 s; a 1 Hz prober must always find its
@@ -46,7 +47,8 @@ export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:8080 */
   url: string;
   port: number;
-  store: Store;
+  /** The store, with the queries the routes run over it. */
+  store: StoreWithQueries;
   close(): Promise<void>;
 }
 
@@ -79,12 +81,9 @@ async function openStoreOrExplain(dbPath: string, opts: StoreOptions): Promise<S
 export async function startServer(options: ServeOptions, deps: ServerDeps = {}): Promise<RunningServer> {
   const nowMs = deps.nowMs ?? Date.now;
   const log = deps.log ?? ((line: string) => console.log(line));
-  const store = await openStoreOrExplain(options.dbPath, {
-    log,
-    rawDays: options.rawDays,
-    rollupDays: options.rollupDays,
-    nowMs,
-  });
+  const store = withQueries(
+    await openStoreOrExplain(options.dbPath, { log, rawDays: options.rawDays, rollupDays: options.rollupDays, nowMs }),
+  );
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
   const baselines = createBaselines({

@@ -1,5 +1,5 @@
 // Unsigned LEB128 varints: the byte form of stored rollups (rollup.ts) and
-// raw sample blocks (server/store/raw-block.ts). Multiplication, not shifts:
+// raw sample blocks (server/store/sqlite/raw-block.ts). Multiplication, not shifts:
 // values reach 2^53 (µs sums), past JavaScript's 32-bit bit operations.
 
 /** Appends v (an integer, 0 ≤ v < 2^53) as an unsigned LEB128 varint. */

@@ -2,7 +2,7 @@
 // the way the server derives it, so tests can filter by client.
 import Database from "better-sqlite3";
 import { createClientDirectory } from "../server/privacy/public-ids.js";
-import { loadPublicIdKey } from "../server/store/client-secrets.js";
+import { loadPublicIdKey } from "../server/store/sqlite/meta.js";
 import type { Store } from "../server/store/store.js";
 
 export function publicIdOf(db: Database.Database | string | Store, clientId: string): string {

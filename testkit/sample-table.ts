@@ -1,13 +1,13 @@
 // Tests and benchmarks read stored samples with SQL. Since store version 7
-// raw samples are in blocks (server/store/raw-block.ts) that SQL cannot look
+// raw samples are in blocks (server/store/sqlite/raw-block.ts) that SQL cannot look
 // into, so this decodes every block into TEMP tables on the caller's
 // connection: `raw_samples` in version 6's packed layout and the `samples`
 // view over it, as version 6 had them (a TEMP name shadows the main schema's).
 // A snapshot: call it again after more writes.
 import type Database from "better-sqlite3";
-import { decodeBlock } from "../server/store/raw-block.js";
-import { RAW_SAMPLES_V6_DDL } from "../server/store/schema.js";
-import { PACKED_RAW_COLUMNS } from "../server/store/raw-layout.js";
+import { decodeBlock } from "../server/store/sqlite/raw-block.js";
+import { RAW_SAMPLES_V6_DDL } from "../server/store/sqlite/migrations/v6-rows.js";
+import { PACKED_RAW_COLUMNS } from "../server/store/sqlite/raw-layout.js";
 
 export function loadSampleTables(db: Database.Database): Database.Database {
   db.exec("DROP VIEW IF EXISTS temp.samples; DROP TABLE IF EXISTS temp.raw_samples;");

@@ -1,6 +1,6 @@
 // Each thread's scheduling policy, read from /proc (Linux): how the writer
 // thread's tests and the ingest-stall benchmark see the server's writer
-// thread (server/store/writer-scheduling.ts).
+// thread (server/store/sqlite/writer-yield.ts, server/platform/thread-policy.ts).
 import fs from "node:fs";
 
 /** sched(7)'s policy numbers, as /proc reports them. */

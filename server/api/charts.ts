@@ -11,9 +11,9 @@ import {
   type ClientsResponse,
   parseWith,
 } from "../../shared/contract/index.js";
-import type { StoredClient } from "../store/stored-client.js";
+import type { StoredClient } from "../query/stored-client.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
-import type { Store } from "../store/store.js";
+import type { Queries } from "../query/queries.js";
 import { parseFilterQuery } from "./filter-query.js";
 import { sendError } from "./http-error.js";
 import { answerQuery } from "./query-errors.js";
@@ -35,7 +35,7 @@ function browserFamily(browser: string): string {
   return browser.replace(/\s+[\d.]+$/, "");
 }
 
-export function chartsRouter(store: Store, nowMs: () => number, clients: ClientDirectory): Router {
+export function chartsRouter(store: Queries, nowMs: () => number, clients: ClientDirectory): Router {
   const router = express.Router();
   router.get("/api/histogram", (req, res, next) => {
     const p = parseFilterQuery(histogramQuerySchema, req, res, nowMs(), clients);

@@ -4,7 +4,7 @@ import type { Request, Response } from "express";
 import { z } from "../../shared/zod.js";
 import { parseWith, sampleFilterQueryShape } from "../../shared/contract/index.js";
 import { fail, ok, type Result } from "../../shared/result.js";
-import type { SampleFilter } from "../store/store.js";
+import type { SampleFilter } from "../store/sample-filter.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import { sendError } from "./http-error.js";
 

@@ -2,7 +2,8 @@
 // caps as 400 QUERY_TOO_LARGE, anything else to the JSON error handler. A
 // query whose asker hung up is stopped at its next slice and answered to no one.
 import type { NextFunction, Response } from "express";
-import { QueryAbortedError, QueryTooLargeError } from "../store/store.js";
+import { QueryAbortedError } from "../store/errors.js";
+import { QueryTooLargeError } from "../query/too-large.js";
 import { sendError } from "./http-error.js";
 
 export function answerQuery(res: Response, next: NextFunction, run: (signal: AbortSignal) => Promise<unknown>): void {

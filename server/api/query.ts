@@ -2,11 +2,11 @@
 import express, { type Router } from "express";
 import { statsQuerySchema, type StatsResponse } from "../../shared/contract/index.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
-import type { Store } from "../store/store.js";
+import type { Queries } from "../query/queries.js";
 import { parseFilterQuery } from "./filter-query.js";
 import { answerQuery } from "./query-errors.js";
 
-export function queryRouter(store: Store, nowMs: () => number, clients: ClientDirectory): Router {
+export function queryRouter(store: Queries, nowMs: () => number, clients: ClientDirectory): Router {
   const router = express.Router();
   router.get("/api/stats", (req, res, next) => {
     const p = parseFilterQuery(statsQuerySchema, req, res, nowMs(), clients);

@@ -2,11 +2,11 @@
 import express, { type Router } from "express";
 import { statsQuerySchema, type RacesResponse } from "../../shared/contract/index.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
-import type { Store } from "../store/store.js";
+import type { Queries } from "../query/queries.js";
 import { parseFilterQuery } from "./filter-query.js";
 import { answerQuery } from "./query-errors.js";
 
-export function racesRouter(store: Store, nowMs: () => number, clients: ClientDirectory): Router {
+export function racesRouter(store: Queries, nowMs: () => number, clients: ClientDirectory): Router {
   const router = express.Router();
   // The same filters as /api/stats, so the panel always describes the table above it.
   router.get("/api/races", (req, res, next) => {

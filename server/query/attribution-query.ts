@@ -9,19 +9,20 @@ import {
   SAME_SECOND_MS,
   type ForensicSample,
 } from "../../shared/forensics/attribution.js";
-import type { SampleFilter, Store } from "../store/store.js";
+import type { SampleFilter } from "../store/sample-filter.js";
+import type { Store } from "../store/store.js";
 import { forensicSample, hasLatency, median } from "./forensic-rows.js";
-import { openPageReader, type RawSampleRow } from "./sample-pages.js";
+import type { RawSampleRow } from "../store/page-reader.js";
 
 /** Typical latencies are medians over this long either side of the sample (ms). */
 export const TYPICAL_WINDOW_MS = 10 * 60_000;
 
 export async function attributionQuery(
-  store: Store,
+  store: Pick<Store, "openPageReader">,
   filter: SampleFilter,
   q: AttributionQuery,
 ): Promise<AttributionResponse> {
-  const reader = openPageReader(store);
+  const reader = store.openPageReader();
   try {
     let best: RawSampleRow | null = null;
     let bestScore = Infinity;

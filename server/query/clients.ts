@@ -1,8 +1,8 @@
 // GET /api/clients: everyone who has reported, from the sessions table alone
 // (each session keeps the t of its newest sample).
 import type { ReadPool } from "../store/read-pool.js";
-import type { StoredClient } from "../store/stored-client.js";
-import { parseUserAgent } from "../store/user-agent.js";
+import type { StoredClient } from "./stored-client.js";
+import { parseUserAgent } from "./user-agent.js";
 
 interface SessionRow {
   client_id: string;

@@ -10,8 +10,8 @@ import {
 import { compareSeries } from "../../shared/forensics/compare.js";
 import { METHOD_LABELS, type Method } from "../../shared/methods.js";
 import { mulberry32 } from "../../shared/prng.js";
-import type { SampleFilter, Store } from "../store/store.js";
-import { openPageReader } from "./sample-pages.js";
+import type { SampleFilter } from "../store/sample-filter.js";
+import type { Store } from "../store/store.js";
 
 /** Bootstrap seed: any fixed number; fixed so an interval does not flicker between refreshes. */
 const BOOTSTRAP_SEED = 20261123;
@@ -27,10 +27,13 @@ function describe(method: string, target: string): string {
 }
 
 /** The newest COMPARE_SAMPLES_MAX latencies of a side (a ring: older ones are overwritten). */
-async function latencies(store: Store, f: SampleFilter): Promise<{ values: Float64Array; capped: boolean }> {
+async function latencies(
+  store: Pick<Store, "openPageReader">,
+  f: SampleFilter,
+): Promise<{ values: Float64Array; capped: boolean }> {
   const ring = new Float64Array(COMPARE_SAMPLES_MAX);
   let n = 0;
-  const reader = openPageReader(store);
+  const reader = store.openPageReader();
   try {
     for await (const page of reader.pages(f))
       for (const r of page) {
@@ -74,7 +77,10 @@ export function compareSides(base: SampleFilter, q: CompareQuery): [Side, Side] 
   return [sa, sb];
 }
 
-export async function compareQuery(store: Store, sides: [Side, Side]): Promise<CompareResponse> {
+export async function compareQuery(
+  store: Pick<Store, "openPageReader">,
+  sides: [Side, Side],
+): Promise<CompareResponse> {
   const [sa, sb] = sides;
   const [la, lb] = [await latencies(store, sa.filter), await latencies(store, sb.filter)];
   const info = (s: Side, l: { values: Float64Array }) => ({

@@ -6,9 +6,10 @@ import express, { type Response, type Router } from "express";
 import { statsQuerySchema } from "../../shared/contract/index.js";
 import { parseFilterQuery } from "../api/filter-query.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
-import type { SampleFilter, Store } from "../store/store.js";
+import type { SampleFilter } from "../store/sample-filter.js";
+import type { Store } from "../store/store.js";
 import { CSV_HEADER, csvLine, ndjsonHeader, ndjsonLine } from "./sample-export.js";
-import { openPageReader, type RawSampleRow } from "./sample-pages.js";
+import type { RawSampleRow } from "../store/page-reader.js";
 
 interface Format {
   contentType: string;
@@ -44,13 +45,13 @@ function drained(res: Response): Promise<boolean> {
 }
 
 async function stream(
-  store: Store,
+  store: Pick<Store, "openPageReader">,
   filter: SampleFilter,
   format: Format,
   res: Response,
   clients: ClientDirectory,
 ): Promise<void> {
-  const reader = openPageReader(store);
+  const reader = store.openPageReader();
   try {
     // The first page is read before the header goes out: a database that is
     // away (PostgreSQL restarting) is then a 503 the client can retry, not a cut stream.
@@ -82,7 +83,11 @@ async function stream(
   }
 }
 
-export function exportRouter(store: Store, nowMs: () => number, clients: ClientDirectory): Router {
+export function exportRouter(
+  store: Pick<Store, "openPageReader">,
+  nowMs: () => number,
+  clients: ClientDirectory,
+): Router {
   const router = express.Router();
   for (const [name, format] of Object.entries(FORMATS)) {
     router.get(`/api/samples.${name}`, (req, res, next) => {

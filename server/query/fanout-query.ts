@@ -5,9 +5,10 @@ import type { FanoutResponse } from "../../shared/contract/index.js";
 import { fanoutReport } from "../../shared/forensics/fanout.js";
 import { best2Target } from "../../shared/names.js";
 import { percentileSorted } from "../../shared/stats.js";
-import type { SampleFilter, Store } from "../store/store.js";
+import type { SampleFilter } from "../store/sample-filter.js";
+import type { Store } from "../store/store.js";
 import { hasLatency } from "./forensic-rows.js";
-import { openPageReader, type RawSampleRow } from "./sample-pages.js";
+import type { RawSampleRow } from "../store/page-reader.js";
 
 /** Default hedge delay: the primary's p95, the usual "hedge past the 95th percentile" rule. */
 export const HEDGE_DEFAULT_PERCENTILE = 95;
@@ -51,7 +52,7 @@ function raceLegs(r: RawSampleRow): [ws: number, jsonp: number] | null {
  * servers, paired by tick. Either way the measured race series is reported beside.
  */
 export async function fanoutQuery(
-  store: Store,
+  store: Pick<Store, "openPageReader">,
   filter: SampleFilter,
   method: string,
   primary: string,
@@ -64,7 +65,7 @@ export async function fanoutQuery(
   const legs: [number, number][] = [];
   // Per session: [due time, latency] of each server's samples.
   const bySession = new Map<number, { a: [number, number][]; b: [number, number][] }>();
-  const reader = openPageReader(store);
+  const reader = store.openPageReader();
   try {
     for await (const page of reader.pages({
       ...filter,

@@ -1,7 +1,7 @@
 // Stored rows as the forensics statistics read them (shared/forensics).
 import type { ForensicSample } from "../../shared/forensics/attribution.js";
-import { FLAG, FLAG_KNOWN_SHIFT } from "../store/schema.js";
-import type { RawSampleRow } from "./sample-pages.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../store/flags.js";
+import type { RawSampleRow } from "../store/page-reader.js";
 
 function flag(flags: number, bit: number): boolean | null {
   return (flags & (bit << FLAG_KNOWN_SHIFT)) === 0 ? null : (flags & bit) !== 0;

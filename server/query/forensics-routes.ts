@@ -14,12 +14,17 @@ import { sendError } from "../api/http-error.js";
 import { answerQuery } from "../api/query-errors.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { Store } from "../store/store.js";
+import type { Queries } from "./queries.js";
 import { attributionQuery } from "./attribution-query.js";
 import { compareQuery, compareSides } from "./compare-query.js";
 import { fanoutQuery } from "./fanout-query.js";
 import { periodicityQuery } from "./periodicity-query.js";
 
-export function forensicsRouter(store: Store, nowMs: () => number, clients: ClientDirectory): Router {
+export function forensicsRouter(
+  store: Pick<Store, "openPageReader"> & Pick<Queries, "timeseries">,
+  nowMs: () => number,
+  clients: ClientDirectory,
+): Router {
   const router = express.Router();
   router.get("/api/attribution", (req, res, next) => {
     const p = parseFilterQuery(attributionQuerySchema, req, res, nowMs(), clients);

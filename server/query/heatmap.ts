@@ -6,7 +6,8 @@ import type { SampleFilter } from "../store/sample-filter.js";
 import { logBinCounts, sortedSeries, tailOf } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
 import { bucketStarts, rawTimeAxis, rollupTimeAxis } from "./time-axis.js";
-import { Pace, type ReadPool } from "../store/read-pool.js";
+import { Pace } from "../store/pace.js";
+import type { ReadPool } from "../store/read-pool.js";
 import { binEdges, scanSamples, SeriesMap } from "./raw-scan.js";
 
 export async function rollupHeatmap(

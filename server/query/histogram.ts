@@ -4,7 +4,8 @@ import { binEdge, logBin, type HistogramResponse } from "../../shared/contract/i
 import type { SampleFilter } from "../store/sample-filter.js";
 import { logBinCounts, mergedCell, sortedSeries, tailOf } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
-import { Pace, type ReadPool } from "../store/read-pool.js";
+import { Pace } from "../store/pace.js";
+import type { ReadPool } from "../store/read-pool.js";
 import { binEdges, isFailure, scanSamples, SeriesMap } from "./raw-scan.js";
 
 export async function rollupHistogram(

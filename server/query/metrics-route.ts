@@ -7,7 +7,7 @@
 // rollups it then held): retention does not lower them, so they only grow, as
 // Prometheus expects of a counter; deleting a client resets them lower.
 import express, { type Router } from "express";
-import type { Store } from "../store/store.js";
+import type { Queries } from "./queries.js";
 import { LATENCY_BUCKETS_S, metricsSnapshot, type MetricsSnapshot } from "./metrics-source.js";
 
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -41,7 +41,7 @@ export function formatMetrics(m: MetricsSnapshot): string {
   return `${out.join("\n")}\n`;
 }
 
-export function metricsRouter(store: Store): Router {
+export function metricsRouter(store: Pick<Queries, "seriesTotals">): Router {
   const router = express.Router();
   router.get("/metrics", (_req, res, next) => {
     metricsSnapshot(store).then(

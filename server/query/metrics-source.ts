@@ -3,7 +3,7 @@
 // reads as much on a month of samples as on an hour (bench/metrics-scrape.ts).
 import { OUTCOMES } from "../../shared/methods.js";
 import { countsAtOrBelow } from "../../shared/rollup.js";
-import type { Store } from "../store/store.js";
+import type { Queries } from "./queries.js";
 
 /** Upper bounds of the latency buckets (seconds), Prometheus' `le`: 0.5 ms to 30 s, roughly 1-2.5-5 per decade. */
 export const LATENCY_BUCKETS_S = [
@@ -41,7 +41,7 @@ export interface MetricsSnapshot {
   outcomes: OutcomeCount[];
 }
 
-export async function metricsSnapshot(store: Store): Promise<MetricsSnapshot> {
+export async function metricsSnapshot(store: Pick<Queries, "seriesTotals">): Promise<MetricsSnapshot> {
   const totals = await store.seriesTotals();
   const byKey = <T extends { method: string; target: string }>(a: T, b: T) =>
     a.method.localeCompare(b.method) || a.target.localeCompare(b.target);

@@ -3,10 +3,11 @@
 // pair of series' p90 correlated (aligned tails).
 import type { PeriodicityResponse } from "../../shared/contract/index.js";
 import { alignedTails, detectPeriod } from "../../shared/forensics/periodicity.js";
-import type { SampleFilter, Store } from "../store/store.js";
+import type { SampleFilter } from "../store/sample-filter.js";
+import type { Queries } from "./queries.js";
 
 export async function periodicityQuery(
-  store: Store,
+  store: Pick<Queries, "timeseries">,
   filter: SampleFilter,
   bucketMs: number | undefined,
   signal: AbortSignal,

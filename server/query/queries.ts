@@ -11,11 +11,12 @@ import {
   type StatsRow,
   type RacesResponse,
 } from "../../shared/contract/index.js";
-import { Pace, SLICE_MS, type ReadPool } from "../store/read-pool.js";
-import { classesFor } from "../store/rollup-class.js";
-import { LEVEL_MS } from "../store/rollup-class.js";
+import { Pace, SLICE_MS } from "../store/pace.js";
+import type { ReadPool } from "../store/read-pool.js";
+import { classesFor, LEVEL_MS } from "../store/rollup-class.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import { rawCdf, rollupCdf } from "./cdf.js";
+import { clientsQuery } from "./clients.js";
 import { rawHeatmap, rollupHeatmap } from "./heatmap.js";
 import { rawHistogram, rollupHistogram } from "./histogram.js";
 import { rawRaces, rollupRaces } from "./races.js";
@@ -23,6 +24,8 @@ import { rollupsAnswer, type ReadContext } from "./reader.js";
 import { seriesTotals, type SeriesTotals } from "./series-totals.js";
 import { rawStats, rollupStats } from "./stats.js";
 import { rollupTimeAxis } from "./time-axis.js";
+import type { StoredClient } from "./stored-client.js";
+import { timerResolutionQuery } from "./timer-resolution.js";
 import { rawTimeseries, rollupTimeseries } from "./timeseries.js";
 
 /** "auto" chooses per query (above); "rollups" and "raw" force one path (tests compare them, the benchmark times both). */
@@ -52,9 +55,21 @@ export interface Queries {
   races(filter: SampleFilter, options?: QueryOptions): Promise<RacesResponse>;
   /** Per-series counts and latency rollup of every sample ever stored, from the rollups' total level (/metrics: one row per series). */
   seriesTotals(options?: QueryOptions): Promise<SeriesTotals[]>;
+  /** Everyone who has reported, most recently seen first. */
+  clients(): Promise<StoredClient[]>;
+  /** Coarsest timer resolution (ms) reported by the sessions in the filter's range; null if none did. */
+  timerResolution(filter: SampleFilter): Promise<number | null>;
 }
 
-export function openQueries(pool: ReadPool, rawKeptFromMs: () => number, answerFrom: AnswerFrom = "auto"): Queries {
+/** What the queries read: a store's read port, and the time before which its raw samples are gone. */
+export interface QuerySource {
+  readonly readPool: ReadPool;
+  rawKeptFromMs(): number;
+}
+
+export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"): Queries {
+  const pool = source.readPool;
+  const rawKeptFromMs = () => source.rawKeptFromMs();
   const ctx: ReadContext = { pool, rawKeptFromMs };
   const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
   const useRollups = async (f: SampleFilter): Promise<boolean> => {
@@ -89,5 +104,7 @@ export function openQueries(pool: ReadPool, rawKeptFromMs: () => number, answerF
     },
     races: async (f, o) => ((await useRollups(f)) ? rollupRaces(ctx, f, pace(o)) : rawRaces(pool, f, pace(o))),
     seriesTotals: (o) => seriesTotals(ctx, pace(o)),
+    clients: () => clientsQuery(pool),
+    timerResolution: (f) => timerResolutionQuery(pool, f),
   };
 }

@@ -2,7 +2,8 @@
 // percentiles, its legs' and the margins' within ±1 %. On the exact path
 // from every probe of the range (race-tally.ts).
 import type { AvailabilityRow, Best2Row, RacesResponse, SingleMethod } from "../../shared/contract/index.js";
-import type { Pace, ReadPool } from "../store/read-pool.js";
+import type { Pace } from "../store/pace.js";
+import type { ReadPool } from "../store/read-pool.js";
 import { storedMethodOf, type SampleFilter } from "../store/sample-filter.js";
 import { PROBE_METHODS } from "../../shared/methods.js";
 import { mergedCell, percentileMs } from "./cells.js";

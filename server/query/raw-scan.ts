@@ -1,10 +1,11 @@
 // The exact path under every endpoint (queries.ts chooses it for ranges with
 // few samples, or filters that are not rollup classes): one filtered SELECT over the
-// stored samples, read in slices on a read-only connection (read-pool.ts),
+// stored samples, read in slices through the store's read port (../store/raw-reads.ts),
 // each row handed to the endpoint's visitor, grouped per (method, target).
 import { binEdge, TCP_MIN_RTT_SERIES, type SeriesKey } from "../../shared/contract/index.js";
 import { methodOrder } from "../../shared/methods.js";
-import type { Pace, ReadPool } from "../store/read-pool.js";
+import type { Pace } from "../store/pace.js";
+import type { ReadPool } from "../store/read-pool.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 
 /**

@@ -12,7 +12,8 @@ import {
   type RollupCell,
   type StoredCell,
 } from "../store/rollup-batch.js";
-import { Pace, type ReadPool } from "../store/read-pool.js";
+import { Pace } from "../store/pace.js";
+import type { ReadPool } from "../store/read-pool.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 import { decompose, RAW, runsOf, spansOf, type Piece } from "./plan.js";
 import { TCP_MIN_RTT_SERIES } from "../../shared/contract/index.js";

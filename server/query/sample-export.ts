@@ -3,8 +3,8 @@
 // clientId, which is the browser's secret) and sessionId; the
 // flags are decoded back to booleans, empty (CSV) or null (NDJSON) where the
 // page did not record them.
-import { FLAG, FLAG_KNOWN_SHIFT } from "../store/schema.js";
-import type { RawSampleRow } from "./sample-pages.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../store/flags.js";
+import type { RawSampleRow } from "../store/page-reader.js";
 
 export const EXPORT_COLUMNS = [
   "t",

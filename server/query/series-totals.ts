@@ -5,7 +5,7 @@
 // max are exact; the latency histogram is the rollup's (scale-7 buckets,
 // shared/rollup.ts).
 import type { Rollup } from "../../shared/rollup.js";
-import type { Pace } from "../store/read-pool.js";
+import type { Pace } from "../store/pace.js";
 import { ANY_CLASS, ANY_CLIENT, emptyCell, mergeStored, type StoredCell } from "../store/rollup-batch.js";
 import { TOTAL_LEVEL } from "../store/rollup-class.js";
 import type { ReadContext, SeriesInfo } from "./reader.js";

@@ -2,7 +2,7 @@
 // latencies takes 10–50 ms on a busy machine, long enough to show in the echo
 // tail. Sort runs of RUN values natively, then merge them pairwise, yielding
 // to the event loop whenever the slice is spent.
-import type { Pace } from "../store/read-pool.js";
+import type { Pace } from "../store/pace.js";
 
 /** Values sorted natively in one go; ~0.5 ms each. */
 export const RUN = 8192;

@@ -6,7 +6,8 @@ import type { SampleFilter } from "../store/sample-filter.js";
 import { mergedCell, msOf, percentileMs, sortedSeries, tailOf } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
 import { summarizeSorted } from "../../shared/stats.js";
-import { Pace, type ReadPool } from "../store/read-pool.js";
+import { Pace } from "../store/pace.js";
+import type { ReadPool } from "../store/read-pool.js";
 import { scanSamples, SeriesMap } from "./raw-scan.js";
 import { slicedSort } from "./sliced-sort.js";
 

@@ -6,7 +6,8 @@ import { msOf, percentilesMs, sortedSeries, tailOf } from "./cells.js";
 import { readMerged, type ReadContext } from "./reader.js";
 import { bucketStarts, rawTimeAxis, rollupTimeAxis } from "./time-axis.js";
 import { percentileSorted } from "../../shared/stats.js";
-import { Pace, type ReadPool } from "../store/read-pool.js";
+import { Pace } from "../store/pace.js";
+import type { ReadPool } from "../store/read-pool.js";
 import { isFailure, scanSamples, SeriesMap } from "./raw-scan.js";
 
 const TIMESERIES_PERCENTILES = [50, 90, 99] as const;

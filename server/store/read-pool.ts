@@ -1,66 +1,18 @@
-// Read-only SQLite connections for queries, and the slicing that keeps a long
-// query from stalling the echo endpoints.
-//
-// Why a second connection: a query over a day of samples takes seconds. Run
-// synchronously it blocks the event loop, so every /echo answered meanwhile
-// measures the query, not the network. Iterated in short slices on the writer
-// connection it would break ingest instead: better-sqlite3 refuses other
-// statements on a connection while an iterator is open. A read-only
-// connection under WAL sees a consistent snapshot for the whole SELECT while
-// ingest keeps committing on the writer.
-import { performance } from "node:perf_hooks";
-import Database from "better-sqlite3";
-import { blockReads, type RawReads } from "./raw-rows.js";
+// The read port: what the query layer (server/query/) reads through, the same
+// on both engines. SQLite's pool reads on read-only connections beside the
+// writer (sqlite/read-pool.ts), PostgreSQL's through a cursor (postgres/read-pool.ts);
+// both take SQLite's SQL (`?` placeholders, portable functions) and yield
+// between slices (pace.ts).
+import type { Pace } from "./pace.js";
+import type { RawReads } from "./raw-reads.js";
 
-/** Work done between two yields to the event loop. */
-export const SLICE_MS = 4;
 /** Queries running at once; more wait their turn (2 cores: more would only share them). */
 export const READERS_MAX = 2;
 
-/** Rows between two looks at the clock: checking it on every row would show in the profile. */
-const ROWS_PER_CHECK = 256;
-
-const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** The asker went away (its signal aborted): the query stopped at its next yield. */
-export class QueryAbortedError extends Error {
-  readonly code = "QUERY_ABORTED";
-}
-
-/**
- * Cooperative time budget: call `maybeYield` in loops; it yields once the
- * slice is spent, and stops the query there if its signal was aborted (a
- * page that changed its view does not keep a reader busy for seconds).
- */
-export class Pace {
-  private sliceStart = performance.now();
-  constructor(
-    private readonly sliceMs: number = SLICE_MS,
-    private readonly signal?: AbortSignal,
-  ) {}
-
-  spent(): boolean {
-    return performance.now() - this.sliceStart >= this.sliceMs;
-  }
-
-  checkAborted(): void {
-    if (this.signal?.aborted === true) throw new QueryAbortedError("the query was abandoned");
-  }
-
-  async yieldNow(): Promise<void> {
-    await yieldTurn();
-    this.checkAborted();
-    this.sliceStart = performance.now();
-  }
-
-  async maybeYield(): Promise<void> {
-    if (this.spent()) await this.yieldNow();
-  }
-}
-
 export type SqlParam = string | number | null;
 
-export interface ReadPool {
+/** A paced scan of one SELECT, and small SELECTs read in one go: what the raw readers of an engine build on. */
+export interface SqlReads {
   /**
    * Streams the rows of one SELECT (as arrays, in column order) to `onRow`,
    * yielding to the event loop whenever the slice is spent (the clock is
@@ -76,89 +28,10 @@ export interface ReadPool {
   ): Promise<void>;
   /** A small SELECT read in one go (rows as objects). */
   all<T>(sql: string, params: readonly SqlParam[]): Promise<T[]>;
-  /** The store's raw samples, read the way it holds them (raw-rows.ts). */
-  readonly raw: RawReads;
-  close(): void;
 }
 
-/**
- * Readers on the database file. For ":memory:" there is no file to share, so
- * queries read the writer connection and finish each SELECT within one turn
- * (tests and throwaway stores only; a real server always has a file).
- */
-export function openReadPool(dbPath: string, writer: Database.Database): ReadPool {
-  const shared = dbPath === ":memory:";
-  const idle: Database.Database[] = [];
-  const waiting: { resolve: (db: Database.Database) => void; reject: (err: Error) => void }[] = [];
-  let opened = 0;
-  let closed = false;
-
-  function openReader(): Database.Database {
-    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-    // Readers run on the event loop too: never wait on a lock (a query then fails, 503).
-    db.pragma("busy_timeout = 0");
-    opened++;
-    return db;
-  }
-
-  async function acquire(): Promise<Database.Database> {
-    if (closed) throw new Error("store is closed");
-    if (shared) return writer;
-    const db = idle.pop();
-    if (db !== undefined) return db;
-    if (opened < READERS_MAX) return openReader();
-    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
-  }
-
-  function release(db: Database.Database): void {
-    if (shared) return;
-    if (closed) {
-      db.close();
-      return;
-    }
-    const next = waiting.shift();
-    if (next !== undefined) next.resolve(db);
-    else idle.push(db);
-  }
-
-  const pool: Omit<ReadPool, "raw"> = {
-    async scan(sql, params, onRow, pace, rowsPerCheck = ROWS_PER_CHECK) {
-      const db = await acquire();
-      try {
-        pace.checkAborted();
-        const it = db
-          .prepare(sql)
-          .raw(true)
-          .iterate(...params) as IterableIterator<unknown[]>;
-        try {
-          for (;;) {
-            for (let i = 0; i < rowsPerCheck; i++) {
-              const r = it.next();
-              if (r.done === true) return;
-              if (onRow(r.value) === false) return;
-            }
-            if (!shared && pace.spent()) await pace.yieldNow();
-          }
-        } finally {
-          it.return?.();
-        }
-      } finally {
-        release(db);
-      }
-    },
-    async all<T>(sql: string, params: readonly SqlParam[]) {
-      const db = await acquire();
-      try {
-        return db.prepare(sql).all(...params) as T[];
-      } finally {
-        release(db);
-      }
-    },
-    close() {
-      closed = true;
-      for (const db of idle.splice(0)) db.close();
-      for (const w of waiting.splice(0)) w.reject(new Error("store is closed"));
-    },
-  };
-  return { ...pool, raw: blockReads(pool) };
+export interface ReadPool extends SqlReads {
+  /** The store's raw samples, read the way its engine holds them (raw-reads.ts). */
+  readonly raw: RawReads;
+  close(): void;
 }

@@ -2,7 +2,7 @@
 // class — the sample filters the page offers (visible only, max tick
 // lateness, report in flight), so a filtered query merges whole rollups.
 import { MAX_LATE_MS_CHOICES } from "../../shared/contract/index.js";
-import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "./flags.js";
 
 /**
  * Rollup levels: bucket width (ms) of level 0 (5 minutes), 1 (hour), 2 (6 hours), 3 (day).

@@ -2,7 +2,7 @@
 // into one SQL WHERE clause so each query reads only the rows it needs.
 // (Query strings become filters in server/api/filter-query.ts.)
 import { DERIVED_SERIES } from "../../shared/contract/index.js";
-import { FLAG, FLAG_KNOWN_SHIFT } from "./schema.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "./flags.js";
 
 export interface TimeWindow {
   fromMs: number;

@@ -3,7 +3,7 @@
 // the page measured may be lost or counted twice, and the outage itself must
 // be in the data as failed probes, not as a hole.
 import { describe, expect, it } from "vitest";
-import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import {
   accountTicks,
   debugState,

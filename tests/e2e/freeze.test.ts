@@ -15,7 +15,7 @@
 import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
-import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import { launchCdpBrowser, type CdpBrowser } from "../helpers/cdp-browser.js";
 import { readSession, rendererPids, sleep, type StoredSample } from "../helpers/durability.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";

@@ -12,7 +12,7 @@
 // The test also runs a main-thread setInterval in the same tab and checks it
 // was throttled: the condition the worker clock is tested under was real.
 import { afterAll, describe, expect, it } from "vitest";
-import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import { launchCdpBrowser, type CdpBrowser, type CdpTab } from "../helpers/cdp-browser.js";
 import { accountTicks, readSession, sleep } from "../helpers/durability.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";

@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INTERVAL_MS_DEFAULT, TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import type { RacesResponse } from "../../shared/contract/index.js";
-import { FLAG } from "../../server/store/schema.js";
+import { FLAG } from "../../server/store/flags.js";
 import { artifactPath } from "../../testkit/browser.js";
 import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";

@@ -5,7 +5,7 @@
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { StatsResponse } from "../../shared/contract/index.js";
-import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import { waitForDelivered } from "../../testkit/delivered.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
 import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";

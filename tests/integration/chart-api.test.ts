@@ -9,7 +9,7 @@ import type {
   TimeseriesResponse,
   StatsResponse,
 } from "../../shared/contract/index.js";
-import { QueryAbortedError } from "../../server/store/store.js";
+import { QueryAbortedError } from "../../server/store/errors.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { publicIdOf } from "../../testkit/public-id.js";
 import { freshDb, STORE_KINDS } from "../helpers/store-kinds.js";

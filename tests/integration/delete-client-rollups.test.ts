@@ -3,7 +3,8 @@
 // are rebuilt so the unfiltered view equals the remaining client's own.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../server/store/store.js";
+import { openStore } from "../../server/store/sqlite/store.js";
+import { type StoreWithQueries, withQueries } from "../../server/query/with-queries.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { prng } from "../../testkit/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
@@ -11,7 +12,7 @@ import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 const T0 = Date.UTC(2026, 9, 1);
 const HOUR = 3_600_000;
-let store: Store;
+let store: StoreWithQueries;
 
 function samples(seed: number, n: number, scaleMs: number): Sample[] {
   const r = prng(seed);
@@ -26,7 +27,9 @@ function samples(seed: number, n: number, scaleMs: number): Sample[] {
 }
 
 beforeAll(async () => {
-  store = openStore(path.join(tempDir(), "delete.db"), { answerFrom: "rollups", rawDays: 36_500, rollupDays: 36_500 });
+  store = withQueries(openStore(path.join(tempDir(), "delete.db"), { rawDays: 36_500, rollupDays: 36_500 }), {
+    answerFrom: "rollups",
+  });
   const meta = { userAgent: null, receivedAtMs: T0 };
   // Two clients over the same hours: every aggregate rollup row holds both.
   await store.insertBatch({ clientId: "client_keep", sessionId: "session_keep", samples: samples(1, 900, 5) }, meta);

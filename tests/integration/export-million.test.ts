@@ -6,8 +6,9 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../server/store/store.js";
-import { bulkLoader, Codes } from "../../server/store/writer.js";
+import { openStore } from "../../server/store/sqlite/store.js";
+import { bulkLoader } from "../../server/store/sqlite/bulk-loader.js";
+import { Codes } from "../../server/store/sqlite/codes.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { startServerProcess, tempDir, type ServerProcess } from "../../testkit/server-process.js";
 

@@ -6,8 +6,8 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "../../server/store/migrate.js";
-import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
+import { migrate } from "../../server/store/sqlite/migrations/migrate.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { tempDir } from "../../testkit/server-process.js";

@@ -14,7 +14,8 @@ import { jsonErrorHandler } from "../../server/api/http-error.js";
 import { ingestHere } from "../../server/ingest/read-batch.js";
 import { createClientDirectory } from "../../server/privacy/public-ids.js";
 import { storageHealth } from "../../server/storage-faults.js";
-import { SessionOwnerError, type Store } from "../../server/store/store.js";
+import { SessionOwnerError } from "../../server/store/errors.js";
+import type { Store } from "../../server/store/store.js";
 
 const T = Date.now() - 60_000;
 /** clientIds the fake store treats specially. */

@@ -7,10 +7,11 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../server/store/store.js";
+import { withQueries } from "../../server/query/with-queries.js";
+import { openStore } from "../../server/store/sqlite/store.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { prng } from "../../testkit/prng.js";
-import { SCHEMA_VERSION } from "../../server/store/schema.js";
+import { SCHEMA_VERSION } from "../../server/store/sqlite/schema.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const V1_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v1.sql"), "utf8");
@@ -99,7 +100,7 @@ describe("a version 1 database", () => {
   const dbPath = path.join(dir, "v1.db");
   const written = writeV1(dbPath);
   const lines: string[] = [];
-  const store = openStore(dbPath, { log: (l) => lines.push(l) });
+  const store = withQueries(openStore(dbPath, { log: (l) => lines.push(l) }));
   afterAll(() => store.close());
 
   it("is upgraded to the current version with a progress line", () => {

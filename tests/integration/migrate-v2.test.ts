@@ -8,12 +8,13 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { logicalRawSelectSql } from "../../server/store/raw-layout.js";
-import { openStore } from "../../server/store/store.js";
+import { logicalRawSelectSql } from "../../server/store/sqlite/migrations/v6-rows.js";
+import { withQueries } from "../../server/query/with-queries.js";
+import { openStore } from "../../server/store/sqlite/store.js";
 import { encodeRollup, encodeRollupLegacy, record, type Rollup } from "../../shared/rollup.js";
 import { prng } from "../../testkit/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
-import { SCHEMA_VERSION } from "../../server/store/schema.js";
+import { SCHEMA_VERSION } from "../../server/store/sqlite/schema.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const V2_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v2.sql"), "utf8");
@@ -124,7 +125,7 @@ describe("a version 2 database", () => {
   const dbPath = path.join(dir, "v2.db");
   const written = writeV2(dbPath);
   const lines: string[] = [];
-  const store = openStore(dbPath, { log: (l) => lines.push(l) });
+  const store = withQueries(openStore(dbPath, { log: (l) => lines.push(l) }));
   afterAll(() => store.close());
 
   it("is upgraded to the current version with progress lines, and the file compacted", () => {

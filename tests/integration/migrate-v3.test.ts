@@ -4,7 +4,7 @@
 // aggregate, in both stores.
 import { describe, expect, it } from "vitest";
 import { SCHEMA_VERSION as POSTGRES_VERSION } from "../../server/store/postgres/schema.js";
-import { SCHEMA_VERSION as SQLITE_VERSION } from "../../server/store/schema.js";
+import { SCHEMA_VERSION as SQLITE_VERSION } from "../../server/store/sqlite/schema.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { executeOn, freshDb, selectAll, STORE_KINDS } from "../helpers/store-kinds.js";
 

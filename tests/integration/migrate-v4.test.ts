@@ -1,6 +1,6 @@
 // A database written by version 4 of the schema (tests/fixtures/schema-v4.sql:
 // one column per field of a raw sample) opens in the current version, raw samples in the
-// packed layout (server/store/raw-layout.ts): the samples view reads every row
+// packed layout (server/store/sqlite/raw-layout.ts): the samples view reads every row
 // exactly as it did before the upgrade, rollups are untouched, the old table
 // is gone and its pages given back, the upgrade printed its progress, and a
 // second opening does not upgrade again. A version 3 file (the same tables
@@ -12,12 +12,12 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { UnpackableRowError } from "../../server/store/raw-layout.js";
-import { openStore } from "../../server/store/store.js";
-import { RAW_COLUMNS } from "../../server/store/writer.js";
+import { UnpackableRowError } from "../../server/store/sqlite/raw-layout.js";
+import { openStore } from "../../server/store/sqlite/store.js";
+import { RAW_COLUMNS } from "../../server/store/logical-row.js";
 import { prng } from "../../testkit/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
-import { SCHEMA_VERSION } from "../../server/store/schema.js";
+import { SCHEMA_VERSION } from "../../server/store/sqlite/schema.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const V4_DDL = fs.readFileSync(path.resolve("tests/fixtures/schema-v4.sql"), "utf8");

@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { SCHEMA_VERSION as POSTGRES_VERSION } from "../../server/store/postgres/schema.js";
-import { SCHEMA_VERSION as SQLITE_VERSION } from "../../server/store/schema.js";
+import { SCHEMA_VERSION as SQLITE_VERSION } from "../../server/store/sqlite/schema.js";
 import { EXACT_ROWS_MAX } from "../../server/query/reader.js";
 import { BATCH_SAMPLES_MAX } from "../../shared/contract/samples.js";
 import { emptyRollup, encodeRollupLegacy, isCompactRollup, mergeEncoded } from "../../shared/rollup.js";

@@ -1,6 +1,6 @@
 // A database written by version 6 of the schema (raw samples a row each,
-// server/store/schema.ts RAW_SAMPLES_V6_DDL) opens in version 7 with every
-// sample in blocks (server/store/migrate-blocks.ts): each row reads back as
+// server/store/sqlite/migrations/v6-rows.ts RAW_SAMPLES_V6_DDL) opens in version 7 with every
+// sample in blocks (server/store/sqlite/migrations/blocks.ts): each row reads back as
 // it was, a seq a page re-sent at another time within one bucket included;
 // each session's highest seq is set, so a redelivery after the upgrade is
 // recognised; the old table and view are gone; a second opening does not
@@ -8,10 +8,12 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { logicalRawSelectSql, packRaw } from "../../server/store/raw-layout.js";
-import { DDL, RAW_SAMPLES_V6_DDL, SCHEMA_VERSION } from "../../server/store/schema.js";
-import { openStore } from "../../server/store/store.js";
-import { INSERT_RAW } from "../../server/store/writer.js";
+import { logicalRawSelectSql } from "../../server/store/sqlite/migrations/v6-rows.js";
+import { packRaw } from "../../server/store/sqlite/raw-layout.js";
+import { DDL, SCHEMA_VERSION } from "../../server/store/sqlite/schema.js";
+import { RAW_SAMPLES_V6_DDL } from "../../server/store/sqlite/migrations/v6-rows.js";
+import { openStore } from "../../server/store/sqlite/store.js";
+import { INSERT_RAW } from "../../server/store/sqlite/migrations/v6-rows.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 import { tempDir } from "../../testkit/server-process.js";
 

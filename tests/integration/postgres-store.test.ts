@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SampleBatch } from "../../shared/contract/index.js";
 import { openPostgresStore } from "../../server/store/postgres/store.js";
 import { DAY_MS } from "../../server/store/retention.js";
-import type { Store } from "../../server/store/store.js";
+import { type StoreWithQueries, withQueries } from "../../server/query/with-queries.js";
 import { postgresAvailable, type TestPostgres } from "../../testkit/postgres.js";
 import { selectPostgres, testPostgres } from "../helpers/store-kinds.js";
 
@@ -17,12 +17,14 @@ describe.skipIf(!postgresAvailable())("PostgreSQL store", () => {
   beforeAll(async () => {
     pg = await testPostgres();
   });
-  const open: Store[] = [];
+  const open: StoreWithQueries[] = [];
   afterAll(async () => {
     for (const s of open) await s.close();
   });
   const openOn = async (url: string, nowMs?: () => number) => {
-    const s = await openPostgresStore(url, { answerFrom: "rollups", rawDays: 2, ...(nowMs ? { nowMs } : {}) });
+    const s = withQueries(await openPostgresStore(url, { rawDays: 2, ...(nowMs ? { nowMs } : {}) }), {
+      answerFrom: "rollups",
+    });
     open.push(s);
     return s;
   };

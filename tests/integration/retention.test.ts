@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../server/store/store.js";
+import { openStore } from "../../server/store/sqlite/store.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startServer, type RunningServer } from "../../server/app.js";
 import { parseServeArgs } from "../../server/cli/options.js";
-import { migrate } from "../../server/store/migrate.js";
+import { migrate } from "../../server/store/sqlite/migrations/migrate.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";

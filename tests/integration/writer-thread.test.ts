@@ -2,14 +2,17 @@
 // after the commit, a SQLite error reaches the caller with its code, while
 // the writer waits on a lock the event loop keeps turning, and on Linux the
 // thread runs as SCHED_IDLE, stepping up to SCHED_BATCH while writes wait
-// (writer-scheduling.ts).
+// (writer-yield.ts); a feature's own statements run there too (statements.ts).
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStoreThreaded, StorageError, WRITER_BUSY_TIMEOUT_MS } from "../../server/store/store.js";
+import { withQueries } from "../../server/query/with-queries.js";
+import { openStore, openStoreThreaded, type SqliteStore } from "../../server/store/sqlite/store.js";
+import { StorageError } from "../../server/store/errors.js";
+import { WRITER_BUSY_TIMEOUT_MS } from "../../server/store/sqlite/connection.js";
 import type { Sample } from "../../shared/contract/index.js";
-import { mayLeaveIdle } from "../../server/store/writer-scheduling.js";
+import { mayLeaveIdle } from "../../server/platform/thread-policy.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { SCHED, threadPolicies } from "../../testkit/thread-policies.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
@@ -50,7 +53,7 @@ async function until(cond: () => boolean, withinMs: number): Promise<boolean> {
 describe("the writer thread", () => {
   it("answers after the commit: what it acknowledged is readable at once", async () => {
     const dbPath = path.join(dir, "a.db");
-    const store = await openStoreThreaded(dbPath);
+    const store = withQueries(await openStoreThreaded(dbPath));
     try {
       expect(await store.insertBatch(batch("session_a", 300), meta)).toEqual({ accepted: 300, duplicates: 0 });
       const other = new Database(dbPath, { readonly: true });
@@ -154,4 +157,51 @@ describe("the writer thread", () => {
       }
     },
   );
+});
+
+describe("a feature's statements (the tables beside the samples)", () => {
+  const statements = (kind: string, open: () => Promise<SqliteStore>) =>
+    it(`run in one transaction on the writer's connection, their rows and codes carried back (${kind})`, async () => {
+      const store = await open();
+      try {
+        // The event loop's own connection is read-only: a write there would be refused.
+        if (kind === "thread") expect(() => store.db.exec("CREATE TABLE nope (x)")).toThrow(/readonly/);
+        const [created] = await store.writes.run([
+          {
+            sql: "CREATE TABLE IF NOT EXISTS feature_rows (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
+            params: [],
+          },
+        ]);
+        expect(created).toMatchObject({ changes: 0, rows: [] });
+        const added = await store.writes.run([
+          { sql: "INSERT INTO feature_rows (name) VALUES (?)", params: ["a"] },
+          { sql: "INSERT INTO feature_rows (name) VALUES (?) RETURNING id, name", params: ["b"] },
+          { sql: "SELECT count(*) AS n FROM feature_rows", params: [] },
+        ]);
+        expect(added.map((r) => r.changes)).toEqual([1, 1, 0]);
+        expect(added[0]!.lastInsertRowid).toBe(1);
+        expect(added[1]!.rows).toEqual([{ id: 2, name: "b" }]);
+        expect(added[2]!.rows).toEqual([{ n: 2 }]);
+        // All or none: the second statement's conflict takes the first one's row with it.
+        const refused = await store.writes
+          .run([
+            { sql: "INSERT INTO feature_rows (name) VALUES (?)", params: ["c"] },
+            { sql: "INSERT INTO feature_rows (name) VALUES (?)", params: ["a"] },
+          ])
+          .then(
+            () => null,
+            (err: unknown) => err,
+          );
+        expect(refused).toMatchObject({ code: "SQLITE_CONSTRAINT_UNIQUE" });
+        if (kind === "thread") expect(refused).toBeInstanceOf(StorageError);
+        expect(await store.readPool.all("SELECT name FROM feature_rows ORDER BY id", [])).toEqual([
+          { name: "a" },
+          { name: "b" },
+        ]);
+      } finally {
+        await store.close();
+      }
+    });
+  statements("thread", () => openStoreThreaded(path.join(dir, "statements-thread.db")));
+  statements("in process", async () => openStore(path.join(dir, "statements-here.db")));
 });

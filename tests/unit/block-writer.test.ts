@@ -1,12 +1,12 @@
-// blockStore (server/store/block-writer.ts): what it stores reads back as the
+// blockStore (server/store/sqlite/block-writer.ts): what it stores reads back as the
 // set of distinct (t, seq) of everything offered, whatever the order, the
 // repeats and the redeliveries; what it returns is what it newly stored.
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { blockStore, type BlockItem } from "../../server/store/block-writer.js";
-import { decodeBlock, splitIntoBlocks, type PackedRow } from "../../server/store/raw-block.js";
-import { RAW_BLOCKS_DDL } from "../../server/store/schema.js";
+import { blockStore, type BlockItem } from "../../server/store/sqlite/block-writer.js";
+import { decodeBlock, splitIntoBlocks, type PackedRow } from "../../server/store/sqlite/raw-block.js";
+import { RAW_BLOCKS_DDL } from "../../server/store/sqlite/schema.js";
 
 const T0 = Date.UTC(2026, 10, 26, 11, 58);
 const SESSION = 3;

@@ -4,13 +4,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  openStore,
-  QueryAbortedError,
-  QueryTooLargeError,
-  type SampleFilter,
-  type Store,
-} from "../../server/store/store.js";
+import { openStore } from "../../server/store/sqlite/store.js";
+import { QueryAbortedError } from "../../server/store/errors.js";
+import { QueryTooLargeError } from "../../server/query/too-large.js";
+import type { SampleFilter } from "../../server/store/sample-filter.js";
+import { type StoreWithQueries, withQueries } from "../../server/query/with-queries.js";
 import {
   binEdge,
   CDF_MARKER_PERCENTILES,
@@ -173,14 +171,14 @@ const keyOf = (s: { method: string; target: string }) => `${s.method}/${s.target
 
 // ---- fixture --------------------------------------------------------------------
 
-let store: Store;
+let store: StoreWithQueries;
 let dir: string;
 const all: Ref[] = [];
 const everything: SampleFilter = { fromMs: T0 - 1, toMs: T0 + SPAN };
 
 beforeAll(async () => {
   dir = tempDir();
-  store = openStore(path.join(dir, "charts.db"));
+  store = withQueries(openStore(path.join(dir, "charts.db")));
   const rand = prng(20261123);
   const made = makeSamples(12_000, rand);
   const bySession = new Map<string, typeof made>();
@@ -560,7 +558,7 @@ describe("the store while it queries", () => {
     // read, so a query that stops with QueryAbortedError had started reading rows
     // and stopped at a later slice. Enough rows that every query spans many slices.
     const bigDir = tempDir();
-    const big = openStore(path.join(bigDir, "abort.db"), { answerFrom: "raw" });
+    const big = withQueries(openStore(path.join(bigDir, "abort.db")), { answerFrom: "raw" });
     try {
       const ROWS = 200_000;
       for (let b = 0; b < ROWS / 1000; b++)
@@ -654,7 +652,7 @@ describe("clients", () => {
 
 describe("a store in memory", () => {
   it("answers the same queries on its one connection", async () => {
-    const mem = openStore(":memory:");
+    const mem = withQueries(openStore(":memory:"));
     try {
       await mem.insertBatch(
         {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { isPostgresUrl, redactUrl, scrubber, toPostgresPlaceholders } from "../../server/store/postgres/dialect.js";
 import { faultCode, PG_BUSY, PG_FULL, PG_UNREACHABLE } from "../../server/store/postgres/errors.js";
 import { classifyStorageError } from "../../server/storage-faults.js";
-import { StorageError } from "../../server/store/writer-client.js";
+import { StorageError } from "../../server/store/errors.js";
 
 describe("PostgreSQL dialect", () => {
   it("numbers ? placeholders in order, leaving those inside literals and quoted names", () => {

@@ -7,8 +7,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openQueries, type Queries } from "../../server/query/queries.js";
-import { openReadPool, type ReadPool } from "../../server/store/read-pool.js";
-import { openStore, type SampleFilter, type Store } from "../../server/store/store.js";
+import { openReadPool } from "../../server/store/sqlite/read-pool.js";
+import type { ReadPool } from "../../server/store/read-pool.js";
+import { openStore } from "../../server/store/sqlite/store.js";
+import type { SampleFilter } from "../../server/store/sample-filter.js";
+import type { Store } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { ROLLUP_RELATIVE_ERROR } from "../../shared/rollup.js";
 import { tempDir } from "../../testkit/server-process.js";
@@ -40,8 +43,8 @@ beforeAll(async () => {
   const dbPath = path.join(dir, "q.db");
   store = openStore(dbPath);
   pool = openReadPool(dbPath, sqliteDb(store));
-  rollups = openQueries(pool, () => 0, "rollups");
-  raw = openQueries(pool, () => 0, "raw");
+  rollups = openQueries({ readPool: pool, rawKeptFromMs: () => 0 }, "rollups");
+  raw = openQueries({ readPool: pool, rawKeptFromMs: () => 0 }, "raw");
   const rand = prng(4242);
   for (const [k, clientId] of ["client_a", "client_b", "client_c"].entries()) {
     const samples: Sample[] = [];

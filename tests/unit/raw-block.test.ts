@@ -1,4 +1,4 @@
-// Raw sample blocks (server/store/raw-block.ts): every row packRaw can make
+// Raw sample blocks (server/store/sqlite/raw-block.ts): every row packRaw can make
 // reads back exactly, a page's usual probe costs a few bytes, and a damaged
 // block is refused rather than read as other samples.
 import fc from "fast-check";
@@ -14,9 +14,9 @@ import {
   splitIntoBlocks,
   type BlockKey,
   type PackedRow,
-} from "../../server/store/raw-block.js";
-import { packRaw } from "../../server/store/raw-layout.js";
-import { rawValues } from "../../server/store/writer.js";
+} from "../../server/store/sqlite/raw-block.js";
+import { packRaw } from "../../server/store/sqlite/raw-layout.js";
+import { rawValues } from "../../server/store/logical-row.js";
 import type { Sample } from "../../shared/contract/index.js";
 
 const START = Date.UTC(2026, 10, 26, 12, 0);

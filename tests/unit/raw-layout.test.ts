@@ -1,4 +1,4 @@
-// raw_samples' packed layout (server/store/raw-layout.ts): every logical row
+// The packed layout (server/store/sqlite/raw-layout.ts): every logical row
 // written through packRaw reads back the same, column for column, through the
 // SQL that the samples view is made of and through the JavaScript decoder
 // the query reader uses: each folded column at its edges (no reason, reason
@@ -8,18 +8,23 @@
 // read back as written is refused, not altered.
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { logicalRawSelectSql } from "../../server/store/sqlite/migrations/v6-rows.js";
 import {
-  edgeReader,
-  logicalRawSelectSql,
+  edgeRowOf,
+  PACKED_RAW_COLUMNS,
   packRaw,
   TYPICAL_FLAGS,
   UnpackableRowError,
-} from "../../server/store/raw-layout.js";
-import { DDL, RAW_SAMPLES_V6_DDL } from "../../server/store/schema.js";
-import { blockStore } from "../../server/store/block-writer.js";
-import { INSERT_RAW, RAW_COLUMNS } from "../../server/store/writer.js";
+} from "../../server/store/sqlite/raw-layout.js";
+import { DDL } from "../../server/store/sqlite/schema.js";
+import { RAW_SAMPLES_V6_DDL } from "../../server/store/sqlite/migrations/v6-rows.js";
+import { blockStore } from "../../server/store/sqlite/block-writer.js";
+import { INSERT_RAW } from "../../server/store/sqlite/migrations/v6-rows.js";
+import { RAW_COLUMNS } from "../../server/store/logical-row.js";
 import { prng } from "../../testkit/prng.js";
-import { openSqlitePageReader, pageReaderOver, type RawSampleRow } from "../../server/query/sample-pages.js";
+import { openSqlitePageReader } from "../../server/store/sqlite/page-reader.js";
+import { pageReaderOver } from "../../server/store/postgres/page-reader.js";
+import type { RawSampleRow } from "../../server/store/page-reader.js";
 import type { SampleFilter } from "../../server/store/sample-filter.js";
 
 const NAMES = RAW_COLUMNS.split(",").map((c) => c.trim());
@@ -142,13 +147,12 @@ function roundTrip(rows: Row[]): void {
   db.transaction(() => rows.forEach((r) => insert.run(pack(r))))();
   const back = db.prepare(`${logicalRawSelectSql()} ORDER BY r.t, r.session, r.seq`).all();
   expect(back).toEqual(rows.map(asObject));
-  // The query reader's decoder (edgeReader), on the stored columns.
-  const edge = edgeReader("packed", (series) => METHOD_OF.get(series));
+  // The query reader's decoder (edgeRowOf), on the stored rows.
   const stored = db
-    .prepare(`SELECT ${edge.columns} FROM raw_samples ORDER BY t, session, seq`)
+    .prepare(`SELECT ${PACKED_RAW_COLUMNS} FROM raw_samples ORDER BY t, session, seq`)
     .raw(true)
-    .all() as unknown[][];
-  expect(stored.map(edge.decode)).toEqual(
+    .all() as Row[];
+  expect(stored.map((r) => edgeRowOf(METHOD_OF.get(r[3]!)!, r))).toEqual(
     rows.map((r) => ({
       t: r[2],
       series: r[3],

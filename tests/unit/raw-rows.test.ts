@@ -1,14 +1,15 @@
-// rowMatcher (server/store/raw-rows.ts) keeps the rows sampleWhere's SQL
+// rowMatcher (server/store/sqlite/row-matcher.ts) keeps the rows sampleWhere's SQL
 // keeps: the same stored samples, decoded from their blocks into version 6's
 // table (testkit/sample-table.ts), read once through SQL with sampleWhere and
 // once as packed rows filtered in JavaScript, under generated filters.
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../server/store/store.js";
-import { batchWriter, Codes } from "../../server/store/writer.js";
-import { PACKED_RAW_COLUMNS } from "../../server/store/raw-layout.js";
-import { rowMatcher } from "../../server/store/raw-rows.js";
+import { openStore } from "../../server/store/sqlite/store.js";
+import { batchWriter } from "../../server/store/sqlite/writer.js";
+import { Codes } from "../../server/store/sqlite/codes.js";
+import { PACKED_RAW_COLUMNS } from "../../server/store/sqlite/raw-layout.js";
+import { rowMatcher } from "../../server/store/sqlite/row-matcher.js";
 import { sampleWhere, type SampleFilter } from "../../server/store/sample-filter.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";

@@ -1,6 +1,6 @@
 // The sliced sort gives exactly the native sort's order, at every size around its run boundaries.
 import { describe, expect, it } from "vitest";
-import { Pace } from "../../server/store/read-pool.js";
+import { Pace } from "../../server/store/pace.js";
 import { RUN, slicedSort } from "../../server/query/sliced-sort.js";
 import { prng } from "../../testkit/prng.js";
 

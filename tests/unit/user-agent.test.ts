@@ -1,6 +1,6 @@
 // Browser and OS names from real User-Agent strings, as the series picker shows them.
 import { describe, expect, it } from "vitest";
-import { parseUserAgent } from "../../server/store/user-agent.js";
+import { parseUserAgent } from "../../server/query/user-agent.js";
 
 const CASES: [string, string, string | null, string | null][] = [
   [

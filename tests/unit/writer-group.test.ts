@@ -1,4 +1,4 @@
-// Group commit (server/store/writer.ts batchWriter): the batches queued in the
+// Group commit (server/store/sqlite/writer.ts batchWriter): the batches queued in the
 // writer thread are written in one transaction, each in a savepoint, their
 // rollups merged in memory and written once. Checked against the same batches
 // written one at a time on another database: the raw rows, every rollup row
@@ -7,8 +7,11 @@
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../server/store/store.js";
-import { batchWriter, Codes, SessionOwnerError, type GroupItem } from "../../server/store/writer.js";
+import { openStore } from "../../server/store/sqlite/store.js";
+import type { Store } from "../../server/store/store.js";
+import { batchWriter, type GroupItem } from "../../server/store/sqlite/writer.js";
+import { Codes } from "../../server/store/sqlite/codes.js";
+import { SessionOwnerError } from "../../server/store/errors.js";
 import type { Sample, SampleBatch } from "../../shared/contract/index.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";

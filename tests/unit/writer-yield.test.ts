@@ -3,7 +3,8 @@
 // waited lagMs (even before it is answered: a starved writer answers
 // nothing), back to SCHED_IDLE after holdMs of writes answered in time.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { mayLeaveIdle, watchWriterLag, type ThreadPolicy } from "../../server/store/writer-scheduling.js";
+import { mayLeaveIdle, type ThreadPolicy } from "../../server/platform/thread-policy.js";
+import { watchWriterLag } from "../../server/store/sqlite/writer-yield.js";
 
 const LAG_MS = 100;
 const HOLD_MS = 1000;

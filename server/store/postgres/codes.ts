@@ -12,7 +12,7 @@ export class PgCodes {
 
   constructor(private readonly sql: postgres.Sql) {}
 
-  /** Synchronous lookups for codes already prepared (writer.ts's rawValues); a missing one is a bug. */
+  /** Synchronous lookups for codes already prepared (../logical-row.ts rawValues); a missing one is a bug. */
   readonly sync = {
     seriesOf: (method: string, target: string): number => this.known(this.series, `${method} ${target}`),
     reasonOf: (text: string): number => this.known(this.reasons, text),

@@ -2,7 +2,7 @@
 // Retry-After (../../storage-faults.ts): the server unreachable, restarting
 // or out of connections, a deadlock, a full disk. Any other error (a bug in
 // a statement) stays what it is.
-import { StorageError } from "../writer-client.js";
+import { StorageError } from "../errors.js";
 
 /** Socket-level failures of the client library and the OS. */
 const UNREACHABLE_CODES = new Set([

@@ -1,12 +1,29 @@
-// RawReads (../raw-rows.ts) on PostgreSQL, whose raw_samples keeps a row per
-// sample with a column per field: plain SQL over the table and the samples
-// view, through the pool's paced cursor.
-import { edgeReader } from "../raw-layout.js";
-import type { ReadPool } from "../read-pool.js";
-import type { RawReads } from "../raw-rows.js";
+// RawReads (../raw-reads.ts) on PostgreSQL, whose raw_samples keeps a row per
+// sample with a column per field (the logical row, ../logical-row.ts): plain
+// SQL over the table and the samples view, through the pool's paced cursor.
+import type { EdgeRow, RawReads } from "../raw-reads.js";
+import type { SqlReads } from "../read-pool.js";
 import { sampleWhere } from "../sample-filter.js";
 
-export function postgresRawReads(pool: Omit<ReadPool, "raw">): RawReads {
+/** raw_samples' columns an EdgeRow is read from, in edgeRowOf's order. */
+const EDGE_COLUMNS = "t, series, outcome, us, flags, late_us, winner, other_us, minrtt_us";
+
+function edgeRowOf(row: unknown[]): EdgeRow {
+  const [t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs] = row as [
+    number,
+    number,
+    number,
+    number | null,
+    number,
+    number | null,
+    number | null,
+    number | null,
+    number | null,
+  ];
+  return { t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs };
+}
+
+export function postgresRawReads(pool: SqlReads): RawReads {
   return {
     async estimateRows(fromMs, toMs, limit, _pace) {
       const rows = await pool.all<{ n: number | string }>(
@@ -23,14 +40,13 @@ export function postgresRawReads(pool: Omit<ReadPool, "raw">): RawReads {
       const first = rows[0]?.first ?? null;
       return first === null ? null : Number(first);
     },
-    async edgeRows(fromMs, toMs, client, methodOf, onRow, pace) {
-      const edge = edgeReader("columns", methodOf);
+    async edgeRows(fromMs, toMs, client, _methodOf, onRow, pace) {
       // The same SQL version 6's SQLite store ran ("+session" keeps a planner on the t index).
       const clientCond = client === null ? "" : " AND +session IN (SELECT id FROM sessions WHERE client = ?)";
       await pool.scan(
-        `SELECT ${edge.columns} FROM raw_samples WHERE t >= ? AND t < ?${clientCond}`,
+        `SELECT ${EDGE_COLUMNS} FROM raw_samples WHERE t >= ? AND t < ?${clientCond}`,
         client === null ? [fromMs, toMs] : [fromMs, toMs, client],
-        (row) => onRow(edge.decode(row)),
+        (row) => onRow(edgeRowOf(row)),
         pace,
       );
     },

@@ -1,8 +1,8 @@
-// The query layer's ReadPool (../read-pool.ts) on PostgreSQL: the same SQL,
+// The read port (../read-pool.ts) on PostgreSQL: the same SQL,
 // placeholders translated, rows streamed through a cursor so a long scan
 // yields to the event loop between chunks as the SQLite pool does.
 import type postgres from "postgres";
-import type { ReadPool, SqlParam } from "../read-pool.js";
+import type { ReadPool, SqlParam, SqlReads } from "../read-pool.js";
 import { toPostgresPlaceholders } from "./dialect.js";
 import { postgresRawReads } from "./raw-reads.js";
 
@@ -25,7 +25,7 @@ export function postgresReadPool(sql: postgres.Sql, onError: (err: unknown) => u
   const check = () => {
     if (closed) throw new Error("store is closed");
   };
-  const pool: Omit<ReadPool, "raw"> = {
+  const pool: SqlReads & { close(): void } = {
     async scan(q, params, onRow, pace) {
       check();
       pace.checkAborted();

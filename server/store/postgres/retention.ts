@@ -6,7 +6,8 @@
 import type postgres from "postgres";
 import { DAY_MS, PRUNE_INTERVAL_MS, type Retention, type RetentionOptions } from "../retention.js";
 import { LEVEL_MS } from "../rollup-class.js";
-import { dayOf, existingPartitions, partitionName, SCHEMA_LOCK_KEY } from "./schema.js";
+import { dayOf, existingPartitions, partitionName } from "./partitions.js";
+import { SCHEMA_LOCK_KEY } from "./schema.js";
 
 const PRUNED_KEY = "raw_pruned_before_ms";
 

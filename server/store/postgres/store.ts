@@ -1,23 +1,21 @@
-// The PostgreSQL store: the same Store as SQLite's (../store.ts) for any
-// number of tailprobe servers on one database. Queries go through the same
-// query layer (server/query/) over a PostgreSQL ReadPool; ingest, retention
-// and the admin delete have PostgreSQL versions of their own.
+// The PostgreSQL store: the Store (../store.ts) for any number of tailprobe
+// servers on one database. Its read port is a PostgreSQL ReadPool, over which
+// the server runs the same query layer as on SQLite; ingest, retention and the
+// admin delete are PostgreSQL's own.
 import { randomBytes } from "node:crypto";
 import { ingestHere } from "../../ingest/read-batch.js";
-import { openQueries } from "../../query/queries.js";
-import { pageReaderOver, type RawSampleRow } from "../../query/sample-pages.js";
-import { clientsQuery } from "../../query/clients.js";
-import { RAW_DAYS_DEFAULT, ROLLUP_DAYS_DEFAULT, DAY_MS } from "../retention.js";
+import { DAY_MS, retentionOf } from "../retention.js";
 import type { Store, StoreOptions } from "../store.js";
-import { timerResolutionQuery } from "../timer-resolution.js";
-import { deleteClientPostgres } from "./admin-ops.js";
+import { deleteClientPostgres } from "./admin.js";
 import { PgCodes } from "./codes.js";
 import { connect, READ_CONNECTIONS_MAX, WRITE_CONNECTIONS_MAX } from "./connect.js";
-import { redactUrl, scrubber, toPostgresPlaceholders } from "./dialect.js";
+import { redactUrl, scrubber } from "./dialect.js";
 import { asStorageError } from "./errors.js";
+import { migratePostgres } from "./migrations/migrate.js";
+import { postgresPageReader } from "./page-reader.js";
+import { dayOf, ensurePartitions, existingPartitions } from "./partitions.js";
 import { postgresReadPool } from "./read-pool.js";
 import { readPrunedBeforeMs, startPostgresRetention } from "./retention.js";
-import { dayOf, ensurePartitions, existingPartitions, migratePostgres } from "./schema.js";
 import { postgresWriter } from "./writer.js";
 
 /**
@@ -26,7 +24,7 @@ import { postgresWriter } from "./writer.js";
  * day partitions created ahead (today's and tomorrow's).
  */
 export const DEPLOYMENT_REFRESH_MS = 1000;
-/** Bytes of the public-id HMAC key, as client-secrets.ts. */
+/** Bytes of the public-id HMAC key, as SQLite's (../sqlite/meta.ts). */
 const PUBLIC_ID_KEY_BYTES = 32;
 /** Budget for the pools to finish their queries at close (s). */
 const CLOSE_TIMEOUT_S = 5;
@@ -61,7 +59,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
   await ensurePartitions(writeSql, ahead(), partitions);
   const retention = startPostgresRetention(
     writeSql,
-    { rawDays: opts.rawDays ?? RAW_DAYS_DEFAULT, rollupDays: opts.rollupDays ?? ROLLUP_DAYS_DEFAULT },
+    retentionOf(opts),
     nowMs,
     partitions,
     await readPrunedBeforeMs(writeSql),
@@ -71,7 +69,6 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
   const codes = new PgCodes(writeSql);
   const writer = postgresWriter(writeSql, codes, partitions);
   const pool = postgresReadPool(readSql, wrap);
-  const queries = openQueries(pool, () => Math.max(prunedBeforeMs, retention.rawKeptFromMs()), opts.answerFrom);
 
   let clientIds = (await readSql`SELECT DISTINCT client_id FROM sessions`).map((r) => r.client_id as string);
   let targets: string[] = [];
@@ -116,21 +113,12 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
       announced = new Set([...announced, ...fresh]);
       toAnnounce.push(...fresh);
     },
-    openPageReader: () =>
-      pageReaderOver(
-        (q, params) =>
-          guarded(
-            async () => (await readSql.unsafe(toPostgresPlaceholders(q), params).values()) as unknown as RawSampleRow[],
-          ),
-        () => {},
-      ),
+    readPool: pool,
+    openPageReader: () => postgresPageReader(readSql, guarded),
     insertBatch: (batch, meta) => guarded(() => writer.insertBatch(batch, meta)),
     // Read on the event loop: PostgreSQL writes leave it anyway, and every server of the deployment reads its own.
     ingestBody: (body, rules, meta) =>
       ingestHere(body, rules, meta, (batch, m) => guarded(() => writer.insertBatch(batch, m))),
-    ...queries,
-    clients: () => clientsQuery(pool),
-    timerResolution: (filter) => timerResolutionQuery(pool, filter),
     deleteClient: (clientId) =>
       guarded(async () => {
         const deleted = await deleteClientPostgres(writeSql, clientId);

@@ -7,16 +7,16 @@
 // Why merge in the transaction rather than in a background step: it is what
 // the SQLite store does (one design, and any server's answer includes every
 // acknowledged sample at once); the histograms are merged JS-side, in a fixed
-// lock order so two servers never deadlock (rollup-merge.ts).
+// lock order so two servers never deadlock (rollup-writer.ts).
 import type postgres from "postgres";
-import { TCP_MIN_RTT_SERIES, type IngestResult, type SampleBatch } from "../../../shared/contract/index.js";
+import type { IngestResult, SampleBatch } from "../../../shared/contract/index.js";
+import { SessionOwnerError } from "../errors.js";
+import { RAW_COLUMNS, rawValues, rollupRowOf, spanOf, toUs } from "../logical-row.js";
 import { RollupBatch } from "../rollup-batch.js";
-import { classOf } from "../rollup-class.js";
-import { toUs } from "../schema.js";
-import { RAW_COLUMNS, rawValues, SessionOwnerError, spanOf, type IngestMeta } from "../writer.js";
-import { dayOf, ensurePartitions } from "./schema.js";
+import type { IngestMeta } from "../store.js";
 import type { PgCodes } from "./codes.js";
-import { arrayLiteral, mergeRollups, type Tx } from "./rollup-merge.js";
+import { dayOf, ensurePartitions } from "./partitions.js";
+import { arrayLiteral, mergeRollups, type Tx } from "./rollup-writer.js";
 
 const RAW_WIDTH = RAW_COLUMNS.split(",").length;
 /** Column types of raw_samples, in RAW_COLUMNS order. */
@@ -80,20 +80,7 @@ export function postgresWriter(sql: postgres.Sql, codes: PgCodes, partitions: Se
         const rollups = new RollupBatch();
         for (const { s, v } of rows) {
           if (!accepted.has(s.seq)) continue;
-          const [, , t, series, outcome, us, , lateUs, , flags, , winner, otherUs, , minrttUs] = v;
-          rollups.add({
-            t: t!,
-            series: series!,
-            client: session.client,
-            cls: classOf(flags!, lateUs ?? null),
-            outcome: outcome!,
-            us: us ?? null,
-            winner: winner ?? null,
-            otherUs: otherUs ?? null,
-            minrttSeries:
-              s.method === "tcprtt" && minrttUs !== null ? codes.sync.seriesOf(TCP_MIN_RTT_SERIES, s.target) : null,
-            minrttUs: minrttUs ?? null,
-          });
+          rollups.add(rollupRowOf(v, session.client, s.method, s.target, codes.sync));
         }
         await mergeRollups(tx, rollups);
         return { accepted: accepted.size, duplicates: batch.samples.length - accepted.size };

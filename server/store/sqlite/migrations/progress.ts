@@ -1,6 +1,5 @@
 // What every schema upgrade step shares: how many rows it reads between two
-// progress lines, and the line itself. Its own module because the steps live
-// in files that import one another (migrate.ts runs migrate-blocks.ts).
+// progress lines, and the line itself.
 
 /** Rows converted between two progress lines (and rollup flushes, where a step has them). */
 export const MIGRATE_CHUNK_ROWS = 50_000;

@@ -16,15 +16,11 @@
 // writer up to SCHED_BATCH (its earlier policy), and it goes back to
 // SCHED_IDLE once writes have been answered in time for holdMs.
 //
-// Leaving SCHED_IDLE needs CAP_SYS_NICE or RLIMIT_NICE ≥ 20 (sched(7); root
-// has the first); lowering alone is always allowed. A server without either
-// keeps its writer at SCHED_BATCH all the time, so it cannot get stuck idle.
-// Node has no call for a thread's policy: util-linux's `chrt` sets it by the
-// thread's id.
-import { execFile } from "node:child_process";
-import { readFileSync, readlinkSync } from "node:fs";
-
-export type ThreadPolicy = "idle" | "batch";
+// Leaving SCHED_IDLE needs a privilege (../../platform/thread-policy.ts
+// mayLeaveIdle): a server without it keeps its writer at SCHED_BATCH all the
+// time, so it cannot get stuck idle. Where thread policies do not apply (not
+// Linux) the writer keeps the default policy and nothing is watched.
+import { processMayLeaveIdle, setThreadPolicy, type ThreadPolicy } from "../../platform/thread-policy.js";
 
 export interface WriterYieldOptions {
   /** A write waiting this long (ms) steps the writer up to SCHED_BATCH. Default WRITER_LAG_MS_DEFAULT. */
@@ -36,45 +32,6 @@ export interface WriterYieldOptions {
 export const WRITER_LAG_MS_DEFAULT = 100;
 /** Long enough that a machine busy for a while does not flip the policy (one `chrt` each) every few batches. */
 export const WRITER_HOLD_MS_DEFAULT = 10_000;
-
-/** The calling thread's kernel task id, or null off Linux. */
-export function ownThreadId(): string | null {
-  try {
-    // "PID/task/TID"
-    return readlinkSync("/proc/thread-self").split("/").pop() ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** Sets a thread of this process to the policy; resolves with why not, or null once it is set. */
-export function setThreadPolicy(tid: string, policy: ThreadPolicy): Promise<string | null> {
-  return new Promise((resolve) =>
-    execFile("chrt", [`--${policy}`, "--pid", "0", tid], { timeout: 5000 }, (err, _stdout, stderr) =>
-      resolve(err === null ? null : `chrt --${policy} failed: ${(stderr.trim() || err.message).slice(0, 200)}`),
-    ),
-  );
-}
-
-const CAP_SYS_NICE = 23n;
-/** A thread set to nice 0 again needs RLIMIT_NICE of 20 - 0 (setrlimit(2)). */
-const RLIMIT_NICE_FOR_NICE_0 = 20;
-
-/** Whether a thread of this process may leave SCHED_IDLE again, from /proc/self/status and /proc/self/limits. */
-export function mayLeaveIdle(status: string, limits: string): boolean {
-  const capEff = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1];
-  if (capEff !== undefined && ((BigInt(`0x${capEff}`) >> CAP_SYS_NICE) & 1n) === 1n) return true;
-  const soft = /^Max nice priority\s+(\S+)/m.exec(limits)?.[1];
-  return soft === "unlimited" || Number(soft) >= RLIMIT_NICE_FOR_NICE_0;
-}
-
-function processMayLeaveIdle(): boolean {
-  try {
-    return mayLeaveIdle(readFileSync("/proc/self/status", "utf8"), readFileSync("/proc/self/limits", "utf8"));
-  } catch {
-    return false;
-  }
-}
 
 /** The event loop's side: told of each write sent and answered, it moves the writer between the two policies. */
 export interface WriterLagWatch {
@@ -144,7 +101,7 @@ export async function manageWriterPolicy(
   tid: string | null,
   o: WriterYieldOptions & { oldestPendingSentAtMs: () => number | undefined; warn: (line: string) => void },
 ): Promise<WriterLagWatch> {
-  if (process.platform !== "linux" || tid === null) return NO_WATCH;
+  if (tid === null) return NO_WATCH;
   if (!processMayLeaveIdle()) {
     const why = await setThreadPolicy(tid, "batch");
     if (why !== null) o.warn(`the writer thread keeps the default scheduling policy (${why})`);

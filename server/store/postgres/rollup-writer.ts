@@ -1,5 +1,5 @@
 // Merging rollup cells into PostgreSQL's rollups table inside a transaction:
-// the ingest's step (writer.ts) and the upgrade's (schema.ts). The
+// the ingest's step (writer.ts) and the upgrade's (migrations/migrate.ts). The
 // histograms are encoded JS-side (shared/rollup.ts), so merging means read,
 // merge, write back. Two servers may touch the same rollup rows: each
 // transaction creates the missing rows and then locks them, both in one fixed

@@ -7,8 +7,8 @@
 // stored sample is not after the range's end and its newest not before its
 // start (sessions.first_t / last_t). So the answer costs one row per session,
 // however many samples a month holds.
-import type { ReadPool } from "./read-pool.js";
-import type { SampleFilter } from "./sample-filter.js";
+import type { ReadPool } from "../store/read-pool.js";
+import type { SampleFilter } from "../store/sample-filter.js";
 
 /** Coarsest resolution (ms) among the sessions overlapping the filter's range; null if none reported one. */
 export async function timerResolutionQuery(pool: ReadPool, filter: SampleFilter): Promise<number | null> {

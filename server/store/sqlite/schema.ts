@@ -1,8 +1,7 @@
-// The database layout, version 7: raw samples in blocks (one row per write,
+// The SQLite layout, version 7: raw samples in blocks (one row per write,
 // session and 5-minute bucket; small-integer codes, integer µs, raw-block.ts)
 // and rollup histograms per (level, time bucket, series, client, flag class).
-import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
-import { samplesViewSql } from "./raw-layout.js";
+// Older files are upgraded step by step (migrations/).
 
 /**
  * 5: version 4's tables, raw_samples' sparse columns folded (raw-layout.ts).
@@ -13,23 +12,6 @@ import { samplesViewSql } from "./raw-layout.js";
  * sessions.max_seq. No samples view: SQL cannot read a block.
  */
 export const SCHEMA_VERSION = 7;
-
-/** Bits of raw_samples.flags: booleans of the wire sample packed into one integer. */
-export const FLAG = {
-  visibleAtSend: 1,
-  visibleAtReply: 2,
-  froze: 4,
-  fresh: 8,
-  /** Reserved for the wire's `reportInFlight` (a report was being sent when the probe ran). */
-  reportInFlight: 16,
-} as const;
-/** Bits recording that the boolean was present at all (absent ≠ false). */
-export const FLAG_KNOWN_SHIFT = 8;
-
-/** A sample's outcome / otherOutcome as stored: index into OUTCOMES (raw-layout.ts folds them into raw_samples). */
-export const outcomeCode = (o: string): number => (OUTCOMES as readonly string[]).indexOf(o);
-/** A best2 sample's winner as stored: index into BEST2_LEGS. */
-export const winnerCode = (w: string): number => (BEST2_LEGS as readonly string[]).indexOf(w);
 
 /**
  * Raw samples in blocks (raw-block.ts; store version 7, docs/architecture.md):
@@ -48,6 +30,11 @@ CREATE TABLE IF NOT EXISTS raw_blocks (
   PRIMARY KEY (start_ms, session, seq0)
 ) WITHOUT ROWID;`;
 
+/**
+ * Every table, created if missing at every open (migrations/migrate.ts), so a
+ * table added beside them needs no version step: append its DDL here. A new
+ * column on an existing table does: a step in migrations/ and SCHEMA_VERSION + 1.
+ */
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
@@ -86,8 +73,8 @@ CREATE TABLE IF NOT EXISTS reasons (
   text TEXT NOT NULL UNIQUE
 );
 -- Mergeable histograms (shared/rollup.ts encoding) per time bucket of a
--- level (0: 5 minutes, 1: hour, 2: 6 hours, 3: day, 4: all time with start_ms 0; rollup-class.ts), series, client and flag class
--- (rollup-class.ts). lat: ok latencies; tmo: timeout values; margin: best2's
+-- level (0: 5 minutes, 1: hour, 2: 6 hours, 3: day, 4: all time with start_ms 0; ../rollup-class.ts), series, client and flag class
+-- (../rollup-class.ts). lat: ok latencies; tmo: timeout values; margin: best2's
 -- loser-minus-winner. Maintained in the ingest transaction.
 CREATE TABLE IF NOT EXISTS rollups (
   level      INTEGER NOT NULL,
@@ -109,40 +96,3 @@ CREATE TABLE IF NOT EXISTS rollups (
 ) WITHOUT ROWID;
 ${RAW_BLOCKS_DDL}
 `;
-
-/**
- * Version 6's raw table, one row per sample, and the samples view over it:
- * what the upgrades of older files write into (migrate.ts) before their rows
- * become blocks (migrate-blocks.ts). Not in a version 7 file.
- */
-export const RAW_SAMPLES_V6_DDL = `
--- One row per probe, baseline or skipped tick. WITHOUT ROWID keyed on
--- (t, session, seq): every reader asks for a time range (edge buckets, export,
--- outliers, retention), so the storage order is time and no second index is
--- needed (version 2's t index was a quarter of the disk). A redelivered sample
--- carries the t it was first sent with, so the key makes redelivery idempotent
--- as (session, seq) did (the PostgreSQL store's key holds t for its own reason).
--- Latencies are integer µs (the wire's ms to 3 decimals); t is epoch ms as on the wire.
--- status, sched and detail hold folded values (raw-layout.ts; the samples view unfolds them).
-CREATE TABLE IF NOT EXISTS raw_samples (
-  session   INTEGER NOT NULL,
-  seq       INTEGER NOT NULL,
-  t         INTEGER NOT NULL,  -- epoch ms, when sent
-  series    INTEGER NOT NULL,  -- series.id
-  status    INTEGER NOT NULL,  -- outcome, flags and reason folded (raw-layout.ts)
-  us        INTEGER,           -- latency; timeout value for timeouts; NULL for error/skipped
-  sched     INTEGER,           -- t - scheduledT (ms) less late_us' whole ms
-  late_us   INTEGER,
-  hidden_us INTEGER,
-  detail    INTEGER,           -- best2: the race packed; tcprtt: min RTT µs
-  lag_us    INTEGER,           -- the echo server's event-loop delay
-  server_us INTEGER,           -- the server's handler time (wire serverMs)
-  PRIMARY KEY (t, session, seq)
-) WITHOUT ROWID;
-${samplesViewSql()}
-`;
-
-/** Milliseconds (the wire's unit, 3 decimals at most matter) → integer µs. */
-export const toUs = (ms: number): number => Math.round(ms * 1000);
-export const toUsOrNull = (ms: number | null | undefined): number | null =>
-  ms === null || ms === undefined ? null : toUs(ms);

@@ -1,11 +1,11 @@
-// Forgetting one client on PostgreSQL (admin API), as ../admin-ops.ts does
+// Forgetting one client on PostgreSQL (admin API), as ../sqlite/admin.ts does
 // for SQLite: its samples, sessions and per-client rollups go, and every
 // aggregate rollup row it touched is rebuilt from the clients that remain
 // (min and max do not subtract). The rollups table is locked against
 // ingest meanwhile (other servers' batches wait): a rebuilt aggregate must
 // not miss a batch merged between reading and writing it. Rare and admin-only.
 import type postgres from "postgres";
-import type { DeletedClient } from "../admin-ops.js";
+import type { DeletedClient } from "../store.js";
 import {
   ANY_CLASS,
   ANY_CLIENT,

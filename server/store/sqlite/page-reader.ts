@@ -1,95 +1,19 @@
-// Reads the samples a filter selects in pages of bounded size, ordered by
-// (t, session, seq), each page a fresh keyset-seek SELECT: nothing holds a
-// statement or a read snapshot open between pages, so an export of a month
-// can wait on a slow client (backpressure) while ingest keeps committing, and
-// memory stays at one page whatever the range.
+// The page reader (../page-reader.ts) on SQLite: its own read-only
+// connection to the file (the writer's connection for an in-memory store,
+// whose pages then read between writes). Raw samples are in blocks
+// (raw-block.ts): it reads one 5-minute bucket's blocks at a time (a fresh
+// SELECT each, no snapshot held across yields), keeps the rows the filter
+// keeps (row-matcher.ts), sorts them by (t, session, seq) and hands them out
+// in pages, so memory is one bucket's rows whatever the range.
 import Database from "better-sqlite3";
-import { sampleWhere, type SampleFilter } from "../store/sample-filter.js";
-import type { SqlParam } from "../store/read-pool.js";
-import type { Store } from "../store/store.js";
-import { unpackSample } from "../store/raw-layout.js";
-import type { PackedRow } from "../store/raw-block.js";
-import { bucketRange, rowMatcher, rowsOfBlock, type RowContext, type StoredBlock } from "../store/raw-rows.js";
-import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
-import { msOf } from "./cells.js";
-
-/** Rows per page: ~200 kB of CSV, a few ms of SQLite work between yields to the event loop. */
-export const PAGE_ROWS_DEFAULT = 2000;
-
-/** The `samples` view's columns every reader here selects, in RawSampleRow's order. */
-const SAMPLE_COLUMNS_SQL = `samples.t, sessions.client_id, sessions.session_key, samples.seq, samples.method,
-  samples.target, samples.ms, samples.outcome, samples.scheduled_t, samples.late_ms, samples.hidden_ms, samples.flags,
-  samples.reason, samples.winner, samples.other_ms, samples.other_outcome, samples.minrtt, samples.server_lag_ms,
-  samples.server_ms, samples.session`;
-
-/** One row as the `samples` view returns it, columns in SAMPLE_COLUMNS_SQL order. */
-export type RawSampleRow = [
-  t: number,
-  clientId: string,
-  sessionId: string,
-  seq: number,
-  method: string,
-  target: string,
-  ms: number | null,
-  outcome: string,
-  scheduledT: number | null,
-  lateMs: number | null,
-  hiddenMs: number | null,
-  flags: number,
-  reason: string | null,
-  winner: string | null,
-  otherMs: number | null,
-  otherOutcome: string | null,
-  minrtt: number | null,
-  serverLagMs: number | null,
-  serverMs: number | null,
-  sessionRowId: number,
-];
-
-export interface PageReader {
-  /** Pages of rows in (t, session, seq) order; stop iterating to stop reading. */
-  pages(filter: SampleFilter, pageRows?: number): AsyncGenerator<RawSampleRow[]>;
-  close(): void;
-}
-
-/** One SELECT (SQLite's placeholders) read as rows of arrays. */
-export type PageFetch = (sql: string, params: SqlParam[]) => Promise<RawSampleRow[]> | RawSampleRow[];
-
-const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** The store's page reader: its own connection (see Store.openPageReader). */
-export const openPageReader = (store: Store): PageReader => store.openPageReader();
-
-/** Keyset paging over a `samples` view's SELECT (the PostgreSQL store's; version 6's SQLite view in tests). */
-export function pageReaderOver(fetch: PageFetch, close: () => void): PageReader {
-  return {
-    async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
-      const order = "ORDER BY samples.t, samples.session, samples.seq LIMIT ?";
-      const select = (where: string) =>
-        `SELECT ${SAMPLE_COLUMNS_SQL} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
-      const first = sampleWhere(filter);
-      let rows = await fetch(select(first.sql), [...first.params, pageRows]);
-      while (rows.length === pageRows) {
-        yield rows;
-        const last = rows[rows.length - 1]!;
-        // Let echo answers and ingest run between pages.
-        await yieldTurn();
-        // The next page starts at the last row's time: that bound is what SQLite seeks the
-        // t index with (a row-value condition alone would rescan from `from` every page).
-        const next = sampleWhere({ ...filter, fromMs: last[0] });
-        rows = await fetch(select(`${next.sql} AND (samples.t, samples.session, samples.seq) > (?, ?, ?)`), [
-          ...next.params,
-          last[0],
-          last[19],
-          last[3],
-          pageRows,
-        ]);
-      }
-      if (rows.length > 0) yield rows;
-    },
-    close,
-  };
-}
+import { BEST2_LEGS, OUTCOMES } from "../../../shared/methods.js";
+import { toMsOrNull } from "../logical-row.js";
+import { yieldTurn } from "../pace.js";
+import { PAGE_ROWS_DEFAULT, type PageReader, type RawSampleRow } from "../page-reader.js";
+import type { PackedRow } from "./raw-block.js";
+import { unpackSample } from "./raw-layout.js";
+import { bucketRange, rowsOfBlock, type StoredBlock } from "./raw-reads.js";
+import { rowMatcher, type RowContext } from "./row-matcher.js";
 
 const nameOf = <T extends string>(names: readonly T[], code: number | null): T | null =>
   code === null ? null : (names[code] ?? null);
@@ -163,19 +87,19 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
       seq,
       method,
       target,
-      msOf(us ?? null),
+      toMsOrNull(us ?? null),
       nameOf(OUTCOMES, u.outcome)!,
       u.schedMs === null ? null : t - u.schedMs,
-      msOf(lateUs ?? null),
-      msOf(hiddenUs ?? null),
+      toMsOrNull(lateUs ?? null),
+      toMsOrNull(hiddenUs ?? null),
       u.flags,
       u.reason === null ? null : reasonText(u.reason),
       nameOf(BEST2_LEGS, u.winner),
-      msOf(u.otherUs),
+      toMsOrNull(u.otherUs),
       nameOf(OUTCOMES, u.otherOutcome),
-      msOf(u.minrttUs),
-      msOf(lagUs ?? null),
-      msOf(serverUs ?? null),
+      toMsOrNull(u.minrttUs),
+      toMsOrNull(lagUs ?? null),
+      toMsOrNull(serverUs ?? null),
       session,
     ];
   };

@@ -18,8 +18,8 @@
 // A sample's identity stays (t, session, seq), as raw_samples' key had it: a
 // session may hold one seq at two times (a page that re-sent a seq with a new
 // t), so a block's order is (seq, t), strictly increasing.
-import { pushVarint, unzigzag, zigzag } from "../../shared/varint.js";
-import { bucketStartMs } from "./rollup-class.js";
+import { pushVarint, unzigzag, zigzag } from "../../../shared/varint.js";
+import { bucketStartMs } from "../rollup-class.js";
 
 /** The start of the block bucket holding t: the rollups' 5-minute level, so a range's partial edges cut at whole blocks. */
 export const blockStartMs = (t: number): number => bucketStartMs(0, t);

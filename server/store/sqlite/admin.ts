@@ -15,14 +15,10 @@ import {
   mergeStored,
   type RollupCell,
   type StoredCell,
-} from "./rollup-batch.js";
-import { CLASS_COUNT, LEVEL_COUNT } from "./rollup-class.js";
+} from "../rollup-batch.js";
+import { CLASS_COUNT, LEVEL_COUNT } from "../rollup-class.js";
+import type { DeletedClient } from "../store.js";
 import { blockStartMs } from "./raw-block.js";
-
-export interface DeletedClient {
-  samples: number;
-  sessions: number;
-}
 
 export function deleteClientData(db: Database.Database, clientId: string): DeletedClient {
   const run = db.transaction((): DeletedClient => {

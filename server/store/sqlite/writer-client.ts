@@ -2,21 +2,19 @@
 // is posted to the thread and its promise settles when the thread has
 // committed it (or failed, with the error's code carried across).
 import { Worker } from "node:worker_threads";
-import type { IngestResult, SampleBatch } from "../../shared/contract/index.js";
-import type { RetentionOptions } from "./retention.js";
-import type { DeletedClient } from "./admin-ops.js";
-import type { BodyIngest, SampleRules } from "../ingest/read-batch.js";
-import { SessionOwnerError, type IngestMeta } from "./writer.js";
-import { manageWriterPolicy, type WriterLagWatch, type WriterYieldOptions } from "./writer-scheduling.js";
+import type { IngestResult, SampleBatch } from "../../../shared/contract/index.js";
+import type { BodyIngest, SampleRules } from "../../ingest/read-batch.js";
+import { SessionOwnerError, StorageError } from "../errors.js";
+import type { RetentionOptions } from "../retention.js";
+import type { DeletedClient, IngestMeta } from "../store.js";
+import type { SqlStatement, StatementResult } from "./statements.js";
+import { manageWriterPolicy, type WriterLagWatch, type WriterYieldOptions } from "./writer-yield.js";
 
 export interface WriterInit {
   dbPath: string;
   retention: RetentionOptions;
   /** The caller's clock at start (epoch ms): the thread keeps the same offset from its own, so tests can pass a clock. */
   nowAtStartMs: number;
-  journalSizeLimitBytes: number;
-  cacheKib: number;
-  checkpointIntervalMs: number;
   /** How long a write waits for another process's lock before failing with SQLITE_BUSY (ms). */
   busyTimeoutMs: number;
 }
@@ -26,6 +24,7 @@ export type WriterRequest =
   | { type: "ingest"; id: number; body: Uint8Array; rules: SampleRules; meta: IngestMeta }
   | { type: "prune"; id: number }
   | { type: "delete-client"; id: number; clientId: string }
+  | { type: "statements"; id: number; statements: readonly SqlStatement[] }
   | { type: "close" };
 
 export type WriterReply =
@@ -35,19 +34,9 @@ export type WriterReply =
   | { type: "ingested"; id: number; ingest: BodyIngest }
   | { type: "pruned-now"; id: number; deleted: number }
   | { type: "client-deleted"; id: number; deleted: DeletedClient }
+  | { type: "ran"; id: number; results: StatementResult[] }
   | { type: "pruned"; beforeMs: number }
   | { type: "failed"; id: number; error: { name: string; code: string | null; message: string } };
-
-/** A storage failure from the writer thread; `code` is SQLite's (SQLITE_FULL, SQLITE_READONLY, SQLITE_BUSY, …) when it had one. */
-export class StorageError extends Error {
-  constructor(
-    message: string,
-    readonly code: string | null,
-  ) {
-    super(message);
-    this.name = "StorageError";
-  }
-}
 
 export interface WriterClient {
   insertBatch(batch: SampleBatch, meta: IngestMeta): Promise<IngestResult>;
@@ -55,7 +44,25 @@ export interface WriterClient {
   ingestBody(body: Uint8Array, rules: SampleRules, meta: IngestMeta): Promise<BodyIngest>;
   pruneNow(): Promise<number>;
   deleteClient(clientId: string): Promise<DeletedClient>;
+  /** Runs a feature's statements in the thread (statements.ts). */
+  runStatements(statements: readonly SqlStatement[]): Promise<StatementResult[]>;
   close(): Promise<void>;
+}
+
+/** What an answered request resolves with. */
+function replyValue(m: Exclude<WriterReply, { type: "ready" | "pruned" | "failed" }>): unknown {
+  switch (m.type) {
+    case "done":
+      return m.result;
+    case "ingested":
+      return m.ingest;
+    case "pruned-now":
+      return m.deleted;
+    case "client-deleted":
+      return m.deleted;
+    case "ran":
+      return m.results;
+  }
 }
 
 /** Starts the writer thread; resolves once it has opened the database and its scheduling policy is set. */
@@ -103,7 +110,7 @@ export async function startWriterThread(
             ? new SessionOwnerError(m.error.message)
             : new StorageError(m.error.message, m.error.code),
         );
-      else p.resolve((m.type === "done" ? m.result : m.type === "ingested" ? m.ingest : m.deleted) as never);
+      else p.resolve(replyValue(m) as never);
     });
   });
   lag = await manageWriterPolicy(await ready, {
@@ -132,6 +139,7 @@ export async function startWriterThread(
     },
     pruneNow: () => call((id) => ({ type: "prune", id })),
     deleteClient: (clientId) => call((id) => ({ type: "delete-client", id, clientId })),
+    runStatements: (statements) => call((id) => ({ type: "statements", id, statements })),
     async close() {
       lag.stop();
       if (!exited) worker.postMessage({ type: "close" } satisfies WriterRequest);

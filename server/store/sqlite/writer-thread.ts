@@ -4,26 +4,24 @@
 // Messages in: WriterRequest; out: WriterReply (writer-client.ts).
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { deleteClientData } from "./admin-ops.js";
-import { readBatch, type BodyIngest } from "../ingest/read-batch.js";
-import { ownThreadId } from "./writer-scheduling.js";
+import { readBatch, type BodyIngest } from "../../ingest/read-batch.js";
+import { ownThreadId } from "../../platform/thread-policy.js";
+import { deleteClientData } from "./admin.js";
+import { Codes } from "./codes.js";
+import { CHECKPOINT_INTERVAL_MS, configureWriter } from "./connection.js";
 import { startRetention } from "./retention.js";
-import { batchWriter, Codes, type GroupItem } from "./writer.js";
+import { statementRunner } from "./statements.js";
+import { batchWriter, type GroupItem } from "./writer.js";
 import type { WriterInit, WriterReply, WriterRequest } from "./writer-client.js";
 
 const init = workerData as WriterInit;
 const port = parentPort!;
-const db = new Database(init.dbPath);
-db.pragma("journal_mode = WAL");
-db.pragma("synchronous = NORMAL");
-db.pragma("foreign_keys = ON");
 // Only this thread waits on another process's lock, never the event loop; a
-// lock held longer than this answers 503 + Retry-After and the page retries.
-db.pragma(`busy_timeout = ${init.busyTimeoutMs}`);
-db.pragma(`journal_size_limit = ${init.journalSizeLimitBytes}`);
-db.pragma(`cache_size = -${init.cacheKib}`);
+// lock held longer than busyTimeoutMs answers 503 + Retry-After and the page retries.
+const db = configureWriter(new Database(init.dbPath), init.busyTimeoutMs);
 const codes = new Codes(db);
 const writeGroup = batchWriter(db, codes);
+const runStatements = statementRunner(db);
 const offsetMs = init.nowAtStartMs - Date.now();
 const retention = startRetention(
   db,
@@ -31,7 +29,7 @@ const retention = startRetention(
   () => Date.now() + offsetMs,
   (beforeMs) => post({ type: "pruned", beforeMs }),
 );
-const checkpoint = setInterval(() => db.pragma("wal_checkpoint(TRUNCATE)"), init.checkpointIntervalMs);
+const checkpoint = setInterval(() => db.pragma("wal_checkpoint(TRUNCATE)"), CHECKPOINT_INTERVAL_MS);
 
 function post(m: WriterReply): void {
   port.postMessage(m);
@@ -158,6 +156,13 @@ port.on("message", (m: WriterRequest) => {
         post({ type: "failed", id: m.id, error: errorOf(err) });
       }
       return;
+    case "statements":
+      try {
+        post({ type: "ran", id: m.id, results: runStatements(m.statements) });
+      } catch (err) {
+        post({ type: "failed", id: m.id, error: errorOf(err) });
+      }
+      return;
     case "close":
       retention.stop();
       clearInterval(checkpoint);
@@ -166,5 +171,5 @@ port.on("message", (m: WriterRequest) => {
       return;
   }
 });
-// The event loop sets this thread's scheduling policy by its id (writer-scheduling.ts).
+// The event loop sets this thread's scheduling policy by its id (writer-yield.ts).
 post({ type: "ready", tid: ownThreadId() });

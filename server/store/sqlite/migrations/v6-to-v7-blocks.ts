@@ -4,12 +4,13 @@
 // highest seq is written for the writer's duplicate check (block-writer.ts).
 // The samples view and raw_samples are dropped: no SQL can read a block.
 import type Database from "better-sqlite3";
-import { blockStartMs, splitIntoBlocks, type PackedRow } from "./raw-block.js";
-import { MIGRATE_CHUNK_ROWS, progressLine } from "./migrate-progress.js";
-import { PACKED_RAW_COLUMNS } from "./raw-layout.js";
-import { RAW_BLOCKS_DDL } from "./schema.js";
+import { blockStartMs, splitIntoBlocks, type PackedRow } from "../raw-block.js";
+import { PACKED_RAW_COLUMNS } from "../raw-layout.js";
+import { RAW_BLOCKS_DDL } from "../schema.js";
+import { MIGRATE_CHUNK_ROWS, progressLine } from "./progress.js";
+import { columnsOf, setVersion, type SqliteStep } from "./step.js";
 
-export function blockRawSamples(db: Database.Database, log: (line: string) => void): void {
+function blockRawSamples(db: Database.Database, log: (line: string) => void): void {
   const total = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
   log(`upgrading database schema 6 → 7: ${total} samples into blocks`);
   db.transaction(() => {
@@ -73,7 +74,16 @@ export function blockRawSamples(db: Database.Database, log: (line: string) => vo
     const setMax = db.prepare("UPDATE sessions SET max_seq = ? WHERE id = ?");
     for (const [session, seq] of maxSeq) setMax.run(seq, session);
     db.exec("DROP VIEW IF EXISTS samples; DROP TABLE raw_samples;");
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', '7')").run();
+    setVersion(db, 7);
   })();
   log("upgraded database schema 6 → 7");
 }
+
+export const v6ToV7: SqliteStep = {
+  from: 6,
+  to: 7,
+  run(db, log) {
+    if (columnsOf(db, "raw_samples").size > 0) blockRawSamples(db, log);
+    else db.transaction(() => setVersion(db, 7))();
+  },
+};
