@@ -18,7 +18,7 @@ import {
 import { DDL, RAW_SAMPLES_V6_DDL } from "../../server/store/schema.js";
 import { blockStore } from "../../server/store/block-writer.js";
 import { INSERT_RAW, RAW_COLUMNS } from "../../server/store/writer.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { openSqlitePageReader, pageReaderOver, type RawSampleRow } from "../../server/query/sample-pages.js";
 import type { SampleFilter } from "../../server/store/sample-filter.js";
 
@@ -99,7 +99,7 @@ const EDGES: Row[] = [
 ];
 
 function generated(n: number): Row[] {
-  const rand = prng(7);
+  const rand = mulberry32(7);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const maybe = (v: number) => (rand() < 0.3 ? null : v);
   const rows: Row[] = [];
