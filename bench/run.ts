@@ -65,6 +65,11 @@ async function main(): Promise<void> {
   const named = mode === "long" ? positional.slice(1) : positional;
   const all = mode === "long" ? [...LONG_BENCHMARKS] : Object.keys(BENCHMARKS);
   const names = named.length > 0 ? named : all;
+  const unknown = names.filter((n) => !all.includes(n));
+  if (unknown.length > 0)
+    throw new Error(
+      `no ${mode === "long" ? "long part of a " : ""}benchmark named ${unknown.join(", ")}; known: ${all.join(", ")}`,
+    );
   const at = new Date().toISOString();
   const t0 = performance.now();
   const { rows, failed, records } = await runBenchmarks(names, size, console.log, mode);
