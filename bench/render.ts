@@ -31,7 +31,7 @@ function renderMachine(results: Results): string {
           `- not recorded for ${unknown} of the ${records.length} benchmarks (figures from before the runner recorded it)`,
         ]
       : []),
-    `- 1-minute load average as each benchmark started: ${loads.length === 0 ? "not recorded" : `${Math.min(...loads)}–${Math.max(...loads)}`}; the machine is shared, so read the ratios`,
+    `- 1-minute load average as each benchmark started: ${loads.length === 0 ? "not recorded" : Math.min(...loads) === Math.max(...loads) ? `${loads[0]}` : `${Math.min(...loads)}–${Math.max(...loads)}`}; the machine is shared, so read the ratios`,
   ].join("\n");
 }
 
