@@ -12,6 +12,8 @@ import type { BenchRow, BenchSize } from "./result.js";
 import { commitNow, machineNow, readResults, recordRun, writeResults, type BenchRecord } from "./results.js";
 import { type BenchMode, formatTable, isMain, partOf } from "./table.js";
 
+const sig6 = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(6)) : x);
+
 export interface RunOutcome {
   rows: (BenchRow & { bench: string })[];
   /** Benchmarks that threw, with the message. */
@@ -52,7 +54,21 @@ export async function runBenchmarks(
     }
     const seconds = (performance.now() - t0) / 1000;
     log(`== ${name} took ${seconds.toFixed(1)} s`);
-    records[name] = { at, commit: commitNow(), seconds, machine, about, rows: benchRows, ...(error ? { error } : {}) };
+    // Six significant digits: more than any figure means on a shared machine, and diffs stay readable.
+    const filed = benchRows.map((r) => ({
+      ...r,
+      value: sig6(r.value),
+      baseline: r.baseline === null ? null : sig6(r.baseline),
+    }));
+    records[name] = {
+      at,
+      commit: commitNow(),
+      seconds: sig6(seconds),
+      machine,
+      about,
+      rows: filed,
+      ...(error ? { error } : {}),
+    };
   }
   return { rows, failed, records };
 }
