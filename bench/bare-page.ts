@@ -26,7 +26,9 @@ import { loadSampleTables } from "../testkit/sample-table.js";
 
 /**
  * Rounds per page and seconds per round: 60 samples per method and page, whose
- * p90's spread on loopback is a fraction of the 0.5 ms margin.
+ * p90's spread on loopback is a fraction of the 0.5 ms margin. Each round falls
+ * within the probe page's first ATTENDED_MS, while it redraws its live view
+ * every tick: its busier state, so the latency goals are judged there.
  */
 const SIZES = { smoke: { rounds: 1, seconds: 5 }, full: { rounds: 2, seconds: 30 } } as const;
 /** The long part: the page is left alone from ATTENDED_MS on, so most of each round is measured as a tab left open. */
