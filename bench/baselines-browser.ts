@@ -4,11 +4,11 @@
 // Run: npm run build && npm run bench -- baselines-browser  (or: npx tsx bench/baselines-browser.ts [smoke|full])
 import type { StatsResponse } from "../shared/contract/index.js";
 import { launchBrowser } from "../testkit/browser.js";
-import { startServerProcess, waitFor } from "../testkit/server-process.js";
+import { startServerProcess, waitForPeerName } from "../testkit/server-process.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
-const SIZES = { smoke: { seconds: 4 }, full: { seconds: 60 } } as const;
+const SIZES = { smoke: { seconds: 4 }, full: { seconds: 20 } } as const;
 /** Time for the last samples to be reported home after probing stops (ms). */
 const REPORT_GRACE_MS = 4000;
 
@@ -19,14 +19,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   const a = await startServerProcess(["--name", "A", "--peer", b.url]);
   const browser = await launchBrowser();
   try {
-    await waitFor(
-      async () => {
-        const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-        return cfg.servers.some((s) => s.name === "B") ? true : undefined;
-      },
-      10_000,
-      "A to learn B's name",
-    );
+    await waitForPeerName(a, "B");
     const page = await browser.context.newPage();
     const startMs = Date.now();
     await page.goto(`${a.url}/`);
@@ -43,7 +36,7 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       const ping = stats.rows.find((x) => x.method === "ping" && x.target === r.target);
       if (r.p50 !== null)
         rows.push({
-          figure: `${r.method} → ${r.target} p50 in Chromium vs ping (ms)`,
+          figure: `${r.method} → ${r.target} p50 (ms)`,
           value: r.p50,
           baseline: ping?.p50 ?? null,
           goal: "(reported)",
@@ -58,5 +51,9 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   return rows;
 }
 
-export const bench: Benchmark = { name: "baselines-browser", run };
+export const bench: Benchmark = {
+  name: "baselines-browser",
+  about: "The seed's table in Chromium on loopback: each method's median to A and B beside each server's ping.",
+  run,
+};
 if (isMain(import.meta.url)) await runAlone(bench);

@@ -17,7 +17,7 @@ import { defaultLimits } from "../server/limits/limits-config.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
-const SIZES = { smoke: { seconds: 3 }, full: { seconds: 30 } } as const;
+const SIZES = { smoke: { seconds: 3 }, full: { seconds: 15 } } as const;
 
 async function phase(wsPingPhase: number, SECONDS: number): Promise<BaselineSample[]> {
   const baselines = createBaselines({ serverName: "S", ping: true, nowMs: Date.now, log: console.log, wsPingPhase });
@@ -94,5 +94,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   ];
 }
 
-export const bench: Benchmark = { name: "baselines-loopback", run };
+export const bench: Benchmark = {
+  name: "baselines-loopback",
+  about:
+    "wsping, ping and TCP RTT towards a local ws client, ping frames half an interval from the `ss` run (default) or at its moment.",
+  run,
+};
 if (isMain(import.meta.url)) await runAlone(bench);

@@ -18,6 +18,7 @@ import WebSocket from "ws";
 import type { BaselineSample, Sample } from "../shared/contract/index.js";
 import type { Outcome, ProbeMethod } from "../shared/methods.js";
 import { BareHttpConn, BareHttpError } from "./bare-http-conn.js";
+import { zeroTotals } from "./capacity-totals.js";
 
 const [baseUrl, addressesArg] = process.argv.slice(2);
 if (baseUrl === undefined) {
@@ -39,20 +40,7 @@ const { hostname: HOST, port: PORT } = new URL(baseUrl);
 /** How often requests in flight are checked against their deadline (ms): a timeout reads up to this much late. */
 const SWEEP_MS = 250;
 
-const totals = {
-  tabs: 0,
-  probes: 0,
-  probeErrors: 0,
-  timeouts: 0,
-  acked: 0,
-  duplicates: 0,
-  retried: 0,
-  refused: 0,
-  reportErrors: 0,
-  wsDrops: 0,
-  unsentAtStop: 0,
-  errorKinds: {} as Record<string, number>,
-};
+const totals = zeroTotals();
 /** Why probes and reports failed (HTTP status or error code), so a failed run says what the server answered. */
 const countError = (kind: string) => (totals.errorKinds[kind] = (totals.errorKinds[kind] ?? 0) + 1);
 

@@ -3,9 +3,9 @@
 // this process, interleaved in rounds, and prints latency and throughput ratios.
 // Run: npm run bench -- echo-overhead  (or: npx tsx bench/echo-overhead.ts [smoke|full])
 import http from "node:http";
-import path from "node:path";
 import { summarize } from "../shared/stats.js";
-import { pinToOneCpu, startChild } from "./child-server.js";
+import { startNodeServer, startServerProcess } from "../testkit/server-process.js";
+import { pinToOneCpu } from "./pin-cpu.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
@@ -53,12 +53,8 @@ async function load(url: string, requests: number): Promise<{ latenciesMs: numbe
 
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, requests: REQUESTS_PER_ROUND } = SIZES[size];
-  const bin = path.resolve("bin/tailprobe.js");
-  const bare = await startChild(["-e", BARE_SERVER], "bare node:http");
-  const tp = await startChild(
-    [bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"],
-    "tailprobe",
-  );
+  const bare = await startNodeServer(["-e", BARE_SERVER], { echoStderr: true });
+  const tp = await startServerProcess(["--no-ping", "--no-rate-limit"], { dbPath: ":memory:", echoStderr: true });
   const results: Record<string, { lat: number[]; rps: number[] }> = {
     bare: { lat: [], rps: [] },
     tailprobe: { lat: [], rps: [] },
@@ -78,8 +74,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       }
     }
   } finally {
-    bare.child.kill();
-    tp.child.kill();
+    await bare.stop();
+    await tp.stop();
   }
   const median = (xs: number[]) => summarize(xs).p50 ?? NaN;
   const row = (name: string) => {
@@ -113,5 +109,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   ];
 }
 
-export const bench: Benchmark = { name: "echo-overhead", run };
+export const bench: Benchmark = {
+  name: "echo-overhead",
+  about:
+    "GET /echo against a bare node:http server, 4 keep-alive connections, interleaved rounds, both pinned to one CPU.",
+  run,
+};
 if (isMain(import.meta.url)) await runAlone(bench);

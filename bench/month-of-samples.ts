@@ -7,11 +7,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { type RunningServer, startServer } from "../server/app.js";
+import { parseServeArgs } from "../server/cli/options.js";
 import { openStore } from "../server/store/sqlite/store.js";
 import { bulkLoader } from "../server/store/sqlite/bulk-loader.js";
 import { Codes } from "../server/store/sqlite/codes.js";
 import type { Sample, SampleBatch } from "../shared/contract/index.js";
-import { prng } from "../testkit/prng.js";
+import { mulberry32 } from "../shared/prng.js";
 
 export const DAY_MS = 86_400_000;
 const CLIENTS = ["laptop", "phone", "office", "home"] as const;
@@ -106,7 +108,7 @@ function sampleAt(
  */
 export function* sampleBatches(n: number, days: number, endMs: number, ticksPerBatch: number): Generator<SampleBatch> {
   const startMs = endMs - days * DAY_MS;
-  const rand = prng(1311);
+  const rand = mulberry32(1311);
   const ticksPerClient = Math.ceil(n / CLIENTS.length / SERIES.length);
   const stepMs = (days * DAY_MS) / ticksPerClient;
   const seqs = CLIENTS.map(() => 0);
@@ -168,4 +170,14 @@ export function monthOfSamples(n: number, days = 30): Month {
     `wrote ${written} samples over ${days} days in ${writeSeconds.toFixed(1)} s (${(written / writeSeconds).toFixed(0)}/s) to ${dbPath}`,
   );
   return { dbPath, n: written, startMs, endMs, writeSeconds };
+}
+
+/** A server in this process over a month (or hour) of samples, retention off: the data is in the past by design. */
+export async function serveMonth(month: Month): Promise<RunningServer> {
+  const parsed = parseServeArgs([
+    ...["--port", "0", "--db", month.dbPath, "--no-ping", "--no-rate-limit"],
+    ...["--raw-days", "36500", "--rollup-days", "36500"],
+  ]);
+  if (!parsed.ok || parsed.value === "help") throw new Error("bad flags");
+  return startServer(parsed.value, { log: () => {} });
 }

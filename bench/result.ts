@@ -22,7 +22,11 @@ export interface BenchRow {
 export interface Benchmark {
   /** Name used by `npm run bench -- NAME`. */
   name: string;
+  /** What it measures and against what, in a sentence or two: docs/performance.md prints it beside the figures. */
+  about: string;
   run(size: BenchSize): Promise<BenchRow[]>;
+  /** Figures that need minutes of holding still, run by `npm run bench -- long` only. */
+  long?: { about: string; run(size: BenchSize): Promise<BenchRow[]> };
 }
 
 /** The median of repeated measurements (the upper one of an even count), as every benchmark reports its rounds. */

@@ -5,7 +5,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openStore } from "../server/store/sqlite/store.js";
 import type { Sample } from "../shared/contract/index.js";
-import { prng } from "../testkit/prng.js";
+import { mulberry32 } from "../shared/prng.js";
 import { tempDir } from "../testkit/server-process.js";
 
 const SERIES: [Sample["method"], string, number][] = [
@@ -21,7 +21,7 @@ const SERIES: [Sample["method"], string, number][] = [
 
 /** n synthetic samples evenly over [endMs - spanMs, endMs], in batches of `batchSamples` (seq order, one session). */
 export function* syntheticBatches(n: number, spanMs: number, endMs: number, batchSamples = 1000): Generator<Sample[]> {
-  const rand = prng(42);
+  const rand = mulberry32(42);
   const startMs = endMs - spanMs;
   const step = spanMs / n;
   for (let seq0 = 0; seq0 < n; seq0 += batchSamples) {

@@ -1,5 +1,5 @@
 // Printing benchmark rows as one table, and running one benchmark module on
-// its own (`npx tsx bench/NAME.ts [smoke|full]`) the way the runner would.
+// its own (`npx tsx bench/NAME.ts [smoke|full|long]`) the way the runner would.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
@@ -12,17 +12,22 @@ export function ratioOf(row: BenchRow): number | null {
   return row.baseline === null || row.baseline === 0 ? null : row.value / row.baseline;
 }
 
-export function formatTable(rows: readonly (BenchRow & { bench: string })[]): string {
-  const head = ["benchmark", "figure", "value", "baseline", "ratio", "goal", "pass"];
-  const body = rows.map((r) => [
-    r.bench,
+/** A row's cells after its benchmark's name: figure, value, baseline, ratio, goal, pass. */
+export function formatRow(r: BenchRow): string[] {
+  const ratio = ratioOf(r);
+  return [
     r.figure,
     num(r.value),
     num(r.baseline),
-    ratioOf(r) === null ? "–" : `${num(ratioOf(r))}×`,
+    ratio === null ? "–" : `${num(ratio)}×`,
     r.goal,
     r.pass === null ? "–" : r.pass ? "pass" : "FAIL",
-  ]);
+  ];
+}
+
+export function formatTable(rows: readonly (BenchRow & { bench: string })[]): string {
+  const head = ["benchmark", "figure", "value", "baseline", "ratio", "goal", "pass"];
+  const body = rows.map((r) => [r.bench, ...formatRow(r)]);
   const lines = [head, ...body];
   return [
     `| ${head.join(" | ")} |`,
@@ -31,10 +36,22 @@ export function formatTable(rows: readonly (BenchRow & { bench: string })[]): st
   ].join("\n");
 }
 
-export function parseSize(arg: string | undefined): BenchSize {
-  if (arg === undefined || arg === "full") return "full";
-  if (arg === "smoke") return "smoke";
-  throw new Error(`size must be "smoke" or "full" (got '${arg}')`);
+/** Which part of a benchmark runs: its figures for `npm run bench`, or its long holds (`npm run bench -- long`). */
+export type BenchMode = "full" | "long";
+
+/** The runners' size argument: "long" is the long part at full size. */
+export function parseSize(arg: string | undefined): { size: BenchSize; mode: BenchMode } {
+  if (arg === undefined || arg === "full") return { size: "full", mode: "full" };
+  if (arg === "smoke") return { size: "smoke", mode: "full" };
+  if (arg === "long") return { size: "full", mode: "long" };
+  throw new Error(`size must be "smoke", "full" or "long" (got '${arg}')`);
+}
+
+/** The part of `bench` that `mode` runs; throws when it has no long part. */
+export function partOf(bench: Benchmark, mode: BenchMode): { about: string; run: Benchmark["run"] } {
+  if (mode === "full") return bench;
+  if (bench.long === undefined) throw new Error(`${bench.name} has no long part`);
+  return bench.long;
 }
 
 /** True when the module at `moduleUrl` is the script node was started with. */
@@ -43,8 +60,9 @@ export function isMain(moduleUrl: string): boolean {
   return script !== undefined && path.resolve(script) === fileURLToPath(moduleUrl);
 }
 
-/** `npx tsx bench/NAME.ts [smoke|full]`: run one benchmark and print its table. */
+/** `npx tsx bench/NAME.ts [smoke|full|long]`: run one benchmark and print its table (no results file is written). */
 export async function runAlone(bench: Benchmark): Promise<void> {
-  const rows = await bench.run(parseSize(process.argv[2]));
+  const { size, mode } = parseSize(process.argv[2]);
+  const rows = await partOf(bench, mode).run(size);
   console.log(formatTable(rows.map((r) => ({ ...r, bench: bench.name }))));
 }

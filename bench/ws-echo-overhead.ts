@@ -3,11 +3,11 @@
 // for the echo, repeats (the prober's pattern, without the 1 s pause), in
 // interleaved rounds. Prints latency percentiles and their ratios.
 // Run: npm run bench -- ws-echo-overhead  (or: npx tsx bench/ws-echo-overhead.ts [smoke|full])
-import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import WebSocket from "ws";
 import { summarize } from "../shared/stats.js";
-import { pinToOneCpu, startChild } from "./child-server.js";
+import { startNodeServer, startServerProcess } from "../testkit/server-process.js";
+import { pinToOneCpu } from "./pin-cpu.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
@@ -21,12 +21,6 @@ const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate:
 wss.on("connection", (s) => s.on("message", (d) => s.send(d, { binary: false })));
 wss.on("listening", () => console.log("listening on http://127.0.0.1:" + wss.address().port));
 `;
-
-/** The child's address as a WebSocket URL. */
-async function start(cmd: string[], label: string): Promise<{ child: ChildProcess; url: string }> {
-  const started = await startChild(cmd, label);
-  return { child: started.child, url: started.url.replace(/^http:/, "ws:") };
-}
 
 async function open(url: string): Promise<WebSocket> {
   const ws = new WebSocket(url, { perMessageDeflate: false });
@@ -59,15 +53,13 @@ async function pingPong(ws: WebSocket, n: number): Promise<number[]> {
 
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds: ROUNDS, messages: MESSAGES_PER_ROUND } = SIZES[size];
-  const bare = await start(["-e", BARE_SERVER], "bare ws");
-  const tp = await start(
-    [path.resolve("bin/tailprobe.js"), "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"],
-    "tailprobe",
-  );
+  const bare = await startNodeServer(["-e", BARE_SERVER], { echoStderr: true });
+  const tp = await startServerProcess(["--no-ping", "--no-rate-limit"], { dbPath: ":memory:", echoStderr: true });
   const lat: Record<"bare" | "tailprobe", number[]> = { bare: [], tailprobe: [] };
   pinToOneCpu([bare.child.pid!, tp.child.pid!]);
   try {
-    const sockets = { bare: await open(bare.url), tailprobe: await open(`${tp.url}/ws`) };
+    const ws = (url: string) => url.replace(/^http:/, "ws:");
+    const sockets = { bare: await open(ws(bare.url)), tailprobe: await open(`${ws(tp.url)}/ws`) };
     await pingPong(sockets.bare, Math.min(500, MESSAGES_PER_ROUND));
     await pingPong(sockets.tailprobe, Math.min(500, MESSAGES_PER_ROUND));
     for (let r = 0; r < ROUNDS; r++) {
@@ -77,8 +69,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     sockets.bare.close();
     sockets.tailprobe.close();
   } finally {
-    bare.child.kill();
-    tp.child.kill();
+    await bare.stop();
+    await tp.stop();
   }
   const b = summarize(lat.bare);
   const t = summarize(lat.tailprobe);
@@ -104,5 +96,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   ];
 }
 
-export const bench: Benchmark = { name: "ws-echo-overhead", run };
+export const bench: Benchmark = {
+  name: "ws-echo-overhead",
+  about:
+    "The /ws echo against a bare ws server, one connection each, message by message, interleaved rounds, both pinned to one CPU.",
+  run,
+};
 if (isMain(import.meta.url)) await runAlone(bench);

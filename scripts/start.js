@@ -9,6 +9,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const stamp = path.join(root, "dist", "server", "cli", "main.js");
 const clientStamp = path.join(root, "dist", "client", "index.html");
 
+/** @param {string} dir @returns {number} the newest modification time of any file under dir (ms) */
 function newestMtime(dir) {
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -18,6 +19,7 @@ function newestMtime(dir) {
   return newest;
 }
 
+/** @param {string} file @returns {number} its modification time (ms), 0 when it does not exist */
 function builtAt(file) {
   return fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0;
 }
@@ -33,5 +35,5 @@ const child = spawn(process.execPath, [path.join(root, "bin", "tailprobe.js"), "
   cwd: process.cwd(),
   stdio: "inherit",
 });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+for (const sig of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

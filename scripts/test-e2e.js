@@ -22,16 +22,23 @@ const vitest = path.join(root, "node_modules", "vitest", "vitest.mjs");
 /** Files whose length is waiting on the clock, not work, and whose assertions a busy machine does not break (see above). */
 const WAITING = ["tests/e2e/hidden-tab.test.ts"];
 
+/**
+ * @param {string} name
+ * @param {string[]} args vitest's arguments after `run`
+ * @param {boolean} stream print as it runs (else buffered, printed whole at the end)
+ * @returns {Promise<number>} the lane's exit status
+ */
 function lane(name, args, stream) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [vitest, "run", ...args], {
       cwd: root,
       stdio: ["ignore", stream ? "inherit" : "pipe", stream ? "inherit" : "pipe"],
     });
+    /** @type {Buffer[]} */
     const chunks = [];
     if (!stream) {
-      child.stdout.on("data", (c) => chunks.push(c));
-      child.stderr.on("data", (c) => chunks.push(c));
+      child.stdout?.on("data", (c) => chunks.push(c));
+      child.stderr?.on("data", (c) => chunks.push(c));
     }
     child.on("close", (code, signal) => {
       if (!stream) {

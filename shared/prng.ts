@@ -1,6 +1,6 @@
-// A seeded uniform generator (mulberry32, the one testkit/prng.ts
-// plants data with): a bootstrap interval is repeatable for the same data
-// and seed, so a shared link shows the same numbers on reload.
+// A seeded uniform generator (mulberry32): a bootstrap interval is repeatable
+// for the same data and seed, so a shared link shows the same numbers on
+// reload. Tests and benchmarks plant their data with it too.
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

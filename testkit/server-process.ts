@@ -1,5 +1,6 @@
-// Runs `tailprobe serve` as a real child process on a free port, the way a
-// user runs it, and tells the test where it listens.
+// Runs `tailprobe serve` (or a benchmark's bare server) as a real child
+// process on a free port, the way a user runs it, and tells the caller where
+// it listens.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -7,10 +8,19 @@ import path from "node:path";
 
 export const BIN = path.resolve("bin/tailprobe.js");
 
-export interface ServerProcess {
-  url: string;
+/** `tailprobe serve` as a child process. */
+export interface ServerProcess extends ChildServer {
   port: number;
   dbPath: string;
+}
+
+export function tempDir(prefix = "tailprobe-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A server running as a child process of this one. */
+export interface ChildServer {
+  url: string;
   child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
@@ -20,26 +30,35 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
-export function tempDir(prefix = "tailprobe-test-"): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+export interface ChildServerOptions {
+  /** How long it may take to print its address (ms). */
+  timeoutMs?: number;
+  env?: Record<string, string>;
+  /** Also write what it prints on stderr to ours, as it comes (a benchmark's log). */
+  echoStderr?: boolean;
 }
 
-export async function startServerProcess(
-  args: string[],
-  options: { dbPath?: string; timeoutMs?: number; env?: Record<string, string> } = {},
-): Promise<ServerProcess> {
-  const dbPath = options.dbPath ?? path.join(tempDir(), "tailprobe.db");
-  const argv = [BIN, "serve", "--port", "0", "--db", dbPath, ...args];
+/**
+ * Starts `node ...argv` and resolves once it prints "listening on URL":
+ * tailprobe does, and so do the bare servers the benchmarks compare it with.
+ */
+export async function startNodeServer(argv: string[], options: ChildServerOptions = {}): Promise<ChildServer> {
   const child = spawn(process.execPath, argv, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...options.env },
   });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => {
+    out += d.toString();
+    if (options.echoStderr === true) process.stderr.write(d);
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), options.timeoutMs ?? 15_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${argv.join(" ")} did not start:\n${out}`));
+    }, options.timeoutMs ?? 15_000);
     const check = () => {
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
@@ -50,22 +69,36 @@ export async function startServerProcess(
     child.stdout!.on("data", check);
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out}`));
+      reject(new Error(`${argv.join(" ")} exited with ${code}:\n${out}`));
     });
   });
   const stopWith = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  return {
-    url,
-    port: Number(new URL(url).port),
-    dbPath,
-    child,
-    output: () => out,
-    stop: () => stopWith("SIGTERM"),
-    kill: () => stopWith("SIGKILL"),
-  };
+  return { url, child, output: () => out, stop: () => stopWith("SIGTERM"), kill: () => stopWith("SIGKILL") };
+}
+
+/** `tailprobe serve --port 0 --db DB ARGS…` (DB a new file in a temporary folder unless given). */
+export async function startServerProcess(
+  args: string[],
+  options: ChildServerOptions & { dbPath?: string } = {},
+): Promise<ServerProcess> {
+  const dbPath = options.dbPath ?? path.join(tempDir(), "tailprobe.db");
+  const server = await startNodeServer([BIN, "serve", "--port", "0", "--db", dbPath, ...args], options);
+  return { ...server, port: Number(new URL(server.url).port), dbPath };
+}
+
+/** Waits until `a` has learned the name of its peer from the peer's /api/config, before a page asks `a` for its servers. */
+export async function waitForPeerName(a: { url: string }, name: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
+      return cfg.servers.some((s) => s.name === name) ? true : undefined;
+    },
+    10_000,
+    `${a.url} to learn its peer's name ${name}`,
+  );
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */

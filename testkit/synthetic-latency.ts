@@ -2,7 +2,7 @@
 // latency spike on one series in a known window, a bimodal series and some
 // failures, so a test (or a screenshot) can check what the page shows.
 import type { Sample, SampleBatch } from "../shared/contract/index.js";
-import { prng } from "./prng.js";
+import { mulberry32 } from "../shared/prng.js";
 
 export interface SyntheticPlan {
   /** First sample (epoch ms). */
@@ -33,7 +33,7 @@ export const SKIP_EVERY_S = 100;
 export const BIMODAL = { method: "jsonp", target: "B", lowMs: 5, highMs: 60, highShare: 0.3 } as const;
 
 export function syntheticSamples(plan: SyntheticPlan): Sample[] {
-  const rnd = prng(plan.seed ?? 42);
+  const rnd = mulberry32(plan.seed ?? 42);
   const out: Sample[] = [];
   let seq = 0;
   for (let s = 0; s < plan.seconds; s++) {

@@ -1,4 +1,4 @@
-import { launchBrowser } from "../../testkit/browser.ts";
+import { launchBrowser } from "../../testkit/browser.js";
 const b = await launchBrowser();
 const page = await b.context.newPage();
 page.on("console", (m) => console.log("console:", m.text()));

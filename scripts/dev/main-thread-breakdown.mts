@@ -10,7 +10,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { ATTENDED_MS } from "../../client/src/probe/render-cadence.js";
 import { launchBrowser } from "../../testkit/browser.js";
-import { startServerProcess, waitFor } from "../../testkit/server-process.js";
+import { startServerProcess, waitForPeerName } from "../../testkit/server-process.js";
 
 const SECONDS = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 30);
 const BARE = process.argv.includes("--bare");
@@ -34,14 +34,7 @@ const a = await startServerProcess(["--name", "A", "--no-ping", "--peer", b.url]
 const browser = await launchBrowser();
 let bare: http.Server | undefined;
 try {
-  await waitFor(
-    async () => {
-      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-      return cfg.servers.some((s) => s.name === "B") ? true : undefined;
-    },
-    10_000,
-    "A to learn B's name",
-  );
+  await waitForPeerName(a, "B");
   let url = `${a.url}/`;
   if (BARE) {
     const html = fs.readFileSync(new URL("../../bench/bare-page/bare.html", import.meta.url));

@@ -1,9 +1,9 @@
 // Regenerates docs/img/histogram.png: a real server, twenty minutes of
 // synthetic samples with a spike on xhr→A, the histogram page in Chromium.
 // Run after `npm run build`: npx tsx scripts/dev/screenshot-histogram.mts
-import { launchBrowser } from "../../testkit/browser.ts";
-import { startServerProcess } from "../../testkit/server-process.ts";
-import { ingest, syntheticSamples } from "../../testkit/synthetic-latency.ts";
+import { launchBrowser } from "../../testkit/browser.js";
+import { startServerProcess } from "../../testkit/server-process.js";
+import { ingest, syntheticSamples } from "../../testkit/synthetic-latency.js";
 
 const SECONDS = 20 * 60;
 const startMs = Math.floor((Date.now() - (SECONDS + 30) * 1000) / 60_000) * 60_000;

@@ -6,7 +6,7 @@
 // CDP CPU profile of the page's main thread and prints where its time goes.
 // Run: npm run build && npx tsx scripts/dev/trace-self-interference.mts [seconds, default 40]
 import { launchBrowser } from "../../testkit/browser.js";
-import { startServerProcess, waitFor } from "../../testkit/server-process.js";
+import { startServerProcess, waitForPeerName } from "../../testkit/server-process.js";
 
 const SECONDS = Number(process.argv[2] ?? 40);
 
@@ -21,14 +21,7 @@ const b = await startServerProcess(["--name", "B", "--no-ping"]);
 const a = await startServerProcess(["--name", "A", "--no-ping", "--peer", b.url]);
 const browser = await launchBrowser();
 try {
-  await waitFor(
-    async () => {
-      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-      return cfg.servers.some((s) => s.name === "B") ? true : undefined;
-    },
-    10_000,
-    "A to learn B's name",
-  );
+  await waitForPeerName(a, "B");
   const page = await browser.context.newPage();
   await page.addInitScript(() => {
     const log: { kind: string; url: string; startMs: number; endMs: number }[] = [];

@@ -19,20 +19,18 @@ export function peerDbPath(dbPath: string, name: string): string {
   return /\.db$/.test(dbPath) ? dbPath.replace(/\.db$/, `-${name}.db`) : `${dbPath}-${name}`;
 }
 
+/** The flags `tailprobe demo` takes (README's command-line block is checked against these). */
+export const DEMO_FLAGS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  db: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 export function parseDemoArgs(argv: string[]): Result<{ a: ServeOptions; b: ServeOptions } | "help"> {
   let values: { port?: string; host?: string; db?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        db: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    ({ values } = parseArgs({ args: argv, options: DEMO_FLAGS, strict: true, allowPositionals: false }));
   } catch (err) {
     return fail((err as Error).message);
   }

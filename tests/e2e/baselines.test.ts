@@ -6,9 +6,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import type { StatsResponse, StatsRow } from "../../shared/contract/index.js";
 import { artifactPath } from "../../testkit/browser.js";
-import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { publicIdOf } from "../../testkit/public-id.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
+import { startServerProcess, waitFor, type ServerProcess, waitForPeerName } from "../../testkit/server-process.js";
 
 const PROBE_SECONDS = 15;
 const BASELINES = ["ping", "wsping", "tcprtt"] as const;

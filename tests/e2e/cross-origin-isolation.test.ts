@@ -6,8 +6,8 @@
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitForDelivered } from "../../testkit/delivered.js";
-import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
-import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
+import { startServerProcess, type ServerProcess, waitForPeerName } from "../../testkit/server-process.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 

@@ -5,8 +5,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { StatsResponse } from "../../shared/contract/index.js";
-import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
+import { startServerProcess, waitFor, type ServerProcess, waitForPeerName } from "../../testkit/server-process.js";
 
 let a: ServerProcess;
 let b: ServerProcess;

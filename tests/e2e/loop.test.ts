@@ -6,8 +6,8 @@ import type { StatsResponse, StatsRow } from "../../shared/contract/index.js";
 import { artifactPath } from "../../testkit/browser.js";
 import { waitForDelivered } from "../../testkit/delivered.js";
 import { readSession } from "../helpers/durability.js";
-import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
+import { startServerProcess, waitFor, type ServerProcess, waitForPeerName } from "../../testkit/server-process.js";
 
 const PROBE_SECONDS = 12;
 

@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import { waitForDelivered } from "../../testkit/delivered.js";
-import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
-import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
+import { startServerProcess, type ServerProcess, waitForPeerName } from "../../testkit/server-process.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const PROBE_MS = 5 * 60_000;

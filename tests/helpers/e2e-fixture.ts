@@ -3,7 +3,6 @@
 // benchmarks import outside vitest.
 import { afterAll, beforeAll } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../../testkit/browser.js";
-import { waitFor, type ServerProcess } from "../../testkit/server-process.js";
 
 /**
  * For a test file: one Chromium launched before its tests and closed after
@@ -26,16 +25,4 @@ export function browserForFile(
     if (browser === undefined) throw new Error("the browser is launched in beforeAll: use it inside a test");
     return browser;
   };
-}
-
-/** Waits until `a` has learned the name of its peer from the peer's /api/config, before a page asks `a` for its servers. */
-export async function waitForPeerName(a: ServerProcess, name: string): Promise<void> {
-  await waitFor(
-    async () => {
-      const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
-      return cfg.servers.some((s) => s.name === name) ? true : undefined;
-    },
-    10_000,
-    `${a.url} to learn its peer's name ${name}`,
-  );
 }

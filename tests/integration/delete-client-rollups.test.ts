@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/sqlite/store.js";
 import { type StoreWithQueries, withQueries } from "../../server/query/with-queries.js";
 import type { Sample } from "../../shared/contract/index.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 
@@ -15,7 +15,7 @@ const HOUR = 3_600_000;
 let store: StoreWithQueries;
 
 function samples(seed: number, n: number, scaleMs: number): Sample[] {
-  const r = prng(seed);
+  const r = mulberry32(seed);
   return Array.from({ length: n }, (_, seq) => ({
     seq,
     t: T0 + seq * 10_000,

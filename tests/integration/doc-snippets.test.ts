@@ -15,7 +15,7 @@ import { EXPORT_COLUMNS } from "../../server/query/sample-export.js";
 import type { CompareResponse } from "../../shared/contract/index.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { testPython } from "../helpers/python.js";
 import { tempDir } from "../../testkit/server-process.js";
 
@@ -54,7 +54,7 @@ const okMs = new Map<string, number[]>();
 
 beforeAll(async () => {
   server = await startInProcess(["--peer", "B=http://127.0.0.1:9"]);
-  const r = prng(404);
+  const r = mulberry32(404);
   const samples: object[] = [];
   let seq = 0;
   for (let k = 0; k < N; k++) {

@@ -9,7 +9,7 @@ import type {
   PeriodicityResponse,
 } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { publicIdOf } from "../../testkit/public-id.js";
 import { percentileSorted } from "../../shared/stats.js";
 import { freshDb, STORE_KINDS } from "../helpers/store-kinds.js";
@@ -28,7 +28,7 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
   beforeAll(async () => {
     // B is a named peer (never contacted): samples may only name servers of the deployment.
     server = await startInProcess(["--db", await freshDb(kind, "forensics"), "--peer", "B=http://127.0.0.1:9"]);
-    const r = prng(17);
+    const r = mulberry32(17);
     const samples: object[] = [];
     let seq = 0;
     for (let k = 0; k < TICKS; k++) {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { withQueries } from "../../server/query/with-queries.js";
 import { openStore } from "../../server/store/sqlite/store.js";
 import { tempDir } from "../../testkit/server-process.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { SCHEMA_VERSION } from "../../server/store/sqlite/schema.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 
@@ -55,7 +55,7 @@ function writeV1(dbPath: string): V1Row[] {
   db.prepare(
     "INSERT INTO sessions (id, session_key, client_id, label, user_agent, first_seen_ms, timer_resolution_us) VALUES (2, 'sess_b', 'client_b', NULL, NULL, ?, NULL)",
   ).run(T0);
-  const rand = prng(99);
+  const rand = mulberry32(99);
   const rows: V1Row[] = [];
   const us = (x: number) => Math.round(x * 1000) / 1000;
   for (let i = 0; i < N; i++) {

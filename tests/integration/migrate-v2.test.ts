@@ -12,7 +12,7 @@ import { logicalRawSelectSql } from "../../server/store/sqlite/migrations/v6-row
 import { withQueries } from "../../server/query/with-queries.js";
 import { openStore } from "../../server/store/sqlite/store.js";
 import { encodeRollup, encodeRollupLegacy, record, type Rollup } from "../../shared/rollup.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { SCHEMA_VERSION } from "../../server/store/sqlite/schema.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
@@ -85,7 +85,7 @@ function writeV2(dbPath: string): { raw: RawRow[]; rollups: unknown[] } {
   addRollup.run(3, day, 3, 0, 255, 0, 0, legacyBlob(DAY1_BEST2), legacyBlob([5000]), 7, 9, legacyBlob([40, 120]));
   addRollup.run(3, day, 1, 1, 0, 2, 1, legacyBlob([300, 900]), null, 0, 0, null);
   addRollup.run(3, day, 1, 0, 255, 2, 1, legacyBlob([300, 900]), null, 0, 0, null);
-  const rand = prng(2024);
+  const rand = mulberry32(2024);
   const raw: RawRow[] = [];
   const seqs = [0, 0];
   for (let i = 0; i < N; i++) {

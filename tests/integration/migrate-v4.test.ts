@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { UnpackableRowError } from "../../server/store/sqlite/raw-layout.js";
 import { openStore } from "../../server/store/sqlite/store.js";
 import { RAW_COLUMNS } from "../../server/store/logical-row.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { SCHEMA_VERSION } from "../../server/store/sqlite/schema.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
@@ -38,7 +38,7 @@ function writeV4(dbPath: string, version = 4): { samples: unknown[]; rollups: un
     INSERT INTO series (id, method, target) VALUES (1, 'xhr', 'A'), (2, 'best2', 'A+B'), (3, 'tcprtt', 'A'), (4, 'ping', 'A'), (5, 'ws', 'A');
     INSERT INTO reasons (id, text) VALUES (1, 'network'), (2, 'http-503');
     INSERT INTO rollups (level, start_ms, series, client, class, failures, skipped, lat) VALUES ${version === 4 ? "(4, 0, 1, 0, 255, 3, 1, NULL)" : `(3, ${T0 - (T0 % 86_400_000)}, 1, 1, 0, 3, 1, NULL)`};`);
-  const rand = prng(44);
+  const rand = mulberry32(44);
   const insert = db.prepare(
     `INSERT INTO raw_samples (${RAW_COLUMNS}) VALUES (${RAW_COLUMNS.split(",")
       .map(() => "?")

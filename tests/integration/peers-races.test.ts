@@ -5,7 +5,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePeer } from "../../server/cli/options.js";
 import type { Config, Sample, RacesResponse } from "../../shared/contract/index.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { publicIdOf } from "../../testkit/public-id.js";
 import { waitFor } from "../../testkit/server-process.js";
@@ -123,7 +123,7 @@ describe("GET /api/races", () => {
   beforeAll(async () => {
     // B is named, so the server knows it (and A+B) as targets without asking it.
     server = await start(["--name", "A", "--peer", "B=http://127.0.0.1:9"]);
-    const rnd = prng(20101101);
+    const rnd = mulberry32(20101101);
     // Latencies are stored to the µs, so the fixture draws them at that resolution.
     const toUs = (ms: number) => Math.round(ms * 1000) / 1000;
     const latency = () => toUs(rnd() < 0.03 ? 200 + rnd() * 800 : 5 + rnd() * 40); // a planted tail

@@ -17,7 +17,7 @@ import { LATENCY_BUCKETS_S } from "../../server/query/metrics-source.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { percentileSorted } from "../../shared/stats.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { tempDir, waitFor } from "../../testkit/server-process.js";
 
 const run = promisify(execFile);
@@ -34,7 +34,7 @@ let server: RunningServer;
 let prometheus: ChildProcess | undefined;
 let promUrl = "";
 let seq = 0;
-const r = prng(77);
+const r = mulberry32(77);
 /** Latencies (ms) of the WebSocket samples to A posted after the first scrape: what rate() sees. */
 const later: number[] = [];
 

@@ -17,7 +17,7 @@ import {
   type Sample,
 } from "../../shared/contract/index.js";
 import { tempDir } from "../../testkit/server-process.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 // ---- data -------------------------------------------------------------------
 
@@ -179,7 +179,7 @@ const everything: SampleFilter = { fromMs: T0 - 1, toMs: T0 + SPAN };
 beforeAll(async () => {
   dir = tempDir();
   store = withQueries(openStore(path.join(dir, "charts.db")));
-  const rand = prng(20261123);
+  const rand = mulberry32(20261123);
   const made = makeSamples(12_000, rand);
   const bySession = new Map<string, typeof made>();
   for (const m of made) {

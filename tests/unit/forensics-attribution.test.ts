@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { attribute, breakdown, seriesKey, type ForensicSample } from "../../shared/forensics/attribution.js";
 import { compareSeries } from "../../shared/forensics/compare.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 const T = 1_763_900_000_000;
 
@@ -137,10 +137,10 @@ describe("attribution rules", () => {
 
 describe("comparison sentence", () => {
   it("says which is faster at p99 with its interval, and whether the rank test calls it noise", () => {
-    const r = prng(3);
+    const r = mulberry32(3);
     const ws = Array.from({ length: 3000 }, () => (r() < 0.02 ? 60 + 20 * r() : 30 + 5 * r()));
     const xhr = Array.from({ length: 3000 }, () => (r() < 0.02 ? 180 + 30 * r() : 33 + 5 * r()));
-    const c = compareSeries(ws, xhr, { a: "WebSocket", b: "XHR" }, { random: prng(1), resamples: 1000 });
+    const c = compareSeries(ws, xhr, { a: "WebSocket", b: "XHR" }, { random: mulberry32(1), resamples: 1000 });
     expect(c.p99Diff.hi).toBeLessThan(0);
     expect(c.rank.p).toBeLessThan(0.05);
     expect(c.sentence).toMatch(
@@ -150,10 +150,10 @@ describe("comparison sentence", () => {
   });
 
   it("two draws of one distribution: no difference beyond noise", () => {
-    const r = prng(4);
+    const r = mulberry32(4);
     const a = Array.from({ length: 2000 }, () => 30 + 5 * r());
     const b = Array.from({ length: 2000 }, () => 30 + 5 * r());
-    const c = compareSeries(a, b, { a: "A", b: "B" }, { random: prng(2), resamples: 500 });
+    const c = compareSeries(a, b, { a: "A", b: "B" }, { random: mulberry32(2), resamples: 500 });
     expect(c.sentence).toContain("do not differ at p99 beyond noise");
     expect(c.p99Diff.lo).toBeLessThanOrEqual(0);
     expect(c.p99Diff.hi).toBeGreaterThanOrEqual(0);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { fanoutReport, viewsAtOrBeyond, viewsSlowerThan } from "../../shared/forensics/fanout.js";
 import { shareAtOrBelow } from "../../shared/stats.js";
 import { percentileSorted } from "../../shared/stats.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 /** Latency with a 2 % tail near 300 ms over a 20–30 ms body. */
 function draw(r: () => number): number {
@@ -28,7 +28,7 @@ describe("fan-out", () => {
   });
 
   it("1 − F(x)^N matches simulated page views", () => {
-    const r = prng(5);
+    const r = mulberry32(5);
     const measured = Float64Array.from({ length: 20_000 }, () => draw(r)).sort();
     const x = percentileSorted(measured, 99)!;
     for (const n of [1, 5, 10, 30]) {
@@ -49,7 +49,7 @@ describe("fan-out", () => {
   });
 
   it("best-of-two and hedging match an event-by-event simulation of the same pairs", () => {
-    const r = prng(9);
+    const r = mulberry32(9);
     const pairs: [number, number][] = Array.from({ length: 5000 }, () => [draw(r), draw(r)]);
     const delayMs = 50;
     const report = fanoutReport(pairs, 10, delayMs);
@@ -77,7 +77,7 @@ describe("fan-out", () => {
   });
 
   it("the share of views reaching the p99 under best-of-two, hedging and a measured race matches simulated page views", () => {
-    const r = prng(21);
+    const r = mulberry32(21);
     const pairs: [number, number][] = Array.from({ length: 20_000 }, () => [draw(r), draw(r)]);
     const delayMs = 40;
     const n = 10;
@@ -123,7 +123,7 @@ describe("fan-out", () => {
   });
 
   it("the legs of measured races give back the race: best-of-two of the legs is the race latency", () => {
-    const r = prng(33);
+    const r = mulberry32(33);
     // Simulated races: WebSocket leg to A, JSONP leg to B, both from the race's start.
     const legs: [number, number][] = Array.from({ length: 3000 }, () => [draw(r), draw(r)]);
     const raceMs = legs.map(([ws, jsonp]) => Math.min(ws, jsonp));

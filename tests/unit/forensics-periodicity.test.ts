@@ -3,7 +3,7 @@
 // when two series share an oscillation and not when they do not.
 import { describe, expect, it } from "vitest";
 import { alignedTails, detectPeriod, fisherG } from "../../shared/forensics/periodicity.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 const BUCKET_MS = 10_000;
 const PERIOD_MS = 7 * 60_000;
@@ -17,7 +17,7 @@ function gauss(r: () => number): number {
 
 /** Three hours of 10 s buckets: p99 around 80 ms, a 7-minute wave of ±amplitude, noise of sd `noise`, some empty buckets. */
 function series(seed: number, amplitude: number, noise: number, phase = 0): (number | null)[] {
-  const r = prng(seed);
+  const r = mulberry32(seed);
   const out: (number | null)[] = [];
   for (let i = 0; i < 1080; i++) {
     if (r() < 0.03) {

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { bootstrapPercentileDiff } from "../../shared/forensics/bootstrap.js";
 import { normalSf } from "../../shared/forensics/normal.js";
 import { mannWhitneyU } from "../../shared/forensics/rank-test.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { runPythonScript } from "../helpers/python.js";
 
 interface Vectors {
@@ -39,7 +39,7 @@ describe("statistics against SciPy", () => {
 
   it("bootstrap intervals of median and p99 differences", () => {
     for (const c of v.bootstrap) {
-      const r = bootstrapPercentileDiff(c.a, c.b, c.p, { random: prng(7), resamples: 4000 });
+      const r = bootstrapPercentileDiff(c.a, c.b, c.p, { random: mulberry32(7), resamples: 4000 });
       expect(r.estimate).toBeCloseTo(c.estimate, 9);
       // Two independent 4,000-resample runs: each bound wanders by a fraction of the standard error.
       const tolerance = 0.35 * c.se;

@@ -23,7 +23,7 @@ import {
 } from "../../client/src/histogram/transforms.js";
 import { heatColour } from "../../client/src/histogram/palette.js";
 import { sparkPoints, SPARK_POINTS_MAX } from "../../client/src/probe/sparkline.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 const edges = [10, 20, 40, 80].map(Number);
 const hist: HistogramResponse = {
@@ -76,7 +76,7 @@ describe("tail view of the CDF", () => {
   });
 
   it("a nearest-rank percentile of random data lands at its 1 − F height", () => {
-    const rnd = prng(3);
+    const rnd = mulberry32(3);
     const values = Array.from({ length: 5000 }, () => 10 * Math.exp(rnd() * 3)).sort((a, b) => a - b);
     // Exact CDF at every distinct value, as the endpoint documents.
     const points: [number, number][] = values.map((v, i) => [v, (i + 1) / values.length]);

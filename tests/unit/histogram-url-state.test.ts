@@ -2,7 +2,7 @@
 // unchanged after a reload, and a hand-edited URL must not break the page.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_VIEW, readView, writeView, type ViewState } from "../../client/src/histogram/url-state.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 describe("histogram URL state", () => {
   it("a newcomer's URL is just the range, and reads back as the defaults", () => {
@@ -35,7 +35,7 @@ describe("histogram URL state", () => {
   });
 
   it("round-trips random views", () => {
-    const rnd = prng(7);
+    const rnd = mulberry32(7);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
     for (let i = 0; i < 200; i++) {
       const from = 1_600_000_000_000 + Math.floor(rnd() * 1e10);

@@ -15,7 +15,7 @@ import type { Store } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { ROLLUP_RELATIVE_ERROR } from "../../shared/rollup.js";
 import { tempDir } from "../../testkit/server-process.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 
 const DAY = 86_400_000;
@@ -45,7 +45,7 @@ beforeAll(async () => {
   pool = openReadPool(dbPath, sqliteDb(store));
   rollups = openQueries({ readPool: pool, rawKeptFromMs: () => 0 }, "rollups");
   raw = openQueries({ readPool: pool, rawKeptFromMs: () => 0 }, "raw");
-  const rand = prng(4242);
+  const rand = mulberry32(4242);
   for (const [k, clientId] of ["client_a", "client_b", "client_c"].entries()) {
     const samples: Sample[] = [];
     for (let seq = 0; seq < 8000; seq++) {

@@ -21,7 +21,7 @@ import { RAW_SAMPLES_V6_DDL } from "../../server/store/sqlite/migrations/v6-rows
 import { blockStore } from "../../server/store/sqlite/block-writer.js";
 import { INSERT_RAW } from "../../server/store/sqlite/migrations/v6-rows.js";
 import { RAW_COLUMNS } from "../../server/store/logical-row.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { openSqlitePageReader } from "../../server/store/sqlite/page-reader.js";
 import { pageReaderOver } from "../../server/store/postgres/page-reader.js";
 import type { RawSampleRow } from "../../server/store/page-reader.js";
@@ -104,7 +104,7 @@ const EDGES: Row[] = [
 ];
 
 function generated(n: number): Row[] {
-  const rand = prng(7);
+  const rand = mulberry32(7);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const maybe = (v: number) => (rand() < 0.3 ? null : v);
   const rows: Row[] = [];

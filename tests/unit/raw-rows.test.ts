@@ -14,7 +14,7 @@ import { sampleWhere, type SampleFilter } from "../../server/store/sample-filter
 import type { Sample } from "../../shared/contract/index.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
 
 const T0 = Date.UTC(2026, 10, 26, 11, 58);
@@ -67,7 +67,7 @@ function samples(rand: () => number, n: number): Sample[] {
 }
 
 const write = batchWriter(db, new Codes(db));
-const rand = prng(26);
+const rand = mulberry32(26);
 write(
   ["client_rows_a", "client_rows_b"].map((clientId, k) => ({
     batch: { clientId, sessionId: `session_rows_${k}`, samples: samples(rand, 600) },

@@ -15,7 +15,7 @@ import {
 } from "../../server/store/rollup-batch.js";
 import { bucketEndMs, LEVEL_MS, TOTAL_LEVEL } from "../../server/store/rollup-class.js";
 import { record } from "../../shared/rollup.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 const T0 = Date.UTC(2026, 10, 1);
 
@@ -45,7 +45,7 @@ function plain(rows: readonly RollupRow[]): Map<string, RollupCell> {
 }
 
 function rows(n: number, seed: number): RollupRow[] {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   return Array.from({ length: n }, (): RollupRow => {
     const outcome = rand() < 0.9 ? 0 : Math.floor(rand() * 4);
     const series = 1 + Math.floor(rand() * 13);

@@ -25,7 +25,7 @@ import {
   type Rollup,
 } from "../../shared/rollup.js";
 import { percentileSorted } from "../../shared/stats.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 const PERCENTILES = [0.1, 1, 10, 25, 50, 75, 90, 99, 99.9, 99.99, 100];
 
@@ -56,7 +56,7 @@ function expectWithinBound(values: number[]): void {
   }
 }
 
-const rand = prng(7);
+const rand = mulberry32(7);
 const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 const us = (ms: number) => Math.max(0, Math.round(ms * 1000));
 
@@ -309,7 +309,7 @@ describe("the stored forms", () => {
     expect(ordered(decoded(blob).back)).toEqual(ordered(r));
   });
   it("sparse rollups, as a 5-minute row of one client holds, take under two thirds of the legacy bytes", () => {
-    const random = prng(13);
+    const random = mulberry32(13);
     let compact = 0;
     let legacy = 0;
     for (let k = 0; k < 2_000; k++) {

@@ -2,10 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { Pace } from "../../server/store/pace.js";
 import { RUN, slicedSort } from "../../server/query/sliced-sort.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 describe("slicedSort", () => {
-  const rand = prng(7);
+  const rand = mulberry32(7);
   const sizes = [0, 1, 2, RUN - 1, RUN, RUN + 1, 2 * RUN, 3 * RUN + 17, 5 * RUN - 3, 100_003];
   it.each(sizes)("sorts %i values like the native sort", async (n) => {
     // Heavy ties and a planted tail, like latencies rounded to the microsecond.

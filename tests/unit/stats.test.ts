@@ -2,7 +2,7 @@
 // reference on random data whose tail we planted ourselves.
 import { describe, expect, it } from "vitest";
 import { nearestRank, percentileSorted, samplesNeededFor, summarize } from "../../shared/stats.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 
 /** The textbook definition, written independently: smallest value with at least p% of values ≤ it. */
 function bruteForcePercentile(values: number[], p: number): number {
@@ -20,7 +20,7 @@ const FAR_TAIL_SHARE = 0.003;
 const NEAR_TAIL_SHARE = 0.017;
 
 function plantedTail(n: number, seed: number): number[] {
-  const r = prng(seed);
+  const r = mulberry32(seed);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const base = 20 + r() * 10; // body: 20-30 ms

@@ -15,7 +15,7 @@ import { SessionOwnerError } from "../../server/store/errors.js";
 import type { Sample, SampleBatch } from "../../shared/contract/index.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 } from "../../shared/prng.js";
 import { tempDir } from "../../testkit/server-process.js";
 
 const T0 = Date.UTC(2026, 9, 1, 23, 58); // batches cross a 5-minute, hour and day boundary
@@ -68,7 +68,7 @@ function samples(rand: () => number, seq0: number, n: number, target = "A"): Sam
 
 /** Several clients and sessions, batches interleaved, one redelivered in part. */
 function someBatches(): SampleBatch[] {
-  const rand = prng(7);
+  const rand = mulberry32(7);
   const out: SampleBatch[] = [];
   for (let round = 0; round < 4; round++)
     for (const c of ["alpha", "beta", "gamma"])
@@ -118,7 +118,7 @@ describe("group commit", () => {
   });
 
   it("a refused batch leaves the others of its group stored, and adds nothing to the rollups", () => {
-    const rand = prng(11);
+    const rand = mulberry32(11);
     const good1: SampleBatch = { clientId: "client_alpha", sessionId: "session_alpha", samples: samples(rand, 0, 40) };
     // Another client's batch under alpha's session, with a target no one has used yet: refused, its new code undone.
     const refused: SampleBatch = {
@@ -146,7 +146,7 @@ describe("group commit", () => {
   });
 
   it("a group whose rollup write fails stores none of its batches, and the next group is written whole", () => {
-    const rand = prng(13);
+    const rand = mulberry32(13);
     const good: SampleBatch = { clientId: "client_alpha", sessionId: "session_alpha", samples: samples(rand, 0, 30) };
     const poison: SampleBatch = {
       clientId: "client_poison",

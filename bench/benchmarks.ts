@@ -1,0 +1,25 @@
+// The benchmarks `npm run bench` runs, in the order its table prints them.
+import type { Benchmark } from "./result.js";
+
+/** Every benchmark, in the order the table prints them. Loaded lazily, so `-- NAME` loads one. */
+export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
+  "echo-overhead": () => import("./echo-overhead.js"),
+  "ws-echo-overhead": () => import("./ws-echo-overhead.js"),
+  "chart-queries": () => import("./chart-queries.js"),
+  "disk-real-rate": () => import("./disk-real-rate.js"),
+  "metrics-scrape": () => import("./metrics-scrape.js"),
+  "query-stall": () => import("./query-stall.js"),
+  "ingest-rate": () => import("./ingest-rate.js"),
+  "ingest-stall": () => import("./ingest-stall.js"),
+  "raw-layout": () => import("./raw-layout.js"),
+  "postgres-store": () => import("./postgres-store.js"),
+  capacity: () => import("./capacity.js"),
+  "histogram-page": () => import("./histogram-page.js"),
+  "baselines-loopback": () => import("./baselines-loopback.js"),
+  "baselines-browser": () => import("./baselines-browser.js"),
+  "ping-fanout": () => import("./ping-fanout.js"),
+  "bare-page": () => import("./bare-page.js"),
+};
+
+/** The benchmarks with a long part (`npm run bench -- long` runs these). */
+export const LONG_BENCHMARKS = ["capacity", "bare-page"] as const;
