@@ -29,6 +29,7 @@ export const EXPORT_COLUMNS = [
   "minrtt",
   "serverLagMs",
   "serverMs",
+  "reportInFlight",
 ] as const;
 
 type Cell = string | number | boolean | null;
@@ -63,6 +64,7 @@ export function exportCells(r: RawSampleRow): Cell[] {
     r[16],
     r[17],
     r[18],
+    flag(f, FLAG.reportInFlight),
   ];
 }
 

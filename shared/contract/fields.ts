@@ -5,6 +5,14 @@ import { z } from "../zod.js";
 
 /** Any latency above this (ms) is a bug, not a measurement: one day. */
 export const LATENCY_MS_MAX = 86_400_000;
+/**
+ * Both stores keep every duration as whole µs; SQLite's raw blocks take
+ * integers within ±2^52 (server/store/raw-block.ts), so a duration the
+ * contract accepts stays below 2^52 µs (142 years).
+ */
+export const STORED_US_MAX = 2 ** 52;
+/** How long a page may have been hidden when it sent a probe (ms): as much as the stores keep. */
+export const HIDDEN_MS_MAX = Math.floor(STORED_US_MAX / 1000);
 /** Epoch-ms bounds: 2001-09-09 .. 2286-11-20, catches seconds-vs-ms mix-ups. */
 export const EPOCH_MS_MIN = 1_000_000_000_000;
 export const EPOCH_MS_MAX = 9_999_999_999_999;

@@ -6,7 +6,7 @@
 import { BEST2_LEGS, METHODS, OUTCOMES } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
 import { fail, ok, type Result } from "../result.js";
-import { EPOCH_MS_MAX, EPOCH_MS_MIN, LATENCY_MS_MAX } from "./fields.js";
+import { EPOCH_MS_MAX, EPOCH_MS_MIN, HIDDEN_MS_MAX, LATENCY_MS_MAX } from "./fields.js";
 import { REASON_UNKNOWN_ERROR, SAMPLE_REASONS } from "./reasons.js";
 import type { Sample } from "./samples.js";
 
@@ -54,7 +54,7 @@ const FIELDS = new Map<string, { required: boolean; check: Check }>([
   ["lateMs", { required: false, check: latency }],
   ["visibleAtSend", { required: false, check: bool }],
   ["visibleAtReply", { required: false, check: bool }],
-  ["hiddenMs", { required: false, check: range(0, Number.MAX_SAFE_INTEGER, false) }],
+  ["hiddenMs", { required: false, check: range(0, HIDDEN_MS_MAX, false) }],
   ["froze", { required: false, check: bool }],
   ["fresh", { required: false, check: bool }],
   ["serverLagMs", { required: false, check: latency }],

@@ -3,7 +3,7 @@
 import { BEST2_LEGS, METHODS, OUTCOMES } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
 import { z } from "../zod.js";
-import { count, epochMs, latencyMs, token } from "./fields.js";
+import { count, epochMs, HIDDEN_MS_MAX, latencyMs, token } from "./fields.js";
 import { sampleReasonSchema } from "./reasons.js";
 
 /** Largest batch one POST /api/samples may carry. */
@@ -47,7 +47,7 @@ export const sampleSchema = z
     visibleAtSend: z.optional(z.boolean()),
     visibleAtReply: z.optional(z.boolean()),
     /** How long the page had been hidden when the probe was sent (ms, 0 if visible). */
-    hiddenMs: z.optional(z.number().check(z.minimum(0), z.maximum(Number.MAX_SAFE_INTEGER))),
+    hiddenMs: z.optional(z.number().check(z.minimum(0), z.maximum(HIDDEN_MS_MAX))),
     /** The page was frozen (or the machine asleep) between send and reply. */
     froze: z.optional(z.boolean()),
     /** First sample on a new connection (WebSocket reconnect, new TCP connection for HTTP). */
