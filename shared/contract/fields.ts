@@ -17,6 +17,16 @@ export const HIDDEN_MS_MAX = Math.floor(STORED_US_MAX / 1000);
 export const EPOCH_MS_MIN = 1_000_000_000_000;
 export const EPOCH_MS_MAX = 9_999_999_999_999;
 
+/**
+ * A UTF-16 surrogate without its other half: JSON can carry one ("\ud800"),
+ * UTF-8 cannot (SQLite would keep invalid bytes, PostgreSQL replaces or
+ * refuses them). With the u flag a well-formed pair is one code point, so
+ * only a lone half matches.
+ */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+/** Text both stores keep as sent: no lone surrogate. */
+export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text);
+
 /** A time (epoch ms, integer) as the page or a server sends it. */
 export const epochMs = z.int().check(z.minimum(EPOCH_MS_MIN), z.maximum(EPOCH_MS_MAX));
 /** A latency (ms) as measured. */

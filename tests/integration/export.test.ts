@@ -39,7 +39,7 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
     },
     { seq: 1, t: T0 + 1000, method: "xhr", target: "B", ms: 300, outcome: "ok", fresh: true },
     { seq: 2, t: T0 + 2000, method: "ws", target: "A", ms: 5000, outcome: "timeout" },
-    { seq: 3, t: T0 + 3000, method: "jsonp", target: "A", ms: null, outcome: "error", reason: "http-5xx" },
+    { seq: 3, t: T0 + 3000, method: "xhr", target: "A", ms: null, outcome: "error", reason: "http-5xx" },
     { seq: 4, t: T0 + 4000, method: "ws", target: "A", ms: 0.4, outcome: "ok" },
     { seq: 5, t: T0 + 5000, method: "ws", target: "A", ms: 2, outcome: "ok" },
     { seq: 6, t: T0 + 6000, method: "ping", target: "A", ms: 31, outcome: "ok" },
