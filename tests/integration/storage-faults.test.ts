@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { WRITER_BUSY_TIMEOUT_MS } from "../../server/store/store.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { documentedBusyWaitMs, documentedRetryAfterS } from "../helpers/storage-doc.js";
 import { runCli, tempDir } from "../../testkit/server-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
@@ -47,25 +48,6 @@ function post() {
     }),
   });
 }
-const SECURITY_DOC = fs.readFileSync(path.resolve("docs/security.md"), "utf8");
-/** docs/security.md's storage-fault table: each row's codes (`SQLITE_IOERR*` as a prefix) and its Retry-After (s). */
-const FAULT_ROWS = [...SECURITY_DOC.matchAll(/^\| (`SQLITE_[^|]+)\|[^|]*\| (\d+) s \|$/gm)].map((m) => ({
-  codes: [...m[1]!.matchAll(/`(SQLITE_[A-Z_]+)(\*?)`/g)].map((c) => ({ name: c[1]!, prefix: c[2] === "*" })),
-  retryAfterS: Number(m[2]),
-}));
-/** The Retry-After docs/security.md gives for an SQLite code. */
-function documentedRetryAfterS(code: string): number {
-  const row = FAULT_ROWS.find((r) => r.codes.some((c) => (c.prefix ? code.startsWith(c.name) : code === c.name)));
-  expect(row, `docs/security.md's storage-fault table names ${code}`).toBeDefined();
-  return row!.retryAfterS;
-}
-/** How long docs/security.md says the writer waits for a lock before answering 503 (ms). */
-function documentedBusyWaitMs(): number {
-  const m = /after the writer thread has waited (\d+) s for the lock/.exec(SECURITY_DOC);
-  expect(m, "docs/security.md says how long a locked database is waited for").not.toBeNull();
-  return Number(m![1]) * 1000;
-}
-
 const stored = () =>
   (loadSampleTables(sqliteDb(server.store)).prepare("SELECT COUNT(*) AS n FROM samples").get() as { n: number }).n;
 
