@@ -125,6 +125,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     nowMs,
     admit: budgets.admitIngest,
     storage,
+    trustedProxies: proxies,
     clients,
     rules: sampleRules({
       nowMs,

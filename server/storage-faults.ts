@@ -31,7 +31,7 @@ const RETRY_AFTER_S: Record<StorageFaultKind, number> = {
 const ADVICE: Record<StorageFaultKind, string> = {
   full: "the disk is full: free space (or lower the raw retention); ingest resumes by itself",
   "read-only": "the database file or its folder is read-only: make them writable; ingest resumes by itself",
-  busy: "another process holds a lock on the database: stop it (tailprobe never waits on a lock)",
+  busy: "another process holds a lock on the database: stop it (tailprobe's writer waits 1 s for a lock, its event loop never)",
   corrupt:
     "the database file is damaged or not a tailprobe database: move it aside and restart to begin a new one, or restore a backup",
   unreachable:

@@ -72,3 +72,13 @@ export function isValidJsonpCallback(name: unknown): name is string {
 export function best2Target(wsServer: string, jsonpServer: string): string {
   return `${wsServer}+${jsonpServer}`;
 }
+
+export function isServerName(name: string): boolean {
+  return SERVER_NAME_PATTERN.test(name);
+}
+
+/** "A+B": two server names, the best-of-two race's WebSocket leg's then its JSONP leg's (best2Target). */
+export function isBest2Target(target: string): boolean {
+  const plus = target.indexOf("+");
+  return plus > 0 && isServerName(target.slice(0, plus)) && isServerName(target.slice(plus + 1));
+}

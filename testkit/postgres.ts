@@ -93,11 +93,21 @@ async function canConnect(port: number): Promise<boolean> {
   });
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+export interface StartPostgresOptions {
+  /**
+   * A directory (writable by the cluster's user) for the data directory
+   * instead of the temporary one, e.g. a small file system a test fills;
+   * the WAL stays in the temporary directory, so a full disk fails writes
+   * with SQLSTATE 53100 rather than stopping the server.
+   */
+  dataParent?: string;
+}
+
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (bin === null) throw new Error(POSTGRES_MISSING);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-pg-"));
-  const data = path.join(dir, "data");
+  const data = path.join(options.dataParent ?? dir, "data");
   const pwfile = path.join(dir, "pw");
   const password = randomBytes(12).toString("hex");
   fs.writeFileSync(pwfile, password, { mode: 0o600 });
@@ -108,6 +118,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       throw new Error(`user ${RUN_AS_USER} is missing (Debian's postgresql package creates it)`);
     fs.chownSync(dir, uid, gid);
     fs.chownSync(pwfile, uid, gid);
+    if (options.dataParent !== undefined) fs.chownSync(options.dataParent, uid, gid);
   }
   run(path.join(bin, "initdb"), [
     "-D",
@@ -120,6 +131,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     "UTF8",
     "--locale=C",
     "--no-sync",
+    ...(options.dataParent === undefined ? [] : [`--waldir=${path.join(dir, "wal")}`]),
   ]);
   fs.rmSync(pwfile);
   const port = await freePort();
@@ -187,6 +199,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     async stop() {
       await stopServer();
       fs.rmSync(dir, { recursive: true, force: true });
+      if (options.dataParent !== undefined) fs.rmSync(data, { recursive: true, force: true });
     },
   };
 }

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Router } from "express";
 import type { SampleRules } from "../ingest/read-batch.js";
+import type { TrustedProxies } from "../client-address.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { StorageHealth } from "../storage-faults.js";
 import { SessionOwnerError } from "../store/errors.js";
@@ -34,6 +35,8 @@ export interface IngestOptions {
   clients: ClientDirectory;
   /** Storage faults become 503 + Retry-After: the page keeps its samples and retries. */
   storage: StorageHealth;
+  /** The proxies (--trust-proxy) whose X-Forwarded-Proto names the page's scheme. */
+  trustedProxies: TrustedProxies;
 }
 
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -92,7 +95,8 @@ function isPlainReport(req: IncomingMessage): boolean {
  */
 export function ingestRawPath(store: Store, o: IngestOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
-    if (req.method !== "POST" || req.url !== PATH || !isSameOrigin(req) || !isPlainReport(req)) return false;
+    if (req.method !== "POST" || req.url !== PATH || !isSameOrigin(req, o.trustedProxies) || !isPlainReport(req))
+      return false;
     if (!o.admit(req, res)) return true;
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -117,7 +121,7 @@ export function ingestRouter(store: Store, o: IngestOptions): Router {
   const router = express.Router();
   router.post(
     PATH,
-    sameOriginOnly(),
+    sameOriginOnly(o.trustedProxies),
     // Before the body is read: a refused client costs no parsing.
     admitting(o.admit),
     // The bytes only: JSON.parse is the store's reader's (sendBeacon posts text/plain, read as JSON too).

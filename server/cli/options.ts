@@ -125,10 +125,13 @@ const SERVE_EXAMPLES = [
 ];
 
 export function serveHelp(): string {
-  const lines = Object.entries(SERVE_FLAGS).map(([flag, spec]) => {
+  const heads = Object.entries(SERVE_FLAGS).map(([flag, spec]) => {
     const arg = spec.type === "string" ? ` ${FLAG_ARGS[flag] ?? "VALUE"}` : "";
-    return `  --${flag}${arg}`.padEnd(28) + spec.help;
+    return [`  --${flag}${arg}`, spec.help] as const;
   });
+  // The help text starts two spaces after the longest flag (a fixed column ran into it).
+  const column = Math.max(...heads.map(([head]) => head.length)) + 2;
+  const lines = heads.map(([head, help]) => head.padEnd(column) + help);
   return [
     "Usage: tailprobe serve [flags]",
     "",

@@ -95,7 +95,9 @@ export function readBatch(body: Uint8Array, rules: SampleRules): BatchReading {
     return { ok: false, refusal: { code: "BAD_JSON", error: "body is not valid JSON" } };
   }
   const envelope = parseWith(sampleBatchEnvelopeSchema, json);
-  if (!envelope.ok) return { ok: false, refusal: { code: "INVALID_BATCH", error: envelope.error } };
+  // Capped as a refused sample's error is: an unknown key's name is echoed in the message, and may be most of the body.
+  if (!envelope.ok)
+    return { ok: false, refusal: { code: "INVALID_BATCH", error: envelope.error.slice(0, REJECTED_ERROR_CHARS_MAX) } };
   const { samples, rejected } = parseSamples(envelope.value.samples, sampleCheck(rules));
   if (rejected.length > 0) {
     const first = rejected[0]!;

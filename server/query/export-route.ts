@@ -1,5 +1,6 @@
 // GET /api/samples.csv and GET /api/samples.ndjson: every sample the
-// /api/stats filters select, a header line then one line per sample, streamed
+// /api/stats filters select, one line per sample (the CSV after its column
+// line), what the file holds in the response headers, streamed
 // page by page: a page is written only when the socket has drained the last
 // one (backpressure), and a client that hangs up stops the reading.
 import express, { type Response, type Router } from "express";
@@ -8,24 +9,20 @@ import { parseFilterQuery } from "../api/filter-query.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import type { Store } from "../store/store.js";
-import { CSV_HEADER, csvLine, ndjsonHeader, ndjsonLine } from "./sample-export.js";
+import { CSV_HEADER, csvLine, exportHeaders, ndjsonLine } from "./sample-export.js";
 import type { RawSampleRow } from "../store/page-reader.js";
 
 interface Format {
   contentType: string;
   extension: string;
-  header(f: SampleFilter): string;
+  /** What precedes the samples: the CSV's column line; nothing for NDJSON, whose lines are records only. */
+  header: string;
   line(r: RawSampleRow): string;
 }
 
 const FORMATS: Record<"csv" | "ndjson", Format> = {
-  csv: { contentType: "text/csv; charset=utf-8", extension: "csv", header: () => CSV_HEADER, line: csvLine },
-  ndjson: {
-    contentType: "application/x-ndjson; charset=utf-8",
-    extension: "ndjson",
-    header: (f) => ndjsonHeader(f.fromMs, f.toMs),
-    line: ndjsonLine,
-  },
+  csv: { contentType: "text/csv; charset=utf-8", extension: "csv", header: CSV_HEADER, line: csvLine },
+  ndjson: { contentType: "application/x-ndjson; charset=utf-8", extension: "ndjson", header: "", line: ndjsonLine },
 };
 
 /** Resolves true once `res` can take more, false if the client went away first. */
@@ -61,8 +58,9 @@ async function stream(
       "Content-Type": format.contentType,
       "Cache-Control": "no-store",
       "Content-Disposition": `inline; filename="tailprobe-samples-${filter.fromMs}-${filter.toMs}.${format.extension}"`,
+      ...exportHeaders(filter.fromMs, filter.toMs),
     });
-    res.write(format.header(filter));
+    if (format.header !== "") res.write(format.header);
     for (; next.done !== true; next = await pages.next()) {
       const page = next.value;
       // Asked now, not remembered from the last write: the socket may have drained while the page was read.

@@ -29,6 +29,7 @@ export const EXPORT_COLUMNS = [
   "minrtt",
   "serverLagMs",
   "serverMs",
+  "reportInFlight",
 ] as const;
 
 type Cell = string | number | boolean | null;
@@ -63,6 +64,7 @@ export function exportCells(r: RawSampleRow): Cell[] {
     r[16],
     r[17],
     r[18],
+    flag(f, FLAG.reportInFlight),
   ];
 }
 
@@ -79,9 +81,18 @@ export function csvLine(r: RawSampleRow): string {
   return `${exportCells(r).map(csvField).join(",")}\n`;
 }
 
-/** The NDJSON header line: what the file is, its range, and its columns. */
-export function ndjsonHeader(fromMs: number, toMs: number): string {
-  return `${JSON.stringify({ tailprobe: "samples", version: 1, from: fromMs, to: toMs, columns: EXPORT_COLUMNS })}\n`;
+/**
+ * What an export holds, in its response headers: an NDJSON body is records
+ * only (one sample a line, as jq and pandas read NDJSON), so the range and
+ * columns travel beside it, for the CSV too.
+ */
+export function exportHeaders(fromMs: number, toMs: number): Record<string, string> {
+  return {
+    "Tailprobe-Export": "samples; version=1",
+    "Tailprobe-From": String(fromMs),
+    "Tailprobe-To": String(toMs),
+    "Tailprobe-Columns": EXPORT_COLUMNS.join(","),
+  };
 }
 
 export function ndjsonLine(r: RawSampleRow): string {

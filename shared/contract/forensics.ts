@@ -36,7 +36,14 @@ export const attributionQuerySchema = z
     msMin: z.optional(queryMs),
     msMax: z.optional(queryMs),
   })
-  .check(z.refine((q) => q.method?.length === 1 && q.target?.length === 1, "name exactly one method and one target"));
+  .check(
+    z.refine((q) => q.method?.length === 1 && q.target?.length === 1, "name exactly one method and one target"),
+    // [msMin, msMax) holds nothing otherwise: a 200 with no sample would say the cell was empty.
+    z.refine(
+      (q) => q.msMin === undefined || q.msMax === undefined || q.msMin < q.msMax,
+      "msMin must be below msMax: the cell is [msMin, msMax)",
+    ),
+  );
 export type AttributionQuery = z.infer<typeof attributionQuerySchema>;
 
 export const compareQuerySchema = z.strictObject({

@@ -9,6 +9,7 @@ export * from "./parse.js";
 export * from "./query-string.js";
 export * from "./reasons.js";
 export * from "./samples.js";
+export * from "./sample-pairs.js";
 export * from "./config.js";
 export * from "./ws.js";
 export * from "./stats.js";

@@ -6,8 +6,24 @@ import { TARGET_PATTERN } from "../names.js";
 import { z } from "../zod.js";
 import { token } from "./fields.js";
 
-/** Query-string integer: "123" → 123; anything else is an error. */
-export const queryInt = z.pipe(z.string().check(z.regex(/^-?\d{1,16}$/, "must be an integer")), z.transform(Number));
+const SAFE_INTEGER_ERROR = "must be an integer within ±2^53 (9007199254740991)";
+
+/** A query string's digits as a number, or undefined past 2^53, where a number would round silently. */
+const safeInteger = (digits: string): number | undefined => {
+  const n = Number(digits);
+  return Number.isSafeInteger(n) ? n : undefined;
+};
+
+/** Query-string integer: "123" → 123; anything else, or a magnitude past 2^53, is an error. */
+export const queryInt = z.pipe(
+  z.string().check(z.regex(/^-?\d{1,16}$/, "must be an integer")),
+  z.transform((digits: string, ctx) => {
+    const n = safeInteger(digits);
+    if (n !== undefined) return n;
+    ctx.issues.push({ code: "custom", input: digits, message: SAFE_INTEGER_ERROR });
+    return z.NEVER;
+  }),
+);
 
 /** Query-string integer within bounds. */
 export const queryIntIn = (min: number, max: number) => z.pipe(queryInt, z.int().check(z.minimum(min), z.maximum(max)));
@@ -47,15 +63,17 @@ const excludeWindows = z.pipe(
     for (const part of s.split(",")) {
       if (part === "") continue;
       const m = /^(\d{1,16})-(\d{1,16})$/.exec(part);
-      if (!m || Number(m[1]) > Number(m[2])) {
+      const fromMs = m ? safeInteger(m[1]!) : undefined;
+      const toMs = m ? safeInteger(m[2]!) : undefined;
+      if (fromMs === undefined || toMs === undefined || fromMs > toMs) {
         ctx.issues.push({
           code: "custom",
           input: s,
-          message: `exclude window "${part.slice(0, 40)}" is not FROM-TO in epoch ms`,
+          message: `exclude window "${part.slice(0, 40)}" is not FROM-TO in epoch ms (each within 2^53)`,
         });
         return z.NEVER;
       }
-      out.push({ fromMs: Number(m[1]), toMs: Number(m[2]) });
+      out.push({ fromMs, toMs });
     }
     if (out.length > 20) {
       ctx.issues.push({ code: "custom", input: s, message: "at most 20 exclude windows" });

@@ -6,8 +6,9 @@
 import { BEST2_LEGS, METHODS, OUTCOMES } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
 import { fail, ok, type Result } from "../result.js";
-import { EPOCH_MS_MAX, EPOCH_MS_MIN, LATENCY_MS_MAX } from "./fields.js";
+import { EPOCH_MS_MAX, EPOCH_MS_MIN, HIDDEN_MS_MAX, LATENCY_MS_MAX } from "./fields.js";
 import { REASON_UNKNOWN_ERROR, SAMPLE_REASONS } from "./reasons.js";
+import { samplePairProblem } from "./sample-pairs.js";
 import type { Sample } from "./samples.js";
 
 type Check = (v: unknown) => string | undefined;
@@ -54,7 +55,7 @@ const FIELDS = new Map<string, { required: boolean; check: Check }>([
   ["lateMs", { required: false, check: latency }],
   ["visibleAtSend", { required: false, check: bool }],
   ["visibleAtReply", { required: false, check: bool }],
-  ["hiddenMs", { required: false, check: range(0, Number.MAX_SAFE_INTEGER, false) }],
+  ["hiddenMs", { required: false, check: range(0, HIDDEN_MS_MAX, false) }],
   ["froze", { required: false, check: bool }],
   ["fresh", { required: false, check: bool }],
   ["serverLagMs", { required: false, check: latency }],
@@ -62,16 +63,6 @@ const FIELDS = new Map<string, { required: boolean; check: Check }>([
   ["reportInFlight", { required: false, check: bool }],
 ]);
 const REQUIRED = [...FIELDS].filter(([, f]) => f.required).map(([name]) => name);
-
-/** The relations between fields that sampleSchema's refinement states. */
-function relations(s: Sample): string | undefined {
-  if (s.outcome === "ok" && s.ms === null) return "an ok sample needs ms";
-  if ((s.outcome === "error" || s.outcome === "skipped") && s.ms !== null) return `a ${s.outcome} sample has ms null`;
-  if (s.method !== "best2" && (s.winner !== undefined || s.otherMs !== undefined || s.otherOutcome !== undefined))
-    return "winner/otherMs/otherOutcome belong to best2 samples";
-  if (s.minrtt !== undefined && s.method !== "tcprtt") return "minrtt belongs to tcprtt samples";
-  return undefined;
-}
 
 /**
  * One sample as parsed JSON, read against the contract: the sample itself
@@ -91,6 +82,6 @@ export function readSample(input: unknown): Result<Sample> {
   }
   for (const key of REQUIRED) if (!Object.hasOwn(record, key)) return fail(`${key}: required`);
   const sample = input as Sample;
-  const problem = relations(sample);
+  const problem = samplePairProblem(sample);
   return problem === undefined ? ok(sample) : fail(problem);
 }

@@ -3,8 +3,9 @@
 import { BEST2_LEGS, METHODS, OUTCOMES } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
 import { z } from "../zod.js";
-import { count, epochMs, latencyMs, token } from "./fields.js";
+import { count, epochMs, HIDDEN_MS_MAX, isWellFormed, latencyMs, token } from "./fields.js";
 import { sampleReasonSchema } from "./reasons.js";
+import { samplePairProblem } from "./sample-pairs.js";
 
 /** Largest batch one POST /api/samples may carry. */
 export const BATCH_SAMPLES_MAX = 1000;
@@ -47,7 +48,7 @@ export const sampleSchema = z
     visibleAtSend: z.optional(z.boolean()),
     visibleAtReply: z.optional(z.boolean()),
     /** How long the page had been hidden when the probe was sent (ms, 0 if visible). */
-    hiddenMs: z.optional(z.number().check(z.minimum(0), z.maximum(Number.MAX_SAFE_INTEGER))),
+    hiddenMs: z.optional(z.number().check(z.minimum(0), z.maximum(HIDDEN_MS_MAX))),
     /** The page was frozen (or the machine asleep) between send and reply. */
     froze: z.optional(z.boolean()),
     /** First sample on a new connection (WebSocket reconnect, new TCP connection for HTTP). */
@@ -68,13 +69,8 @@ export const sampleSchema = z
   })
   .check(
     z.superRefine((s, ctx) => {
-      if (s.outcome === "ok" && s.ms === null) ctx.addIssue({ code: "custom", message: "an ok sample needs ms" });
-      if ((s.outcome === "error" || s.outcome === "skipped") && s.ms !== null)
-        ctx.addIssue({ code: "custom", message: `a ${s.outcome} sample has ms null` });
-      if (s.method !== "best2" && (s.winner !== undefined || s.otherMs !== undefined || s.otherOutcome !== undefined))
-        ctx.addIssue({ code: "custom", message: "winner/otherMs/otherOutcome belong to best2 samples" });
-      if (s.minrtt !== undefined && s.method !== "tcprtt")
-        ctx.addIssue({ code: "custom", message: "minrtt belongs to tcprtt samples" });
+      const problem = samplePairProblem(s);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
     }),
   );
 export type Sample = z.infer<typeof sampleSchema>;
@@ -83,7 +79,12 @@ export type Sample = z.infer<typeof sampleSchema>;
 const batchEnvelopeShape = {
   clientId: token,
   sessionId: token,
-  label: z.optional(z.string().check(z.maxLength(LABEL_CHARS_MAX))),
+  /** Shown on the pages and stored as text: well-formed Unicode (no lone surrogate, which neither store keeps as sent). */
+  label: z.optional(
+    z
+      .string()
+      .check(z.maxLength(LABEL_CHARS_MAX), z.refine(isWellFormed, "not well-formed Unicode (a lone surrogate)")),
+  ),
   /**
    * The smallest step of performance.now() the session's page measured (ms):
    * 0.005 when cross-origin isolated, 0.1 otherwise in Chromium. Every

@@ -82,6 +82,96 @@ describe("Content-Security-Policy", () => {
     await page.close();
   });
 
+  it("connect-src and worker-src: only A and its peer B are reached, only the page's own scripts run as workers", {
+    timeout: 60_000,
+  }, async () => {
+    // A third tailprobe server, answering anyone (CORS *), that is no peer of A: the policy alone must keep the page from it.
+    const c = await startServerProcess(["--name", "C", "--no-ping"]);
+    try {
+      expect((await fetch(`${c.url}/echo`)).status).toBe(200);
+      const res = await fetch(`${a.url}/`);
+      const directives = new Map(
+        res.headers
+          .get("content-security-policy")!
+          .split("; ")
+          .map((d) => [d.split(" ")[0]!, d.split(" ").slice(1)] as const),
+      );
+      await res.text();
+      const [aHost, bOrigin] = [new URL(a.url).host, new URL(b.url).origin];
+      expect(directives.get("connect-src")!.sort()).toEqual(
+        ["'self'", `ws://${aHost}`, bOrigin, bOrigin.replace(/^http/, "ws")].sort(),
+      );
+      expect(directives.get("worker-src")).toEqual(["'self'"]);
+
+      const page = await browser().context.newPage();
+      const violations = await watchViolations(page);
+      await page.goto(`${a.url}/`);
+      await page.waitForFunction(() => (window as unknown as { tailprobe?: object }).tailprobe !== undefined);
+      const outcome = await page.evaluate(
+        async ({ b, c }) => {
+          const tryFetch = (url: string) =>
+            fetch(url).then(
+              (r) => `status ${r.status}`,
+              () => "refused",
+            );
+          const trySocket = (url: string) =>
+            new Promise<string>((resolve) => {
+              try {
+                const ws = new WebSocket(url);
+                ws.onopen = () => {
+                  ws.close();
+                  resolve("open");
+                };
+                ws.onerror = () => resolve("refused");
+              } catch {
+                resolve("refused");
+              }
+            });
+          const tryWorker = (url: string) =>
+            new Promise<string>((resolve) => {
+              try {
+                const w = new Worker(url);
+                w.onmessage = () => {
+                  w.terminate();
+                  resolve("ran");
+                };
+                w.onerror = () => resolve("refused");
+                setTimeout(() => resolve("silent"), 2000);
+              } catch {
+                resolve("refused");
+              }
+            });
+          return {
+            fetchPeer: await tryFetch(`${b}/echo`),
+            fetchOther: await tryFetch(`${c}/echo`),
+            socketPeer: await trySocket(`${b.replace(/^http/, "ws")}/ws`),
+            socketOther: await trySocket(`${c.replace(/^http/, "ws")}/ws`),
+            workerBlob: await tryWorker(URL.createObjectURL(new Blob(["postMessage(1)"], { type: "text/javascript" }))),
+            workerData: await tryWorker("data:text/javascript,postMessage(1)"),
+          };
+        },
+        { b: b.url, c: c.url },
+      );
+      expect(outcome).toEqual({
+        fetchPeer: "status 200",
+        fetchOther: "refused",
+        socketPeer: "open",
+        socketOther: "refused",
+        workerBlob: "refused",
+        workerData: "refused",
+      });
+      const seen = await violations();
+      expect(seen.filter((v) => v.startsWith("connect-src")).length).toBeGreaterThanOrEqual(2);
+      expect(seen.some((v) => v.startsWith("connect-src") && v.includes(new URL(c.url).host))).toBe(true);
+      expect(seen.filter((v) => v.startsWith("worker-src")).length).toBeGreaterThanOrEqual(1);
+      // No violation event blocked the peer (the console's messages quote the whole policy, B included).
+      expect(seen.filter((v) => /^[a-z]+-src /.test(v) && v.includes(new URL(b.url).host))).toEqual([]);
+      await page.close();
+    } finally {
+      await c.stop();
+    }
+  });
+
   it("the histogram page renders with no violation, and a hostile label stays text", { timeout: 60_000 }, async () => {
     const page = await browser().context.newPage();
     const violations = await watchViolations(page);

@@ -55,10 +55,23 @@ const JSONP_SLOTS = 2;
  * cap releases once the race is decided, are each gone by their timeout (one a tick).
  */
 const JSONP_GLOBALS_MAX = OUTSTANDING_PER_SLOT_MAX * JSONP_SLOTS + Math.ceil(TIMEOUT_MS / INTERVAL_MS);
-/** Samples the page takes per tick with one server: xhr, jsonp, ws and best of two. */
-const SAMPLES_PER_TICK = 4;
-/** Backlog growth allowed (samples per tick): the outbox must deliver at least 3/4 of what the page takes. */
-const PENDING_PER_TICK_MAX = SAMPLES_PER_TICK / 4;
+/**
+ * The outbox's backlog may grow by this share of what the page takes, both
+ * measured in the run (the backlog's fitted slope over the samples taken per
+ * tick): the outbox delivers at least 98 % of it. At 1 Hz and 4 samples a
+ * tick, 2 % fills the outbox's 500,000 rows in 72 days; the old bound, a
+ * sample a tick (25 %), filled it in six, and passed with a quarter stored.
+ */
+const BACKLOG_SHARE_MAX = 0.02;
+/**
+ * TAILPROBE_PLANT_REGRESSION=1 plants one the bound above must catch and the
+ * old one (a sample a tick) did not: every report (POST /api/samples) is held
+ * 0.8 s in the browser, so the outbox, one report of 500 samples in flight at
+ * a time, falls behind the 400 samples a second the page takes by about a
+ * tenth. The test must then fail.
+ */
+const PLANT = process.env.TAILPROBE_PLANT_REGRESSION === "1";
+const PLANTED_REPORT_DELAY_MS = 800;
 /** Chrome's default Resource Timing buffer; the prober clears it every tick. */
 const RESOURCE_ENTRIES_MAX = 250;
 
@@ -77,6 +90,8 @@ interface Footprint {
   jsonpScripts: number;
   resources: number;
   pending: number;
+  /** Samples the page has taken (emitted) so far. */
+  sent: number;
 }
 
 /**
@@ -125,6 +140,7 @@ async function footprint(page: Page, cdp: CDPSession): Promise<Footprint> {
     listeners: dom.jsEventListeners,
     ...inPage,
     pending: state.outbox.pending,
+    sent: state.sent,
   };
 }
 
@@ -138,6 +154,11 @@ describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
       String(TIMEOUT_MS),
     ]);
     const page = await browser().context.newPage();
+    if (PLANT)
+      await page.route("**/api/samples", async (route) => {
+        await sleep(PLANTED_REPORT_DELAY_MS);
+        await route.continue();
+      });
     const { sessionId } = await openProbePage(page, `${server.url}/`);
     const cdp = await browser().context.newCDPSession(page);
     await page.waitForFunction(
@@ -157,6 +178,8 @@ describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
     const end = series[series.length - 1]!;
     const heapSlope = slope(series.map((f) => ({ x: f.ticks, y: f.heapBytes })));
     const pendingSlope = slope(series.map((f) => ({ x: f.ticks, y: f.pending })));
+    // What the page took per tick in this run: the baseline the backlog's growth is judged against.
+    const takenPerTick = (end.sent - start.sent) / (end.ticks - start.ticks);
     const listenersSlope = slope(series.map((f) => ({ x: f.ticks, y: f.listeners })));
     const seconds = (Date.now() - startedAt) / 1000;
     const mb = (b: number) => (b / 1024 / 1024).toFixed(2);
@@ -165,7 +188,7 @@ describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
         `document nodes ${start.documentNodes} → ${end.documentNodes}, live DOM nodes ≤ ${Math.max(...series.map((f) => f.nodes))}, listeners ${start.listeners} → ${end.listeners} (slope ${listenersSlope.toFixed(4)}/tick, bound ${LISTENERS_PER_TICK_MAX}), globals ${start.globals} → ${end.globals}, ` +
         `resource entries ≤ ${Math.max(...series.map((f) => f.resources))}, outbox pending ≤ ${Math.max(...series.map((f) => f.pending))}, ` +
         `JSONP callbacks in flight ≤ ${Math.max(...series.map((f) => f.jsonpGlobals))} (bound ${JSONP_GLOBALS_MAX}); ` +
-        `backlog slope ${pendingSlope.toFixed(3)} samples/tick (bound ${PENDING_PER_TICK_MAX}); heap slope ${heapSlope.toFixed(1)} B/tick (bound ${HEAP_BYTES_PER_TICK_MAX.toFixed(1)}: ${mb(heapSlope * TICKS_PER_WEEK)} MB a week at 1 Hz)\n` +
+        `backlog slope ${pendingSlope.toFixed(3)} samples/tick of ${takenPerTick.toFixed(2)} taken (${((100 * pendingSlope) / takenPerTick).toFixed(2)} %, bound ${100 * BACKLOG_SHARE_MAX} %); heap slope ${heapSlope.toFixed(1)} B/tick (bound ${HEAP_BYTES_PER_TICK_MAX.toFixed(1)}: ${mb(heapSlope * TICKS_PER_WEEK)} MB a week at 1 Hz)\n` +
         series
           .map(
             (f) =>
@@ -190,12 +213,23 @@ describe(`soak: ${SOAK_TICKS} ticks at ${INTERVAL_MS} ms`, () => {
       expect(f.jsonpGlobals, "JSONP callbacks in flight").toBeLessThanOrEqual(JSONP_GLOBALS_MAX);
     }
     for (const f of series) expect(f.resources).toBeLessThanOrEqual(RESOURCE_ENTRIES_MAX);
-    // The outbox kept up: its backlog does not grow with the ticks. (How
-    // large it swings depends on the machine's load: 8,000 samples were
-    // seen with one core busy, a few hundred idle; a speed, for benchmarks.)
-    expect(pendingSlope, "outbox backlog growth (samples per tick)").toBeLessThan(PENDING_PER_TICK_MAX);
-    // And the samples did go home.
-    expect(readSession(server.dbPath, sessionId).length).toBeGreaterThan(SOAK_TICKS);
+    // The outbox kept up: its backlog does not grow with the ticks, against what the
+    // page took. (How large it swings depends on the machine's load: 8,000 samples
+    // were seen with one core busy, a few hundred idle; a speed, for benchmarks.)
+    expect(takenPerTick, "samples taken per tick").toBeGreaterThan(3);
+    expect(pendingSlope / takenPerTick, "outbox backlog growth, share of what the page takes").toBeLessThan(
+      BACKLOG_SHARE_MAX,
+    );
+    // And the samples did go home: everything taken by now is stored or still in the
+    // outbox (read first: what it delivers meanwhile is stored by the time the database is read),
+    // and the server refused none.
+    const final = await debugState(page);
+    const stored = readSession(server.dbPath, sessionId).length;
+    console.log(
+      `soak: ${stored} stored, ${final.outbox.pending} pending of ${final.sent} taken; ${JSON.stringify(final.outbox)}`,
+    );
+    expect(stored + final.outbox.pending).toBeGreaterThanOrEqual(final.sent);
+    expect([final.outbox.rejected, final.outbox.dropped]).toEqual([0, 0]);
     await page.close();
   });
 });

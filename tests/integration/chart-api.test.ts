@@ -270,6 +270,11 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       ["bucketMs under a second", "/api/timeseries?bucketMs=10"],
       ["a parameter twice", `/api/histogram?from=${T0}&from=${T0}`],
       ["clients takes no parameters", "/api/clients?from=1"],
+      // Past 2^53 a number rounds silently (-9999999999999999 reads as -10000000000000000).
+      ["from beyond 2^53", "/api/stats?from=-9999999999999999"],
+      ["to beyond 2^53", "/api/histogram?to=9007199254740993"],
+      ["an exclude window beyond 2^53", "/api/stats?exclude=0-9999999999999999"],
+      ["maxLateMs beyond 2^53", "/api/stats?maxLateMs=9999999999999999"],
     ];
     it.each(BAD)("%s → 400 INVALID_QUERY", async (_name, url) => {
       const body = await get<{ error: string; code: string }>(url, 400);

@@ -122,6 +122,16 @@ async function runSnippet(cmd: string, ext: string, code: string, tail: string):
   return out.slice(at + MARK.length).trim();
 }
 
+/** Runs a shell snippet with the doc's host replaced; resolves with its standard output. */
+async function runShell(code: string): Promise<string> {
+  expect(code).toContain(DOC_HOST);
+  const { stdout } = await promisify(execFile)("sh", ["-c", code.replaceAll(DOC_HOST, server.url)], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return stdout;
+}
+
 describe("docs/api.md examples against a real export", () => {
   it("the export's columns are the ones docs/api.md lists, in order", () => {
     const para = DOC.slice(DOC.indexOf("Columns, named as in the [sample batch]"));
@@ -152,6 +162,29 @@ describe("docs/api.md examples against a real export", () => {
       const sorted = [...okMs.get(`${r.method} ${r.target}`)!].sort((a, b) => a - b);
       expect(median).toBeCloseTo((sorted[N / 2 - 1]! + sorted[N / 2]!) / 2, 9);
     }
+  });
+
+  it("jq: the NDJSON example prints the failed and skipped samples, nothing else", async () => {
+    const code = docBlock("NDJSON reads line by line", "sh");
+    const printed = (await runShell(code)).trim().split("\n");
+    const failed = printed.map((l) => JSON.parse(l) as { seq: number; outcome: string });
+    expect(failed.map((r) => r.outcome).sort()).toEqual(["error", "skipped", "timeout"]);
+    expect(failed.every((r) => Number.isInteger(r.seq))).toBe(true);
+  });
+
+  it("pandas: read_json(lines=True) reads one row per sample with the export's columns", async () => {
+    const code = docBlock("NDJSON reads line by line", "python");
+    const out = await runSnippet(
+      testPython(),
+      "py",
+      code,
+      [
+        "import json",
+        `print(${JSON.stringify(MARK)} + json.dumps({"rows": len(df), "columns": list(df.columns), "failed": int((df["outcome"] != "ok").sum())}))`,
+      ].join("\n"),
+    );
+    const got = JSON.parse(out) as { rows: number; columns: string[]; failed: number };
+    expect(got).toEqual({ rows: 3 * N + 3, columns: [...EXPORT_COLUMNS], failed: 3 });
   });
 
   it.skipIf(!rscript && !inCi)(

@@ -39,7 +39,7 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
     },
     { seq: 1, t: T0 + 1000, method: "xhr", target: "B", ms: 300, outcome: "ok", fresh: true },
     { seq: 2, t: T0 + 2000, method: "ws", target: "A", ms: 5000, outcome: "timeout" },
-    { seq: 3, t: T0 + 3000, method: "jsonp", target: "A", ms: null, outcome: "error", reason: "http-5xx" },
+    { seq: 3, t: T0 + 3000, method: "xhr", target: "A", ms: null, outcome: "error", reason: "http-5xx" },
     { seq: 4, t: T0 + 4000, method: "ws", target: "A", ms: 0.4, outcome: "ok" },
     { seq: 5, t: T0 + 5000, method: "ws", target: "A", ms: 2, outcome: "ok" },
     { seq: 6, t: T0 + 6000, method: "ping", target: "A", ms: 31, outcome: "ok" },
@@ -160,22 +160,23 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
   });
 
   describe("GET /api/samples.ndjson", () => {
-    it("a header object, then one object per sample", async () => {
+    it("one object per sample and nothing else, each with the export's columns; what the file is in its headers", async () => {
       const res = await fetch(`${server.url}/api/samples.ndjson?${range}`);
       expect(res.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
-      const lines = (await res.text())
-        .trim()
+      expect(res.headers.get("tailprobe-export")).toBe("samples; version=1");
+      expect(res.headers.get("tailprobe-from")).toBe(String(T0 - 1));
+      expect(res.headers.get("tailprobe-to")).toBe(String(T0 + 60_000));
+      expect(res.headers.get("tailprobe-columns")).toBe(EXPORT_COLUMNS.join(","));
+      const text = await res.text();
+      expect(text.endsWith("\n")).toBe(true);
+      const lines = text
+        .slice(0, -1)
         .split("\n")
         .map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(lines[0]).toEqual({
-        tailprobe: "samples",
-        version: 1,
-        from: T0 - 1,
-        to: T0 + 60_000,
-        columns: [...EXPORT_COLUMNS],
-      });
-      expect(lines).toHaveLength(samples.length + 1);
-      expect(lines[1]).toMatchObject({
+      expect(lines).toHaveLength(samples.length);
+      for (const line of lines) expect(Object.keys(line)).toEqual([...EXPORT_COLUMNS]);
+      expect(lines.map((l) => l.seq)).toEqual(samples.map((s) => s.seq));
+      expect(lines[0]).toMatchObject({
         t: T0,
         method: "xhr",
         ms: 12.5,
@@ -184,7 +185,16 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
         froze: null,
         serverMs: 0.25,
       });
-      expect(lines[3]).toMatchObject({ method: "ws", ms: 5000, outcome: "timeout" });
+      expect(lines[2]).toMatchObject({ method: "ws", ms: 5000, outcome: "timeout" });
+    });
+
+    it("an empty selection is an empty body; the CSV keeps its column line", async () => {
+      const ndjson = await fetch(`${server.url}/api/samples.ndjson?${range}&client=c-nobody`);
+      expect(ndjson.headers.get("tailprobe-columns")).toBe(EXPORT_COLUMNS.join(","));
+      expect(await ndjson.text()).toBe("");
+      const csv = await fetch(`${server.url}/api/samples.csv?${range}&client=c-nobody`);
+      expect(csv.headers.get("tailprobe-export")).toBe("samples; version=1");
+      expect(await csv.text()).toBe(`${EXPORT_COLUMNS.join(",")}\n`);
     });
   });
 

@@ -143,9 +143,24 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ code: "INVALID_QUERY" });
     });
+
+    it.each([
+      ["msMin above msMax", "msMin=50&msMax=10", /msMin/],
+      ["an empty cell, msMin = msMax", "msMin=10&msMax=10", /msMin/],
+    ])("refuses %s with 400 rather than a null sample", async (_what, q, message) => {
+      const res = await fetch(`${server.url}/api/attribution?${range}&method=xhr&target=B&${q}`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: "INVALID_QUERY", error: expect.stringMatching(message) });
+    });
   });
 
   describe("GET /api/compare", () => {
+    it("refuses a time beyond 2^53 rather than rounding it", async () => {
+      const res = await fetch(`${server.url}/api/compare?${range}&a=ws@A&b=xhr@A&aFrom=-9999999999999999`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: "INVALID_QUERY", error: expect.stringMatching(/aFrom/) });
+    });
+
     it("WebSocket against XHR to A: faster, with intervals, a p-value and a sentence", async () => {
       const c = await get<CompareResponse>(`/api/compare?${range}&a=ws@A&b=xhr@A`);
       expect(c.a).toMatchObject({ label: "WebSocket to A", count: TICKS });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
 import { RAW_DAYS_DEFAULT } from "../../server/store/retention.js";
 import { SAMPLE_REASONS, sampleRefusalSchema } from "../../shared/contract/index.js";
+import { reasonPairs } from "../../shared/contract/sample-pairs.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
@@ -80,8 +81,14 @@ describe("deployment checks on ingest", () => {
     expect(await res.json()).toEqual({ accepted: 1, duplicates: 0 });
   });
 
-  it("accepts every reason of the vocabulary, and stores it as sent", async () => {
-    const res = await post(SAMPLE_REASONS.map((reason, seq) => sample(seq, { ms: null, outcome: "error", reason })));
+  it("accepts every reason of the vocabulary on a sample that carries it, and stores it as sent", async () => {
+    const res = await post(
+      SAMPLE_REASONS.map((reason, seq) => {
+        const { method, outcome } = reasonPairs(reason)[0]!;
+        const ms = outcome === "error" || outcome === "skipped" ? null : 3;
+        return sample(seq, { method, target: method === "best2" ? "A+B" : "A", ms, outcome, reason });
+      }),
+    );
     expect(res.status).toBe(200);
     const rows = loadSampleTables(sqliteDb(server.store))
       .prepare(

@@ -54,6 +54,7 @@ beforeAll(async () => {
     rules: () => ({ oldestMs: 0, newestMs: Date.now() + 86_400_000, rawDays: 30, targets: ["A"] }),
     clients: createClientDirectory(Buffer.alloc(32, 1), () => []),
     storage: storageHealth("test.db", () => {}),
+    trustedProxies: null,
   };
   const app = express();
   app.use(ingestRouter(store, o));

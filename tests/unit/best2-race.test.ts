@@ -3,6 +3,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { ProbeResult } from "../../client/src/probe/probe-result.js";
 import type { WsChannel } from "../../client/src/probe/ws-channel.js";
+import { readSample } from "../../shared/contract/sample-reader.js";
 
 interface Leg {
   promise: Promise<ProbeResult>;
@@ -135,5 +136,46 @@ describe("raceBest2", () => {
     expect(sent).toEqual(["ws"]);
     wsLeg.settle("ok", 2);
     expect(await race.done).toMatchObject({ outcome: "ok", winner: "ws", otherOutcome: "error" });
+  });
+
+  // Every ending of the two legs, as prober.ts turns a race into a sample: the contract accepts each.
+  const WS_ENDS: [ProbeResult["outcome"], ProbeResult["reason"]][] = [
+    ["ok", undefined],
+    ["timeout", undefined],
+    ["error", "ws-connecting"],
+    ["error", "ws-closed"],
+    ["error", "ws-connect-timeout"],
+    ["error", "ws-stale"],
+  ];
+  const JSONP_ENDS: [ProbeResult["outcome"], ProbeResult["reason"]][] = [
+    ["ok", undefined],
+    ["timeout", undefined],
+    ["error", "network"],
+    ["error", "no-callback"],
+  ];
+  it.each(
+    WS_ENDS.flatMap((w) =>
+      [...JSONP_ENDS, null].flatMap((j) => [true, false].map((wsFirst) => [w, j, wsFirst] as const)),
+    ),
+  )("ws %j, jsonp %j (null: blocked), ws first %s: a sample the contract accepts", async (w, j, wsFirst) => {
+    const race = raceBest2(channel, j === null ? null : "http://b.test", 5000);
+    const settleWs = () => wsLeg.settle(w[0], wsFirst ? 2 : 4, w[1]);
+    if (wsFirst || j === null) settleWs();
+    if (j !== null) jsonpLeg.settle(j[0], wsFirst ? 4 : 2, j[1]);
+    if (!wsFirst && j !== null) settleWs();
+    const r = await race.done;
+    const sample = {
+      seq: 1,
+      t: 1_763_000_000_000,
+      method: "best2",
+      target: "A+B",
+      ms: r.ms,
+      outcome: r.outcome,
+      otherMs: r.otherMs,
+      otherOutcome: r.otherOutcome,
+      ...(r.winner !== undefined ? { winner: r.winner } : {}),
+      ...(r.reason !== undefined ? { reason: r.reason } : {}),
+    };
+    expect(readSample(sample)).toEqual({ ok: true, value: sample });
   });
 });

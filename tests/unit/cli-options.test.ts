@@ -21,49 +21,86 @@ describe("tailprobe serve flags", () => {
     });
   });
 
-  it("parses every flag", () => {
-    const r = parseServeArgs([
-      "--port",
-      "9000",
-      "--host",
-      "0.0.0.0",
-      "--name",
-      "B",
-      "--db",
-      "/tmp/x.db",
-      "--peer",
-      "http://b.example:8080/",
-      "--peer",
-      "C=https://c.example",
-      "--interval-ms",
-      "500",
-      "--timeout-ms",
-      "2000",
-      "--tls-cert",
-      "c.pem",
-      "--tls-key",
-      "k.pem",
-      "--trust-proxy",
-      "--no-ping",
-    ]);
-    expect(r.ok).toBe(true);
+  /**
+   * Every flag of SERVE_FLAGS, given on its own with a value other than its
+   * default, and what it sets: each must land in the options, none may be left out.
+   */
+  const EVERY_FLAG: Record<keyof typeof SERVE_FLAGS, [string[], Record<string, unknown>]> = {
+    port: [["--port", "9000"], { port: 9000 }],
+    host: [["--host", "0.0.0.0"], { host: "0.0.0.0" }],
+    name: [["--name", "B"], { name: "B" }],
+    db: [["--db", "/tmp/x.db"], { dbPath: "/tmp/x.db" }],
+    peer: [
+      ["--peer", "http://b.example:8080/", "--peer", "C=https://c.example"],
+      {
+        peers: [
+          { url: "http://b.example:8080", name: undefined },
+          { url: "https://c.example", name: "C" },
+        ],
+      },
+    ],
+    "interval-ms": [["--interval-ms", "500"], { intervalMs: 500 }],
+    "timeout-ms": [["--timeout-ms", "2000"], { timeoutMs: 2000 }],
+    "tls-cert": [["--tls-cert", "c.pem", "--tls-key", "k.pem"], { tlsCertPath: "c.pem", tlsKeyPath: "k.pem" }],
+    "tls-key": [["--tls-key", "k2.pem", "--tls-cert", "c2.pem"], { tlsKeyPath: "k2.pem", tlsCertPath: "c2.pem" }],
+    "trust-proxy": [["--trust-proxy"], { trustProxy: true, proxyAddresses: [] }],
+    "proxy-address": [["--proxy-address", "10.0.0.5"], { trustProxy: true, proxyAddresses: ["10.0.0.5"] }],
+    "no-ping": [["--no-ping"], { ping: false }],
+    "ping-command": [["--ping-command", "/opt/ping"], { pingCommand: "/opt/ping" }],
+    "no-rate-limit": [["--no-rate-limit"], { limits: expect.objectContaining({ rateLimit: false }) }],
+    "echo-rate": [["--echo-rate", "7"], { limits: expect.objectContaining({ echoPerSecond: 7 }) }],
+    "ingest-rate": [["--ingest-rate", "3"], { limits: expect.objectContaining({ ingestPerSecond: 3 }) }],
+    "ws-per-address": [["--ws-per-address", "5"], { limits: expect.objectContaining({ wsPerAddress: 5 }) }],
+    "connections-per-address": [
+      ["--connections-per-address", "9"],
+      { limits: expect.objectContaining({ connectionsPerAddress: 9 }) },
+    ],
+    "max-connections": [["--max-connections", "99"], { limits: expect.objectContaining({ connectionsMax: 99 }) }],
+    "headers-timeout-ms": [
+      ["--headers-timeout-ms", "2500"],
+      { limits: expect.objectContaining({ headersTimeoutMs: 2500 }) },
+    ],
+    "request-timeout-ms": [
+      ["--request-timeout-ms", "45000"],
+      { limits: expect.objectContaining({ requestTimeoutMs: 45_000 }) },
+    ],
+    "ws-heartbeat-ms": [["--ws-heartbeat-ms", "1500"], { limits: expect.objectContaining({ wsHeartbeatMs: 1500 }) }],
+    "ping-processes": [["--ping-processes", "4"], { limits: expect.objectContaining({ pingProcessesMax: 4 }) }],
+    "admin-token": [["--admin-token", "a-token-of-24-characters"], { adminToken: "a-token-of-24-characters" }],
+    "raw-days": [["--raw-days", "7"], { rawDays: 7 }],
+    "rollup-days": [["--rollup-days", "90"], { rollupDays: 90 }],
+    help: [["--help"], {}],
+  };
+
+  it("the table below names every flag", () => {
+    expect(Object.keys(EVERY_FLAG).sort()).toEqual(Object.keys(SERVE_FLAGS).sort());
+  });
+
+  it.each(Object.entries(EVERY_FLAG).filter(([flag]) => flag !== "help"))(
+    "parses --%s into the options, away from its default",
+    (_flag, [argv, expected]) => {
+      const defaults = parseServeArgs([], {});
+      const r = parseServeArgs(argv, {});
+      expect(r).toEqual({ ok: true, value: expect.objectContaining(expected) });
+      // The value given is not what the options hold without the flag: the flag did something.
+      expect(defaults).not.toEqual({ ok: true, value: expect.objectContaining(expected) });
+    },
+  );
+
+  it("parses every flag at once", () => {
+    const all = Object.entries(EVERY_FLAG)
+      .filter(([flag]) => flag !== "help" && flag !== "tls-key" && flag !== "trust-proxy")
+      .flatMap(([, [argv]]) => argv);
+    const r = parseServeArgs(all, {});
+    expect(r.ok, r.ok ? "" : r.error).toBe(true);
     if (!r.ok || r.value === "help") return;
-    expect(r.value).toMatchObject({
-      port: 9000,
-      host: "0.0.0.0",
-      name: "B",
-      dbPath: "/tmp/x.db",
-      intervalMs: 500,
-      timeoutMs: 2000,
-      tlsCertPath: "c.pem",
-      tlsKeyPath: "k.pem",
-      trustProxy: true,
-      ping: false,
-    });
-    expect(r.value.peers).toEqual([
-      { url: "http://b.example:8080", name: undefined },
-      { url: "https://c.example", name: "C" },
-    ]);
+    for (const [flag, [, expected]] of Object.entries(EVERY_FLAG)) {
+      if (flag === "help" || flag === "tls-key" || flag === "trust-proxy") continue;
+      expect(r.value, flag).toEqual(
+        expect.objectContaining(flag === "proxy-address" ? { proxyAddresses: ["10.0.0.5"] } : expected),
+      );
+    }
+    expect(parseServeArgs(["--help"], {})).toEqual({ ok: true, value: "help" });
   });
 
   it("--raw-days and --rollup-days bound storage: defaults 30 and 400, rollups kept at least as long as raw samples", () => {
@@ -113,10 +150,17 @@ describe("tailprobe serve flags", () => {
     if (!r.ok) expect(r.error).toMatch(message);
   });
 
-  it("documents every flag in --help", () => {
-    expect(parseServeArgs(["--help"])).toEqual({ ok: true, value: "help" });
-    const help = serveHelp();
-    for (const flag of Object.keys(SERVE_FLAGS)) expect(help).toContain(`--${flag}`);
+  it("--help gives every flag a line: its argument if it takes one, then two spaces at least, then what it does", () => {
+    const lines = serveHelp().split("\n");
+    for (const [flag, spec] of Object.entries(SERVE_FLAGS)) {
+      const line = lines.find((l) => l.startsWith(`  --${flag} `));
+      expect(line, `--${flag}`).toBeDefined();
+      // "  --flag ARG   help": the flag, one argument word for a value flag, a gap, the help text.
+      const m = /^ {2}--(\S+)(?: (\S+))? {2,}(\S.*)$/.exec(line!);
+      expect(m, `--${flag}'s line: '${line}'`).not.toBeNull();
+      expect(m![2] !== undefined, `--${flag} shows an argument`).toBe(spec.type === "string");
+      expect(m![3]).toBe(spec.help);
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { parseWith, sampleSchema } from "../../shared/contract/index.js";
 import { EPOCH_MS_MAX, EPOCH_MS_MIN, LATENCY_MS_MAX } from "../../shared/contract/fields.js";
 import { SAMPLE_REASONS } from "../../shared/contract/reasons.js";
 import { readSample } from "../../shared/contract/sample-reader.js";
+import { REASON_USES } from "../../shared/contract/sample-pairs.js";
 import { BEST2_LEGS, METHODS, OUTCOMES } from "../../shared/methods.js";
 
 const FIELDS = [
@@ -78,20 +79,22 @@ const anyValue = fc.oneof(
   fc.constantFrom<unknown>(...METHODS, ...OUTCOMES, ...BEST2_LEGS, ...SAMPLE_REASONS),
 );
 
-/** A sample the contract accepts, of any method and outcome. */
+/** A sample the contract accepts, of any method and outcome: its fields as they go together (sample-pairs.ts). */
 const validSample = fc
   .record({
     seq: fc.integer({ min: 0, max: 1e9 }),
-    t: fc.integer({ min: EPOCH_MS_MIN, max: EPOCH_MS_MAX }),
+    // Up to 5 ms short of the bound: a tick may fire up to 5 ms early, so scheduledT may be t + 5.
+    t: fc.integer({ min: EPOCH_MS_MIN + 1000, max: EPOCH_MS_MAX - 5 }),
     method: fc.constantFrom(...METHODS),
-    target: fc.constantFrom("A", "B", "A+B", "eu-west.1"),
+    server: fc.constantFrom("A", "B", "eu-west.1"),
     outcome: fc.constantFrom(...OUTCOMES),
     ms: fc.double({ min: 0, max: LATENCY_MS_MAX, noNaN: true }),
+    reasonPick: fc.nat(),
+    schedule: fc.option(
+      fc.record({ dueBeforeMs: fc.integer({ min: -5, max: 1000 }), timed: fc.boolean() }, { requiredKeys: [] }),
+    ),
     optional: fc.record(
       {
-        scheduledT: fc.integer({ min: EPOCH_MS_MIN, max: EPOCH_MS_MAX }),
-        reason: fc.constantFrom(...SAMPLE_REASONS),
-        lateMs: fc.double({ min: 0, max: 1000, noNaN: true }),
         visibleAtSend: fc.boolean(),
         visibleAtReply: fc.boolean(),
         hiddenMs: fc.integer({ min: 0, max: 1e7 }),
@@ -103,23 +106,40 @@ const validSample = fc
       },
       { requiredKeys: [] },
     ),
-    race: fc.record(
-      {
-        winner: fc.constantFrom(...BEST2_LEGS),
-        otherMs: fc.option(fc.double({ min: 0, max: 5000, noNaN: true })),
-        otherOutcome: fc.constantFrom(...OUTCOMES),
-      },
-      { requiredKeys: [] },
-    ),
+    race: fc.record({
+      winner: fc.constantFrom(...BEST2_LEGS),
+      otherMs: fc.double({ min: 0, max: 5000, noNaN: true }),
+      otherOutcome: fc.constantFrom("ok", "timeout", "error"),
+    }),
     minrtt: fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: undefined }),
   })
-  .map(({ optional, race, minrtt, ...s }) => ({
-    ...s,
-    ms: s.outcome === "error" || s.outcome === "skipped" ? null : s.ms,
-    ...optional,
-    ...(s.method === "best2" ? race : {}),
-    ...(s.method === "tcprtt" && minrtt !== undefined ? { minrtt } : {}),
-  }));
+  .map(({ server, reasonPick, schedule, optional, race, minrtt, ...s }) => {
+    const reasons = REASON_USES[s.method][s.outcome];
+    const reason =
+      reasonPick % (reasons.length + 1) === reasons.length ? undefined : reasons[reasonPick % (reasons.length + 1)];
+    const otherOk = race.otherOutcome === "ok" && (s.outcome !== "ok" || reason === undefined);
+    return {
+      ...s,
+      target: s.method === "best2" ? `${server}+A` : server,
+      ms: s.outcome === "error" || s.outcome === "skipped" ? null : s.ms,
+      ...(reason === undefined ? {} : { reason }),
+      ...(schedule === null
+        ? {}
+        : {
+            scheduledT: s.t - (schedule.dueBeforeMs ?? 0),
+            ...(schedule.timed === true ? { lateMs: Math.max(0, schedule.dueBeforeMs ?? 0) } : {}),
+          }),
+      ...optional,
+      ...(s.method === "best2"
+        ? {
+            ...(s.outcome === "ok" ? { winner: race.winner } : {}),
+            otherOutcome: otherOk ? "ok" : race.otherOutcome === "ok" ? "error" : race.otherOutcome,
+            otherMs: otherOk ? race.otherMs : null,
+          }
+        : {}),
+      ...(s.method === "tcprtt" && minrtt !== undefined ? { minrtt } : {}),
+    };
+  });
 
 /** A sample with one field changed, added or removed, or not an object at all. */
 const mutatedSample = fc.oneof(

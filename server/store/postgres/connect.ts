@@ -11,6 +11,18 @@ export const READ_CONNECTIONS_MAX = READERS_MAX;
 export const CONNECT_TIMEOUT_S = 5;
 /** Idle connections are closed after this long (s). */
 const IDLE_TIMEOUT_S = 60;
+/**
+ * Longest wait before a connection is tried again after one failed (s),
+ * jittered down to half. postgres.js's default grows with every failure to
+ * 20 s (3^n / 100): a 20 s outage then left writes waiting 4-15 s for their
+ * 503 and the first write after the restart up to 20 s for its connection.
+ * A failed attempt against a stopped or restarting server costs a refused
+ * TCP connect, so retrying this often is cheap for PostgreSQL and keeps the
+ * promise of docs/deployment.md: 503 within a second while the database is
+ * away, the first 200 within two once it accepts connections again.
+ */
+export const RECONNECT_DELAY_S_MAX = 0.5;
+const reconnectDelayS = () => RECONNECT_DELAY_S_MAX * (0.5 + Math.random() / 2);
 
 /**
  * int8 and numeric as JS numbers: every stored integer (epoch ms, µs,
@@ -23,6 +35,7 @@ export function connect(url: string, max: number): postgres.Sql {
     max,
     connect_timeout: CONNECT_TIMEOUT_S,
     idle_timeout: IDLE_TIMEOUT_S,
+    backoff: reconnectDelayS,
     onnotice: () => {},
     types: {
       int8: { to: 20, from: [20], serialize: (x: number) => String(x), parse: asNumber },
