@@ -143,6 +143,8 @@ describe("a version 2 database", () => {
       `upgrading database schema 6 → 7: 50000 / ${N} samples (82 %)`,
       `upgrading database schema 6 → 7: ${N} / ${N} samples (100 %)`,
       "upgraded database schema 6 → 7",
+      expect.stringMatching(/^upgrading database schema 7 → 8: indexing \d+ raw blocks by session and seq$/),
+      "upgraded database schema 7 → 8",
       expect.stringMatching(/^compacting the database file after the upgrade: \d+ MB, of which \d+ MB free$/),
       expect.stringMatching(/^compacted the database file: \d+ MB$/),
     ]);
@@ -158,11 +160,14 @@ describe("a version 2 database", () => {
     expect(back).toEqual(want);
   });
 
-  it("keeps raw samples in blocks keyed by time, with no second index and no old table left", () => {
+  it("keeps raw samples in blocks keyed by time, indexed by session and seq, and no old table left", () => {
     const objects = store.db
       .prepare("SELECT type, name FROM sqlite_master WHERE tbl_name LIKE 'raw_%' ORDER BY name")
       .all();
-    expect(objects).toEqual([{ type: "table", name: "raw_blocks" }]);
+    expect(objects).toEqual([
+      { type: "table", name: "raw_blocks" },
+      { type: "index", name: "raw_blocks_session_seq" },
+    ]);
     const pk = (store.db.prepare("PRAGMA table_info(raw_blocks)").all() as { name: string; pk: number }[])
       .filter((c) => c.pk > 0)
       .sort((a, b) => a.pk - b.pk)

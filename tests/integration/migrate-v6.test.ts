@@ -81,16 +81,18 @@ describe("a version 6 database", () => {
   const store = openStore(dbPath, { log: (l) => lines.push(l) });
   afterAll(() => store.close());
 
-  it("is upgraded to version 7 with progress lines", () => {
+  it("is upgraded to the current version with progress lines", () => {
     expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
       value: String(SCHEMA_VERSION),
     });
-    expect(SCHEMA_VERSION).toBe(7);
-    expect(lines.slice(0, 4)).toEqual([
+    expect(SCHEMA_VERSION).toBe(8);
+    expect(lines.slice(0, 6)).toEqual([
       `upgrading database schema 6 → 7: ${N + 1} samples into blocks`,
       `upgrading database schema 6 → 7: 50000 / ${N + 1} samples (96 %)`,
       `upgrading database schema 6 → 7: ${N + 1} / ${N + 1} samples (100 %)`,
       "upgraded database schema 6 → 7",
+      expect.stringMatching(/^upgrading database schema 7 → 8: indexing \d+ raw blocks by session and seq$/),
+      "upgraded database schema 7 → 8",
     ]);
   });
 
