@@ -10,13 +10,13 @@ import { setVersion, type SqliteStep } from "./step.js";
 export const v7ToV8: SqliteStep = {
   from: 7,
   to: 8,
-  run(db, log) {
+  run(db, u) {
     const { n } = db.prepare("SELECT count(*) AS n FROM raw_blocks").get() as { n: number };
-    log(`upgrading database schema 7 → 8: indexing ${n} raw blocks by session and seq`);
+    u.log(`upgrading database schema 7 → 8: indexing ${n} raw blocks by session and seq`);
     db.transaction(() => {
       db.exec(RAW_BLOCKS_SEQ_INDEX_DDL);
       setVersion(db, 8);
     })();
-    log("upgraded database schema 7 → 8");
+    u.log("upgraded database schema 7 → 8");
   },
 };
