@@ -191,7 +191,8 @@ async function make(spec: FixtureSpec, pg: () => Promise<TestPostgres>): Promise
 
 const names = process.argv.slice(2);
 const chosen = names.length === 0 ? FIXTURES : FIXTURES.filter((f) => names.includes(f.name));
-let cluster: Promise<TestPostgres> | null = null;
+/** The throwaway cluster, started by the first postgres-* fixture. */
+const pg: { cluster: Promise<TestPostgres> | null } = { cluster: null };
 try {
   for (const spec of chosen) {
     console.log(`${spec.name}: ${spec.engine} version ${spec.version} as commit ${spec.commit} wrote it`);
@@ -199,11 +200,11 @@ try {
     const manifest: Record<string, ManifestEntry> = fs.existsSync(file)
       ? JSON.parse(fs.readFileSync(file, "utf8"))
       : {};
-    const entry = await make(spec, () => (cluster ??= startPostgres()));
+    const entry = await make(spec, () => (pg.cluster ??= startPostgres()));
     manifest[`v${spec.version}`] = entry;
     fs.writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
     console.log(`  refused ${JSON.stringify(entry.refused)}, redeliveries ${JSON.stringify(entry.redeliveries)}`);
   }
 } finally {
-  if (cluster !== null) await (await cluster).stop();
+  if (pg.cluster !== null) await (await pg.cluster).stop();
 }
