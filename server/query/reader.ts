@@ -17,7 +17,8 @@ import type { ReadPool } from "../store/read-pool.js";
 import { seriesWanted, type SampleFilter } from "../store/sample-filter.js";
 import { decompose, RAW, runsOf, spansOf, type Piece } from "./plan.js";
 import { TCP_MIN_RTT_SERIES } from "../../shared/contract/index.js";
-import { DenseRollup, mergeInto, record, type Rollup } from "../../shared/rollup.js";
+import { DenseRollup } from "../../shared/dense-rollup.js";
+import { mergeInto, record, type Rollup } from "../../shared/rollup.js";
 
 export interface SeriesInfo {
   id: number;

@@ -1,16 +1,8 @@
 // Rollups gathered from the rows of one write (an ingest batch, a migration
 // chunk, the edges of a query), keyed by (level, bucket start, series,
 // client, class), then merged into the rollups table in the same transaction.
-import {
-  bucketIndex,
-  emptyRollup,
-  encodeMerged,
-  encodeRollup,
-  mergeEncoded,
-  mergeInto,
-  recordInBucket,
-  type Rollup,
-} from "../../shared/rollup.js";
+import { bucketIndex, emptyRollup, mergeInto, recordInBucket, type Rollup } from "../../shared/rollup.js";
+import { encodeMerged, encodeRollup, mergeEncoded } from "../../shared/rollup-codec.js";
 import { bucketEndMs, bucketStartMs, LEVEL_COUNT } from "./rollup-class.js";
 
 export interface RollupCell {

@@ -3,6 +3,9 @@
 // open.ts. The store writes and keeps samples; it does not answer queries:
 // it lends its read port (readPool, openPageReader) to the query layer,
 // which the server composes over it (server/query/with-queries.ts).
+// ingest/read-batch.ts is the one module of an earlier step it names: the pure
+// reader of a report body (shared/ only), which the SQLite writer thread must
+// load itself, since a function cannot be posted to a thread.
 import type { IngestResult, SampleBatch } from "../../shared/contract/index.js";
 import type { BodyIngest, SampleRules } from "../ingest/read-batch.js";
 import type { PageReader } from "./page-reader.js";

@@ -1,12 +1,12 @@
-// blockStore (server/store/sqlite/block-writer.ts): what it stores reads back as the
-// set of distinct (t, seq) of everything offered, whatever the order, the
-// repeats and the redeliveries; what it returns is what it newly stored.
+// blockStore (server/store/sqlite/block-writer.ts): what it stores reads back as
+// the first copy offered of each seq, whatever the order, the repeats and the
+// redeliveries at other times, in any bucket; what it returns is what it newly stored.
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { blockStore, type BlockItem } from "../../server/store/sqlite/block-writer.js";
 import { decodeBlock, splitIntoBlocks, type PackedRow } from "../../server/store/sqlite/raw-block.js";
-import { RAW_BLOCKS_DDL } from "../../server/store/sqlite/schema.js";
+import { RAW_BLOCKS_DDL, RAW_BLOCKS_SEQ_INDEX_DDL } from "../../server/store/sqlite/schema.js";
 
 const T0 = Date.UTC(2026, 10, 26, 11, 58);
 const SESSION = 3;
@@ -62,15 +62,16 @@ const batchesArb = fc.array(
 );
 
 describe("blockStore", () => {
-  it("stores each (t, seq) once, returns only what it newly stored, and keeps the blocks' key columns true", () => {
+  it("stores each seq once (its first copy), returns only what it newly stored, and keeps the blocks' key columns true", () => {
     fc.assert(
       fc.property(batchesArb, (batches) => {
         const db = new Database(":memory:");
-        db.exec(RAW_BLOCKS_DDL);
+        db.exec(RAW_BLOCKS_DDL + RAW_BLOCKS_SEQ_INDEX_DDL);
         const store = blockStore(db);
         // A sample's t is a function of its seq, unless `later` re-sends it at another t.
         const tOf = (seq: number, dt: number, later: boolean) => T0 + (later ? dt : seq * 20_000);
-        const expected = new Map<string, string>();
+        /** seq → "seq t us" of its first copy offered. */
+        const expected = new Map<number, string>();
         let maxSeq: number | null = null;
         for (const batch of batches) {
           const items: BlockItem<string>[] = batch.map(({ seq, dt, later }) => {
@@ -78,9 +79,13 @@ describe("blockStore", () => {
             return { row: row(seq, t, seq * 7 + 1), extra: `${seq} ${t}` };
           });
           const newly = store(SESSION, maxSeq, items).map((i) => i.extra);
-          const fresh = [...new Set(items.map((i) => i.extra))].filter((id) => !expected.has(id));
+          const fresh: string[] = [];
+          for (const i of items)
+            if (!expected.has(i.row[1]!)) {
+              expected.set(i.row[1]!, `${i.extra} ${i.row[5]}`);
+              fresh.push(i.extra);
+            }
           expect(newly.sort()).toEqual(fresh.sort());
-          for (const i of items) expected.set(i.extra, `${i.extra} ${i.row[5]}`);
           for (const i of items) maxSeq = Math.max(maxSeq ?? -1, i.row[1]!);
         }
         expect(storedRows(db)).toEqual([...expected.values()].sort());
@@ -92,44 +97,67 @@ describe("blockStore", () => {
 
   it("trusts maxSeq: a batch past it is stored without a lookup, one at or below it is checked", () => {
     const db = new Database(":memory:");
-    db.exec(RAW_BLOCKS_DDL);
+    db.exec(RAW_BLOCKS_DDL + RAW_BLOCKS_SEQ_INDEX_DDL);
     const store = blockStore(db);
     const items = (seqs: number[]) => seqs.map((seq) => ({ row: row(seq, T0 + seq, 1), extra: seq }));
     expect(store(SESSION, null, items([0, 1, 2])).map((i) => i.extra)).toEqual([0, 1, 2]);
     expect(store(SESSION, 2, items([2, 3, 5])).map((i) => i.extra)).toEqual([3, 5]);
     // Told (wrongly) that seq 2 is the highest stored, it looks nothing up for
     // seq 3 and calls it new (a lookup would have found it); the stored
-    // block's key still keeps the row once.
+    // block's key still keeps the seq once.
     expect(store(SESSION, 2, items([3])).map((i) => i.extra)).toEqual([3]);
     expect(storedRows(db)).toHaveLength(5);
     db.close();
   });
 
-  it("stores a batch whose split starts a block at a seq another block of the bucket starts with (that seq at another t)", () => {
-    const S = 500;
-    const tOf = (seq: number) => T0 + 1_000 + seq * 10;
-    // Long latencies, so a few dozen rows fill a block; enough rows before S that a block starts at S.
-    const rowsFrom = (lead: number) =>
-      Array.from({ length: lead + 20 }, (_, i) => S - lead + i).map((seq) =>
-        row(seq, seq === S ? tOf(S) + 5 : tOf(seq), 123_456_789 + seq * 7_919),
-      );
-    const start = T0 - (T0 % 300_000);
-    const lead = Array.from({ length: 400 }, (_, i) => i + 1).find((n) =>
-      splitIntoBlocks(SESSION, start, rowsFrom(n)).some((b) => b.key.seq0 === S && b.rows[0]![1] === S),
-    );
-    expect(lead).toBeDefined();
+  it("finds a seq re-sent at another t in another bucket, and keeps the first copy", () => {
     const db = new Database(":memory:");
-    db.exec(RAW_BLOCKS_DDL);
+    db.exec(RAW_BLOCKS_DDL + RAW_BLOCKS_SEQ_INDEX_DDL);
     const store = blockStore(db);
-    // Seq S stored first at its own t, alone: its block's key is (bucket, session, S).
-    expect(store(SESSION, null, [{ row: row(S, tOf(S), 1), extra: 0 }])).toHaveLength(1);
-    const batch = rowsFrom(lead!).map((r, i) => ({ row: r, extra: i + 1 }));
-    expect(store(SESSION, S, batch)).toHaveLength(batch.length);
-    const expected = [`${S} ${tOf(S)} 1`, ...batch.map((i) => `${i.row[1]} ${i.row[2]} ${i.row[5]}`)].sort();
-    expect(storedRows(db)).toEqual(expected);
-    // Redelivered, it stores nothing twice.
-    expect(store(SESSION, S + 19, batch)).toHaveLength(0);
-    expect(storedRows(db)).toEqual(expected);
+    const items = (seqs: number[], dt: number) =>
+      seqs.map((seq) => ({ row: row(seq, T0 + seq * 1000 + dt, seq + dt), extra: seq }));
+    expect(store(SESSION, null, items([0, 1, 2, 3], 0))).toHaveLength(4);
+    // The same seqs a day later, and an hour earlier, with new ones among them.
+    expect(store(SESSION, 3, items([2, 3, 4], 86_400_000)).map((i) => i.extra)).toEqual([4]);
+    expect(store(SESSION, 4, items([0, 5], -3_600_000)).map((i) => i.extra)).toEqual([5]);
+    expect(storedRows(db)).toEqual(
+      [
+        `0 ${T0} 0`,
+        `1 ${T0 + 1000} 1`,
+        `2 ${T0 + 2000} 2`,
+        `3 ${T0 + 3000} 3`,
+        `4 ${T0 + 4000 + 86_400_000} ${4 + 86_400_000}`,
+        `5 ${T0 + 5000 - 3_600_000} ${5 - 3_600_000}`,
+      ].sort(),
+    );
+    db.close();
+  });
+
+  it("merges a block whose key is taken by a block a version 7 writer left (a seq stored at two times)", () => {
+    const db = new Database(":memory:");
+    db.exec(RAW_BLOCKS_DDL + RAW_BLOCKS_SEQ_INDEX_DDL);
+    const start = T0 - (T0 % 300_000);
+    // Version 7 stored seq 10 at two times in one block of the bucket.
+    const legacy = [row(10, start + 1, 1), row(10, start + 900, 2), row(12, start + 1000, 3)];
+    const [block] = splitIntoBlocks(SESSION, start, legacy);
+    db.prepare("INSERT INTO raw_blocks (start_ms, session, seq0, seq_last, n, data) VALUES (?, ?, ?, ?, ?, ?)").run(
+      start,
+      SESSION,
+      10,
+      12,
+      3,
+      block!.data,
+    );
+    const store = blockStore(db);
+    // Told seq 9 is the highest (as a wrong max_seq would), a batch from seq 10 takes the fast path: its block's
+    // key (bucket, session, 10) is taken, so the two merge, each seq once and the legacy pair as it was.
+    store(SESSION, 9, [
+      { row: row(10, start + 5, 4), extra: 0 },
+      { row: row(11, start + 6, 5), extra: 1 },
+    ]);
+    expect(storedRows(db)).toEqual(
+      [`10 ${start + 1} 1`, `10 ${start + 900} 2`, `11 ${start + 6} 5`, `12 ${start + 1000} 3`].sort(),
+    );
     db.close();
   });
 });

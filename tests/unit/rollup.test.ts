@@ -9,13 +9,7 @@ import {
   bucketValue,
   countAtOrBelow,
   countsAtOrBelow,
-  DenseRollup,
   emptyRollup,
-  encodeMerged,
-  encodeRollup,
-  encodeRollupLegacy,
-  isCompactRollup,
-  mergeEncoded,
   mergeInto,
   quantile,
   quantiles,
@@ -24,10 +18,35 @@ import {
   ROLLUP_RELATIVE_ERROR,
   type Rollup,
 } from "../../shared/rollup.js";
+import { DenseRollup } from "../../shared/dense-rollup.js";
+import { encodeMerged, encodeRollup, mergeEncoded } from "../../shared/rollup-codec.js";
+import { pushVarint } from "../../shared/varint.js";
 import { percentileSorted } from "../../shared/stats.js";
 import { mulberry32 } from "../../shared/prng.js";
 
 const PERCENTILES = [0.1, 1, 10, 25, 50, 75, 90, 99, 99.9, 99.99, 100];
+
+/**
+ * A rollup in the legacy form files before store version 6 hold, written
+ * here from its documented layout (shared/rollup-codec.ts): count, min, max,
+ * sum, zero, the number of buckets, then per bucket its index delta from −1
+ * and its count. The store no longer writes it; it must still read it.
+ */
+function encodeRollupLegacy(r: Rollup): Uint8Array {
+  const out: number[] = [];
+  const buckets = sortedBuckets(r);
+  for (const v of [r.count, r.min ?? 0, r.max ?? 0, r.sum, r.zero, buckets.length]) pushVarint(out, v);
+  let prev = -1;
+  for (const [i, c] of buckets) {
+    pushVarint(out, i - prev);
+    pushVarint(out, c);
+    prev = i;
+  }
+  return Uint8Array.from(out);
+}
+
+/** The compact form's first byte is its tag 0; the legacy form's is the count, never 0. */
+const isCompactRollup = (blob: Uint8Array): boolean => blob[0] === 0;
 
 function rollupOf(values: readonly number[]): Rollup {
   const r = emptyRollup();

@@ -15,9 +15,9 @@
 //     presence: bit k set when nullable column k is not NULL
 //     zigzag(value) per present nullable column, in NULLABLE order
 // A sample is the logical row packRaw returns: PACKED_RAW_COLUMNS' order.
-// A sample's identity stays (t, session, seq), as raw_samples' key had it: a
-// session may hold one seq at two times (a page that re-sent a seq with a new
-// t), so a block's order is (seq, t), strictly increasing.
+// A block's order is (seq, t), strictly increasing: a sample's identity is
+// (session, seq) since schema version 8, but a file written before may hold
+// one seq at two times (a page that re-sent it with a new t), kept as stored.
 import { pushVarint, unzigzag, zigzag } from "../../../shared/varint.js";
 import { bucketStartMs } from "../rollup-class.js";
 

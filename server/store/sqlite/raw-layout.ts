@@ -24,8 +24,7 @@ export const PACKED_RAW_COLUMNS =
 /** The flags (../flags.ts FLAG) of a visible page's probe: every boolean known, visible at send and reply, nothing else. */
 export const TYPICAL_FLAGS = 0x1f03;
 /** The flags a sample of this method usually has: a probe's, or none (baselines). */
-export const usualFlags = (method: string) =>
-  (PROBE_METHODS as readonly string[]).includes(method) ? TYPICAL_FLAGS : 0;
+const usualFlags = (method: string) => ((PROBE_METHODS as readonly string[]).includes(method) ? TYPICAL_FLAGS : 0);
 
 /** status = outcome + OUTCOME_UNIT × (flags XOR usual) + REASON_UNIT × (reason id + 1). */
 export const OUTCOME_UNIT = 8;

@@ -15,7 +15,7 @@ export interface StoredSession {
   max_seq: number | null;
 }
 
-/** Widens a session's [first_t, last_t] to a batch's samples (duplicates included: they were stored with the same t). */
+/** Widens a session's [first_t, last_t] to the samples stored (a duplicate's t is its first copy's, stored before). */
 const WIDEN_SESSION_SPAN = `UPDATE sessions SET first_t = min(coalesce(first_t, @lo), @lo), last_t = max(coalesce(last_t, @hi), @hi) WHERE id = @id`;
 
 /** Raises a session's highest stored seq (block-writer.ts looks up duplicates only at or below it). */
@@ -47,9 +47,10 @@ export function sessionSamplesWriter(
     const stored = storeBlocks(session.id, session.max_seq, blockItems(session.id, samples, codes));
     for (const { extra } of stored)
       rollups.add(rollupRowOf(extra.v, session.client, extra.s.method, extra.s.target, codes));
-    const span = spanOf(samples);
+    const newly = stored.map((item) => item.extra.s);
+    const span = spanOf(newly);
     if (span !== null) widenSpan.run({ ...span, id: session.id });
-    if (samples.length > 0) raiseMaxSeq.run(maxSeqOf(samples), session.id);
-    return stored.map((item) => item.extra.s);
+    if (newly.length > 0) raiseMaxSeq.run(maxSeqOf(newly), session.id);
+    return newly;
   };
 }

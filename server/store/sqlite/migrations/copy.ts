@@ -5,8 +5,8 @@
 import type Database from "better-sqlite3";
 import { RAW_COLUMNS } from "../../logical-row.js";
 import { packRaw } from "../raw-layout.js";
-import { MIGRATE_CHUNK_ROWS, progressLine } from "./progress.js";
-import { setVersion } from "./step.js";
+import { progressLine } from "./progress.js";
+import { setVersion, type Upgrade } from "./step.js";
 import { INSERT_RAW } from "./v6-rows.js";
 
 /** Each session's oldest and newest t, gathered while its rows are copied. */
@@ -52,7 +52,7 @@ export function copyPacked(
   source: string,
   step: string,
   total: number,
-  log: (line: string) => void,
+  u: Upgrade,
   visit?: (row: (number | null)[]) => void,
 ): void {
   const methods = new Map(
@@ -62,13 +62,13 @@ export function copyPacked(
     ]),
   );
   const page = db.prepare(
-    `SELECT ${RAW_COLUMNS} FROM ${source} WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
+    `SELECT ${RAW_COLUMNS} FROM ${source} WHERE t >= ? AND (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ?`,
   );
   const add = db.prepare(INSERT_RAW);
   let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
   let done = 0;
   for (;;) {
-    const rows = page.raw(true).all(after[0], ...after) as (number | null)[][];
+    const rows = page.raw(true).all(after[0], ...after, u.chunkRows) as (number | null)[][];
     if (rows.length === 0) break;
     for (const r of rows) {
       add.run(packRaw(r, methods.get(r[3]!) ?? ""));
@@ -77,6 +77,6 @@ export function copyPacked(
     done += rows.length;
     const last = rows[rows.length - 1]!;
     after = [last[2]!, last[0]!, last[1]!];
-    log(progressLine(step, done, total));
+    u.log(progressLine(step, done, total));
   }
 }

@@ -6,6 +6,7 @@
 // DDL), so a table added beside them needs no step.
 import type Database from "better-sqlite3";
 import { DDL, SCHEMA_VERSION } from "../schema.js";
+import { MIGRATE_CHUNK_ROWS } from "./progress.js";
 import type { SqliteStep } from "./step.js";
 import { setVersion } from "./step.js";
 import { v1ToV6 } from "./v1-to-v6-codes.js";
@@ -14,9 +15,10 @@ import { v3ToV4 } from "./v3-to-v4-totals.js";
 import { v4ToV5 } from "./v4-to-v5-packed.js";
 import { v5ToV6 } from "./v5-to-v6-compact-rollups.js";
 import { v6ToV7 } from "./v6-to-v7-blocks.js";
+import { v7ToV8 } from "./v7-to-v8-seq-index.js";
 
 /** Every upgrade step, by the version it starts from. */
-export const SQLITE_STEPS: readonly SqliteStep[] = [v1ToV6, v2ToV3, v3ToV4, v4ToV5, v5ToV6, v6ToV7];
+export const SQLITE_STEPS: readonly SqliteStep[] = [v1ToV6, v2ToV3, v3ToV4, v4ToV5, v5ToV6, v6ToV7, v7ToV8];
 
 function schemaVersion(db: Database.Database): number | null {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
@@ -25,7 +27,15 @@ function schemaVersion(db: Database.Database): number | null {
   return row === undefined ? null : Number(row.value);
 }
 
-export function migrate(db: Database.Database, log: (line: string) => void = () => {}): void {
+/**
+ * Brings the file to SCHEMA_VERSION; `log` hears each step's progress lines.
+ * chunkRows: rows a step reads at a time (tests make it small to cross many pages).
+ */
+export function migrate(
+  db: Database.Database,
+  log: (line: string) => void = () => {},
+  chunkRows = MIGRATE_CHUNK_ROWS,
+): void {
   const first = schemaVersion(db);
   if (first !== null && first > SCHEMA_VERSION)
     throw new Error(
@@ -35,7 +45,7 @@ export function migrate(db: Database.Database, log: (line: string) => void = () 
     const from = version;
     const step = SQLITE_STEPS.find((s) => s.from === from);
     if (step === undefined) throw new Error(`database schema version ${from} cannot be upgraded by this tailprobe`);
-    step.run(db, log);
+    step.run(db, { log, chunkRows });
     version = schemaVersion(db);
     if (version !== step.to)
       throw new Error(`the upgrade from version ${from} left version ${version}, not ${step.to}`);

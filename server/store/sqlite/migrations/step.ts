@@ -3,11 +3,18 @@
 // in order). A crash midway leaves the file at the version before the step.
 import type Database from "better-sqlite3";
 
+/** What every step is given: where its progress lines go, and how many rows it reads at a time. */
+export interface Upgrade {
+  log: (line: string) => void;
+  /** Rows converted between two progress lines (MIGRATE_CHUNK_ROWS; tests make it small to cross many pages). */
+  chunkRows: number;
+}
+
 export interface SqliteStep {
   /** The version it upgrades from; it leaves the file at `to`, written in meta in the same transaction. */
   from: number;
   to: number;
-  run(db: Database.Database, log: (line: string) => void): void;
+  run(db: Database.Database, u: Upgrade): void;
 }
 
 /** The version written in meta, inside the step's transaction. */

@@ -11,8 +11,8 @@ import { packRaw } from "../raw-layout.js";
 import { rollupWriter } from "../rollup-writer.js";
 import { DDL } from "../schema.js";
 import { finishUpgrade, type Spans, widen } from "./copy.js";
-import { MIGRATE_CHUNK_ROWS, progressLine } from "./progress.js";
-import { columnsOf, type SqliteStep } from "./step.js";
+import { progressLine } from "./progress.js";
+import { columnsOf, type SqliteStep, type Upgrade } from "./step.js";
 import { INSERT_RAW, RAW_SAMPLES_V6_DDL } from "./v6-rows.js";
 
 /** The last version with a row per raw sample: where version 1 leads, before blocks. */
@@ -39,10 +39,10 @@ interface V1Row {
   server_ms?: number | null;
 }
 
-function migrateV1(db: Database.Database, log: (line: string) => void): void {
+function migrateV1(db: Database.Database, u: Upgrade): void {
   const total = (db.prepare("SELECT count(*) AS n FROM samples").get() as { n: number }).n;
   const step = `1 → ${ROW_LAYOUT_VERSION}`;
-  log(`upgrading database schema ${step}: ${total} samples`);
+  u.log(`upgrading database schema ${step}: ${total} samples`);
   const hasServerMs = columnsOf(db, "samples").has("server_ms");
   const hasTimerRes = columnsOf(db, "sessions").has("timer_resolution_us");
   db.transaction(() => {
@@ -88,12 +88,10 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
     const spans: Spans = new Map();
     let done = 0;
     // The writer connection may not run other statements while iterating, so read in keyset pages.
-    const page = db.prepare(
-      `SELECT * FROM samples_v1 WHERE (session, seq) > (?, ?) ORDER BY session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
-    );
+    const page = db.prepare(`SELECT * FROM samples_v1 WHERE (session, seq) > (?, ?) ORDER BY session, seq LIMIT ?`);
     let after: [number, number] = [-1, -1];
     for (;;) {
-      const rows = page.all(...after) as V1Row[];
+      const rows = page.all(...after, u.chunkRows) as V1Row[];
       if (rows.length === 0) break;
       for (const r of rows) {
         const sample = v1Sample(r, hasServerMs);
@@ -108,11 +106,11 @@ function migrateV1(db: Database.Database, log: (line: string) => void): void {
       done += rows.length;
       const last = rows[rows.length - 1]!;
       after = [last.session, last.seq];
-      log(progressLine(step, done, total));
+      u.log(progressLine(step, done, total));
     }
     finishUpgrade(db, 1, ROW_LAYOUT_VERSION, total, spans, "DROP TABLE samples_v1; DROP TABLE sessions_v1;");
   })();
-  log(`upgraded database schema ${step}`);
+  u.log(`upgraded database schema ${step}`);
 }
 
 /** A v1 row as the wire sample it was stored from (flags are copied as stored, apart). */

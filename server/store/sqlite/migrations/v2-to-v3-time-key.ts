@@ -3,7 +3,7 @@
 import type Database from "better-sqlite3";
 import { DDL } from "../schema.js";
 import { copyPacked, finishUpgrade, type Spans, widen } from "./copy.js";
-import { columnsOf, type SqliteStep } from "./step.js";
+import { columnsOf, type SqliteStep, type Upgrade } from "./step.js";
 import { RAW_SAMPLES_V6_DDL } from "./v6-rows.js";
 
 /**
@@ -11,9 +11,9 @@ import { RAW_SAMPLES_V6_DDL } from "./v6-rows.js";
  * as version 5 keeps them), and each session's first and last t are
  * gathered in the same pass. Rollups are unchanged.
  */
-function migrateV2(db: Database.Database, log: (line: string) => void): void {
+function migrateV2(db: Database.Database, u: Upgrade): void {
   const total = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
-  log(`upgrading database schema 2 → 3: ${total} samples`);
+  u.log(`upgrading database schema 2 → 3: ${total} samples`);
   db.transaction(() => {
     const sessionCols = columnsOf(db, "sessions");
     // The view names raw_samples: dropped here, DDL makes it again over the new table.
@@ -22,10 +22,10 @@ function migrateV2(db: Database.Database, log: (line: string) => void): void {
     if (!sessionCols.has("last_t")) db.exec("ALTER TABLE sessions ADD COLUMN last_t INTEGER");
     db.exec(DDL + RAW_SAMPLES_V6_DDL);
     const spans: Spans = new Map();
-    copyPacked(db, "raw_samples_v2 INDEXED BY raw_samples_t", "2 → 3", total, log, (r) => widen(spans, r[0]!, r[2]!));
+    copyPacked(db, "raw_samples_v2 INDEXED BY raw_samples_t", "2 → 3", total, u, (r) => widen(spans, r[0]!, r[2]!));
     finishUpgrade(db, 2, 3, total, spans, "DROP TABLE raw_samples_v2;");
   })();
-  log("upgraded database schema 2 → 3");
+  u.log("upgraded database schema 2 → 3");
 }
 
 export const v2ToV3: SqliteStep = { from: 2, to: 3, run: migrateV2 };

@@ -6,7 +6,8 @@ import { setVersion, type SqliteStep } from "./step.js";
 export const v5ToV6: SqliteStep = {
   from: 5,
   to: 6,
-  run(db) {
+  run(db, u) {
     db.transaction(() => setVersion(db, 6))();
+    u.log("upgraded database schema 5 → 6: rollups are written compact from now on (nothing to convert)");
   },
 };

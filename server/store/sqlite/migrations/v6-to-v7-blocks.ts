@@ -7,12 +7,12 @@ import type Database from "better-sqlite3";
 import { blockStartMs, splitIntoBlocks, type PackedRow } from "../raw-block.js";
 import { PACKED_RAW_COLUMNS } from "../raw-layout.js";
 import { RAW_BLOCKS_DDL } from "../schema.js";
-import { MIGRATE_CHUNK_ROWS, progressLine } from "./progress.js";
-import { columnsOf, setVersion, type SqliteStep } from "./step.js";
+import { progressLine } from "./progress.js";
+import { setVersion, type SqliteStep, type Upgrade } from "./step.js";
 
-function blockRawSamples(db: Database.Database, log: (line: string) => void): void {
+function blockRawSamples(db: Database.Database, u: Upgrade): void {
   const total = (db.prepare("SELECT count(*) AS n FROM raw_samples").get() as { n: number }).n;
-  log(`upgrading database schema 6 → 7: ${total} samples into blocks`);
+  u.log(`upgrading database schema 6 → 7: ${total} samples into blocks`);
   db.transaction(() => {
     db.exec(RAW_BLOCKS_DDL);
     const sessionCols = new Set(
@@ -43,12 +43,12 @@ function blockRawSamples(db: Database.Database, log: (line: string) => void): vo
     };
     // The writer connection may not run other statements while iterating, so read in keyset pages.
     const page = db.prepare(
-      `SELECT ${PACKED_RAW_COLUMNS} FROM raw_samples WHERE (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ${MIGRATE_CHUNK_ROWS}`,
+      `SELECT ${PACKED_RAW_COLUMNS} FROM raw_samples WHERE (t, session, seq) > (?, ?, ?) ORDER BY t, session, seq LIMIT ?`,
     );
     let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, -1, -1];
     let done = 0;
     for (;;) {
-      const rows = page.raw(true).all(...after) as PackedRow[];
+      const rows = page.raw(true).all(...after, u.chunkRows) as PackedRow[];
       if (rows.length === 0) break;
       for (const r of rows) {
         const [session, seq, t] = r as [number, number, number];
@@ -65,7 +65,7 @@ function blockRawSamples(db: Database.Database, log: (line: string) => void): vo
       done += rows.length;
       const last = rows[rows.length - 1]!;
       after = [last[2]!, last[0]!, last[1]!];
-      log(progressLine("6 → 7", done, total));
+      u.log(progressLine("6 → 7", done, total));
     }
     flush();
     const blocked = (db.prepare("SELECT coalesce(sum(n), 0) AS n FROM raw_blocks").get() as { n: number }).n;
@@ -76,14 +76,7 @@ function blockRawSamples(db: Database.Database, log: (line: string) => void): vo
     db.exec("DROP VIEW IF EXISTS samples; DROP TABLE raw_samples;");
     setVersion(db, 7);
   })();
-  log("upgraded database schema 6 → 7");
+  u.log("upgraded database schema 6 → 7");
 }
 
-export const v6ToV7: SqliteStep = {
-  from: 6,
-  to: 7,
-  run(db, log) {
-    if (columnsOf(db, "raw_samples").size > 0) blockRawSamples(db, log);
-    else db.transaction(() => setVersion(db, 7))();
-  },
-};
+export const v6ToV7: SqliteStep = { from: 6, to: 7, run: blockRawSamples };
