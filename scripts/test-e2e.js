@@ -19,6 +19,12 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const vitest = path.join(root, "node_modules", "vitest", "vitest.mjs");
 
+/**
+ * Engine-lane files (tests/engines/, npm run test:firefox / test:webkit) that
+ * Chromium runs too, in its own lane: with TAILPROBE_ENGINE unset they drive Chromium.
+ */
+const CHROMIUM_ENGINE_FILES = ["tests/engines/page-load.test.ts"];
+
 /** Files whose length is waiting on the clock, not work, and whose assertions a busy machine does not break (see above). */
 const WAITING = ["tests/e2e/hidden-tab.test.ts"];
 
@@ -47,7 +53,17 @@ function lane(name, args, stream) {
 
 const extra = process.argv.slice(2);
 const [serial, waiting] = await Promise.all([
-  lane("serial", ["tests/e2e", "--fileParallelism=false", ...WAITING.flatMap((f) => ["--exclude", f]), ...extra], true),
+  lane(
+    "serial",
+    [
+      "tests/e2e",
+      ...CHROMIUM_ENGINE_FILES,
+      "--fileParallelism=false",
+      ...WAITING.flatMap((f) => ["--exclude", f]),
+      ...extra,
+    ],
+    true,
+  ),
   lane("waiting", [...WAITING, "--fileParallelism=false", ...extra], false),
 ]);
 process.exit(serial !== 0 ? serial : waiting);

@@ -4,6 +4,7 @@
 // the housekeeping slot does the page's own work.
 import "../common/page.css";
 import { browserClock } from "../common/clock.js";
+import { markStarted } from "../common/started.js";
 import { browserTransport, Outbox } from "../report/outbox.js";
 import { openOutboxStore } from "../report/outbox-store.js";
 import { showOutboxLine, showStorageWarning } from "../report/outbox-status.js";
@@ -205,3 +206,4 @@ async function start(): Promise<void> {
 }
 
 start().catch((err: unknown) => showStatus(`cannot start: ${(err as Error).message}`, true));
+markStarted();
