@@ -50,12 +50,15 @@
     if (errors.length < ERRORS_MAX) errors.push(String(text));
   };
   const describe = (err, fallback) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err ?? fallback));
-  // Capture phase: a script or stylesheet that failed to load fires a non-bubbling error at its element.
+  const started = () => document.documentElement.hasAttribute("data-started");
+  // Capture phase: a script or stylesheet that failed to load fires a
+  // non-bubbling error at its element. Only until the page has started: after
+  // that a script that fails to load is a JSONP probe's outcome, not the page's error.
   window.addEventListener(
     "error",
     (e) => {
       if (e instanceof ErrorEvent) keep(describe(e.error, e.message));
-      else if (e.target instanceof HTMLScriptElement || e.target instanceof HTMLLinkElement)
+      else if (!started() && (e.target instanceof HTMLScriptElement || e.target instanceof HTMLLinkElement))
         keep(`could not load ${e.target.src || e.target.href}`);
     },
     true,
@@ -63,7 +66,7 @@
   window.addEventListener("unhandledrejection", (e) => keep(describe(e.reason, "a promise was rejected")));
 
   document.addEventListener("DOMContentLoaded", () => {
-    if (document.documentElement.hasAttribute("data-started")) return;
+    if (started()) return;
     const shown = errors.length > 0 ? errors.slice(0, 3).join("; ") : "its script did not run";
     const note = document.createElement("p");
     note.id = "page-error";
