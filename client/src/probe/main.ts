@@ -23,6 +23,7 @@ import { buildPlan, resolveServers } from "./plan.js";
 import { Prober } from "./prober.js";
 import { ATTENTION_EVENTS, RenderCadence } from "./render-cadence.js";
 import { clockSlots, Scheduler } from "./scheduler.js";
+import { detectEngine } from "./engine.js";
 import { measureTimerResolutionMs } from "./timer-resolution.js";
 import { WsChannel } from "./ws-channel.js";
 
@@ -53,6 +54,7 @@ async function start(): Promise<void> {
   holdSessionLock(sessionId);
   // Once per session, before anything else runs: every latency is a multiple of it.
   const timerResolutionMs = measureTimerResolutionMs(browserClock.monoMs) ?? undefined;
+  const engine = detectEngine();
   let outboxShown = false;
   // The outbox starts before anything else: what an earlier session left goes
   // home even while this one waits for its configuration.
@@ -65,6 +67,7 @@ async function start(): Promise<void> {
     transport: browserTransport(),
     liveSessions,
     timerResolutionMs,
+    engine,
     onChange: (c) => {
       outboxShown = false;
       showStorageWarning(c, $("storage-warning"));
@@ -83,6 +86,7 @@ async function start(): Promise<void> {
     clientId,
     sessionId,
     timerResolutionMs,
+    engine,
     crossOriginIsolated: globalThis.crossOriginIsolated === true,
     get sent() {
       return sent;
