@@ -29,6 +29,9 @@ export const EXPORT_COLUMNS = [
   "minrtt",
   "serverLagMs",
   "serverMs",
+  // The session's: its page's clock step (µs; latencies are multiples of it) and engine.
+  "timerResolutionUs",
+  "engine",
 ] as const;
 
 type Cell = string | number | boolean | null;
@@ -63,6 +66,8 @@ export function exportCells(r: RawSampleRow): Cell[] {
     r[16],
     r[17],
     r[18],
+    r[20],
+    r[21],
   ];
 }
 

@@ -8,7 +8,7 @@
 // Chromium's version (a tab behind another over the DevTools protocol, with
 // intensive throttling after a minute) is tests/e2e/hidden-tab.test.ts.
 import { afterAll, describe, expect, it } from "vitest";
-import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/schema.js";
+import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import { startServerProcess, type ServerProcess, waitFor } from "../../testkit/server-process.js";
 import { accountTicks, readSession, sleep } from "../helpers/durability.js";
 import { engineForFile, laneEngine } from "../helpers/engine-lane.js";

@@ -23,6 +23,8 @@ const PROBES = [
   ["ws", "B"],
   ["best2", "A+B"],
 ] as const;
+/** What the page detects in each lane (client/src/probe/engine.ts). */
+const PAGE_ENGINE = { chromium: "chromium", firefox: "gecko", webkit: "webkit" } as const;
 const BASELINES = ["ping", "wsping", "tcprtt"].flatMap((m) => ["A", "B"].map((t) => [m, t] as const));
 
 let a: ServerProcess;
@@ -67,7 +69,7 @@ describe(`the whole loop in ${laneEngine()}`, () => {
         const baselines = BASELINES.map(([m, t]) => find(m, t));
         const enough = (min: number) => (r: StatsRow | undefined) => r !== undefined && r.count >= min;
         return probes.every(enough(PROBE_SECONDS - 4)) && baselines.every(enough(PROBE_SECONDS - 5))
-          ? { probes: probes as StatsRow[], baselines: baselines as StatsRow[] }
+          ? { probes: probes as StatsRow[], baselines: baselines as StatsRow[], engines: s.engines }
           : undefined;
       },
       20_000,
@@ -82,6 +84,12 @@ describe(`the whole loop in ${laneEngine()}`, () => {
       expect(r.p99!, label).toBeLessThanOrEqual(r.max!);
       expect(r.max!, label).toBeLessThanOrEqual(TIMEOUT_MS_DEFAULT);
     }
+    // The session says which engine timed it and how finely, as the page measured them.
+    expect(stats.engines).toEqual([
+      { engine: PAGE_ENGINE[laneEngine()], sessions: 1, timerResolutionMs: facts.resolutionMs },
+    ]);
+    expect(stats.probes.map((r) => r.timerResolutionMs)).toEqual(PROBES.map(() => facts.resolutionMs));
+    expect(stats.baselines.map((r) => r.timerResolutionMs)).toEqual(BASELINES.map(() => null));
     expect(await page.errors()).toEqual([]);
 
     // One probe per method per second: due times step exactly one interval

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { ENGINE_STEP_LINE } from "../../server/store/sqlite/migrations/v7-to-v8-session-engine.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { logicalRawSelectSql } from "../../server/store/sqlite/migrations/v6-rows.js";
 import { withQueries } from "../../server/query/with-queries.js";
@@ -143,6 +144,7 @@ describe("a version 2 database", () => {
       `upgrading database schema 6 → 7: 50000 / ${N} samples (82 %)`,
       `upgrading database schema 6 → 7: ${N} / ${N} samples (100 %)`,
       "upgraded database schema 6 → 7",
+      ENGINE_STEP_LINE,
       expect.stringMatching(/^compacting the database file after the upgrade: \d+ MB, of which \d+ MB free$/),
       expect.stringMatching(/^compacted the database file: \d+ MB$/),
     ]);

@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { ENGINE_STEP_LINE } from "../../server/store/sqlite/migrations/v7-to-v8-session-engine.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { UnpackableRowError } from "../../server/store/sqlite/raw-layout.js";
 import { openStore } from "../../server/store/sqlite/store.js";
@@ -97,6 +98,7 @@ describe("a version 4 database", () => {
       `upgrading database schema 6 → 7: 50000 / ${N} samples (82 %)`,
       `upgrading database schema 6 → 7: ${N} / ${N} samples (100 %)`,
       "upgraded database schema 6 → 7",
+      ENGINE_STEP_LINE,
       expect.stringMatching(/^compacting the database file after the upgrade: \d+ MB, of which \d+ MB free$/),
       expect.stringMatching(/^compacted the database file: \d+ MB$/),
     ]);
@@ -140,6 +142,7 @@ describe("a version 3 database", () => {
       "upgraded database schema 4 → 5",
       `upgrading database schema 6 → 7: ${N} samples into blocks`,
       "upgraded database schema 6 → 7",
+      ENGINE_STEP_LINE,
     ]);
     expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
       value: String(SCHEMA_VERSION),

@@ -30,6 +30,7 @@ export const TABLES_PG: readonly string[] = [
   user_agent          text,
   first_seen_ms       bigint NOT NULL,
   timer_resolution_us bigint,
+  engine              text,
   -- The t of the session's oldest and newest stored sample (../sqlite/schema.ts).
   first_t             bigint,
   last_t              bigint
@@ -99,4 +100,4 @@ FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.i
  * (shared/rollup.ts), which a tailprobe of version 4 would misread; stored
  * ones are read as they are.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;

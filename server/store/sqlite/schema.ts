@@ -11,7 +11,7 @@
  * 7: raw samples in blocks (raw_blocks, raw-block.ts) instead of a row each;
  * sessions.max_seq. No samples view: SQL cannot read a block.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * Raw samples in blocks (raw-block.ts; store version 7, docs/architecture.md):
@@ -53,6 +53,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   user_agent          TEXT,
   first_seen_ms       INTEGER NOT NULL,
   timer_resolution_us INTEGER,
+  -- The engine of the session's page: chromium, gecko or webkit (shared/methods.ts BROWSER_ENGINES).
+  engine              TEXT,
   -- The t of the session's oldest and newest stored sample: raw samples are in
   -- time order, so "when was this session last heard" is read here, not there.
   first_t             INTEGER,

@@ -1,0 +1,21 @@
+// Version 7 → 8: each session keeps the engine its page ran in (chromium,
+// gecko, webkit; docs/engines.md), beside timer_resolution_us. Older sessions
+// did not say: NULL.
+import { columnsOf, setVersion, type SqliteStep } from "./step.js";
+
+export const ENGINE_STEP_LINE = "upgrading database schema 7 → 8: the engine of each session's page";
+
+export const v7ToV8: SqliteStep = {
+  from: 7,
+  to: 8,
+  run(db, log) {
+    db.transaction(() => {
+      // A file marked older whose sessions already have the column gains nothing, and says nothing.
+      if (!columnsOf(db, "sessions").has("engine")) {
+        log(ENGINE_STEP_LINE);
+        db.exec("ALTER TABLE sessions ADD COLUMN engine TEXT");
+      }
+      setVersion(db, 8);
+    })();
+  },
+};
