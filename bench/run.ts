@@ -24,6 +24,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "baselines-browser": () => import("./baselines-browser.js"),
   "ping-fanout": () => import("./ping-fanout.js"),
   "bare-page": () => import("./bare-page.js"),
+  "engine-fidelity": () => import("./engine-fidelity.js"),
 };
 
 export interface RunOutcome {
