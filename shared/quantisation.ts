@@ -1,20 +1,29 @@
 // Latencies a page timed are multiples of its clock's step (5 µs to 1 ms,
 // docs/engines.md). On log bins narrower than the step, such values pile into
 // the bins holding a multiple and leave the others empty: a comb that looks
-// like network behaviour. Here each bin's count is spread over the stretch of
+// like network behaviour. Bins a few steps wide hold two, three or four
+// multiples each, and their counts jump with that number: a comb still. Here
+// each bin's count is spread over the stretch of
 // latencies its multiples of the step stand for, [(k_lo − ½)·step,
 // (k_hi + ½)·step), by overlap with the bins: the histogram the unrounded
 // latencies would have drawn, as far as the rounding lets anyone know.
 
-/** Latency (ms) below which log bins of `binsPerDecade` are narrower than `stepMs`. */
+/**
+ * Bins narrower than this many steps show the grid: a bin holding n multiples
+ * of the step counts about n / (n ± 1) of its neighbour's, 25 % or more apart below 4.
+ */
+export const COMB_STEPS_MAX = 4;
+
+/** Latency (ms) below which log bins of `binsPerDecade` are narrower than COMB_STEPS_MAX steps of `stepMs`. */
 export function quantisedBelowMs(stepMs: number, binsPerDecade: number): number {
-  return stepMs / (10 ** (1 / binsPerDecade) - 1);
+  return (COMB_STEPS_MAX * stepMs) / (10 ** (1 / binsPerDecade) - 1);
 }
 
-/** Does a series with these bin counts hold values on a grid coarser than some of its non-empty bins? */
+/** Does a series with these bin counts show its grid: a non-empty bin narrower than COMB_STEPS_MAX steps? */
 export function coarserThanBins(edges: readonly number[], counts: readonly number[], stepMs: number): boolean {
   if (!(stepMs > 0)) return false;
-  for (let i = 0; i < counts.length; i++) if ((counts[i] ?? 0) > 0 && edges[i + 1]! - edges[i]! < stepMs) return true;
+  for (let i = 0; i < counts.length; i++)
+    if ((counts[i] ?? 0) > 0 && edges[i + 1]! - edges[i]! < COMB_STEPS_MAX * stepMs) return true;
   return false;
 }
 
@@ -24,7 +33,7 @@ const GRID_SLACK = 1e-9;
 /**
  * The counts of values quantised to multiples of `stepMs`, spread as above;
  * the total is kept. Counts come back unchanged when no non-empty bin is
- * narrower than the step (the comb cannot show there).
+ * narrower than COMB_STEPS_MAX steps (the comb cannot show there).
  */
 export function spreadQuantised(edges: readonly number[], counts: readonly number[], stepMs: number): number[] {
   if (!coarserThanBins(edges, counts, stepMs)) return [...counts];

@@ -58,7 +58,7 @@ describe("a histogram of 1 ms-quantised latencies", () => {
 
   it("says which series are quantised coarser than the bins, and below what latency", () => {
     expect(quantisationNote(h, steps)).toBe(
-      "XHR · A: latencies are multiples of 1.00 ms (the page's clock step), coarser than the bins below 21.2 ms; drawn spread over each step.",
+      "XHR · A: latencies are multiples of 1.00 ms (the page's clock step), which makes a comb of the bins below 84.9 ms; drawn spread over each step.",
     );
     expect(quantisationNote(h, () => 0.005)).toBe("");
     expect(quantisationNote(h, () => null)).toBe("");

@@ -2,7 +2,7 @@
 // checked against brute force, the histogram of the unrounded values.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { coarserThanBins, quantisedBelowMs, spreadQuantised } from "../../shared/quantisation.js";
+import { COMB_STEPS_MAX, coarserThanBins, quantisedBelowMs, spreadQuantised } from "../../shared/quantisation.js";
 import { binEdge, logBin } from "../../shared/contract/charts.js";
 import { prng } from "../../testkit/prng.js";
 
@@ -22,12 +22,12 @@ const l1 = (a: number[], b: number[]) =>
   a.reduce((s, x, i) => s + Math.abs(x - b[i]!), 0) / b.reduce((s, x) => s + x, 0);
 
 describe("quantised latencies on log bins", () => {
-  it("bins are narrower than the step below step / (10^(1/bins per decade) − 1)", () => {
+  it("bins are narrower than COMB_STEPS_MAX steps below COMB_STEPS_MAX × step / (10^(1/bins per decade) − 1)", () => {
     const below = quantisedBelowMs(1, BINS_PER_DECADE);
     const at = logBin(below * 0.9, BINS_PER_DECADE);
-    expect(binEdge(at + 1, BINS_PER_DECADE) - binEdge(at, BINS_PER_DECADE)).toBeLessThan(1);
+    expect(binEdge(at + 1, BINS_PER_DECADE) - binEdge(at, BINS_PER_DECADE)).toBeLessThan(COMB_STEPS_MAX);
     const above = logBin(below * 1.1, BINS_PER_DECADE);
-    expect(binEdge(above + 1, BINS_PER_DECADE) - binEdge(above, BINS_PER_DECADE)).toBeGreaterThan(1);
+    expect(binEdge(above + 1, BINS_PER_DECADE) - binEdge(above, BINS_PER_DECADE)).toBeGreaterThan(COMB_STEPS_MAX);
   });
 
   for (const stepMs of [1, 0.1, 0.02]) {
@@ -53,7 +53,7 @@ describe("quantised latencies on log bins", () => {
     });
   }
 
-  it("leaves counts alone where every non-empty bin is wider than the step", () => {
+  it("leaves counts alone where every non-empty bin is wider than COMB_STEPS_MAX steps", () => {
     const { edges, counts } = histogram([10, 12, 15, 30, 31], logBin(10, BINS_PER_DECADE), logBin(31, BINS_PER_DECADE));
     expect(coarserThanBins(edges, counts, 0.005)).toBe(false);
     expect(spreadQuantised(edges, counts, 0.005)).toEqual(counts);

@@ -20,8 +20,8 @@ export function quantisationNote(
   return [...byStep]
     .map(
       ([step, names]) =>
-        `${names.join(", ")}: latencies are multiples of ${formatMs(step)} (the page's clock step), coarser than ` +
-        `the bins below ${formatMs(quantisedBelowMs(step, h.binsPerDecade))}; drawn spread over each step.`,
+        `${names.join(", ")}: latencies are multiples of ${formatMs(step)} (the page's clock step), which ` +
+        `makes a comb of the bins below ${formatMs(quantisedBelowMs(step, h.binsPerDecade))}; drawn spread over each step.`,
     )
     .join(" ");
 }
