@@ -19,6 +19,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "baselines-browser": () => import("./baselines-browser.js"),
   "ping-fanout": () => import("./ping-fanout.js"),
   "bare-page": () => import("./bare-page.js"),
+  "engine-fidelity": () => import("./engine-fidelity.js"),
 };
 
 /** The benchmarks with a long part (`npm run bench -- long` runs these). */

@@ -37,3 +37,11 @@ export function methodOrder(method: string): number {
   const i = (METHODS as readonly string[]).indexOf(method);
   return i < 0 ? METHODS.length : i;
 }
+
+/**
+ * Browser engines a page can tell it runs in (client/src/probe/engine.ts):
+ * Blink/V8, Gecko/SpiderMonkey, WebKit/JavaScriptCore. Their clocks differ
+ * (docs/engines.md), so each session says which one timed its samples.
+ */
+export const BROWSER_ENGINES = ["chromium", "gecko", "webkit"] as const;
+export type BrowserEngine = (typeof BROWSER_ENGINES)[number];

@@ -25,7 +25,8 @@ import { seriesTotals, type SeriesTotals } from "./series-totals.js";
 import { rawStats, rollupStats } from "./stats.js";
 import { rollupTimeAxis } from "./time-axis.js";
 import type { StoredClient } from "./stored-client.js";
-import { timerResolutionQuery } from "./timer-resolution.js";
+import { sessionClocksQuery } from "./timer-resolution.js";
+import type { SessionClock } from "../../shared/contract/stats.js";
 import { rawTimeseries, rollupTimeseries } from "./timeseries.js";
 
 /** "auto" chooses per query (above); "rollups" and "raw" force one path (tests compare them, the benchmark times both). */
@@ -57,8 +58,8 @@ export interface Queries {
   seriesTotals(options?: QueryOptions): Promise<SeriesTotals[]>;
   /** Everyone who has reported, most recently seen first. */
   clients(): Promise<StoredClient[]>;
-  /** Coarsest timer resolution (ms) reported by the sessions in the filter's range; null if none did. */
-  timerResolution(filter: SampleFilter): Promise<number | null>;
+  /** Per engine, the sessions in the filter's range and their coarsest timer resolution (timer-resolution.ts). */
+  sessionClocks(filter: SampleFilter): Promise<SessionClock[]>;
 }
 
 /** What the queries read: a store's read port, and the time before which its raw samples are gone. */
@@ -105,6 +106,6 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
     races: async (f, o) => ((await useRollups(f)) ? rollupRaces(ctx, f, pace(o)) : rawRaces(pool, f, pace(o))),
     seriesTotals: (o) => seriesTotals(ctx, pace(o)),
     clients: () => clientsQuery(pool),
-    timerResolution: (f) => timerResolutionQuery(pool, f),
+    sessionClocks: (f) => sessionClocksQuery(pool, f),
   };
 }

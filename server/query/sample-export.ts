@@ -30,6 +30,9 @@ export const EXPORT_COLUMNS = [
   "serverLagMs",
   "serverMs",
   "reportInFlight",
+  // The session's: its page's clock step (µs; latencies are multiples of it) and engine.
+  "timerResolutionUs",
+  "engine",
 ] as const;
 
 type Cell = string | number | boolean | null;
@@ -65,6 +68,8 @@ export function exportCells(r: RawSampleRow): Cell[] {
     r[17],
     r[18],
     flag(f, FLAG.reportInFlight),
+    r[20],
+    r[21],
   ];
 }
 

@@ -30,6 +30,9 @@ export type RawSampleRow = [
   serverLagMs: number | null,
   serverMs: number | null,
   sessionRowId: number,
+  /** The session's clock step (µs) and its page's engine (sessions.timer_resolution_us, sessions.engine). */
+  timerResolutionUs: number | null,
+  engine: string | null,
 ];
 
 export interface PageReader {

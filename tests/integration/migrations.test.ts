@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { coarsestResolutionMs } from "../../server/query/timer-resolution.js";
 import { type StoreWithQueries, withQueries } from "../../server/query/with-queries.js";
 import { packFlags } from "../../server/store/flags.js";
 import type { RawSampleRow } from "../../server/store/page-reader.js";
@@ -276,7 +277,9 @@ describe.each(NAMES)("a database written by %s", (name) => {
       [...new Set(batches.map((b) => b.sessionId))].sort().map(span),
     );
     // The coarsest resolution reported in the range: session a2's 0.1 ms, where the version kept them.
-    expect(await store.timerResolution(range)).toBe(fx.refused.includes("timerResolutionMs") ? null : 0.1);
+    expect(coarsestResolutionMs(await store.sessionClocks(range))).toBe(
+      fx.refused.includes("timerResolutionMs") ? null : 0.1,
+    );
   });
 
   it("stores what comes after the upgrade, a seq re-sent at another t once", async () => {

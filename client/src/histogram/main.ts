@@ -10,6 +10,7 @@ import { mountForensicsPanel } from "./forensics-panel.js";
 import { mountNotices } from "./notices.js";
 import { mountRacesPanel } from "./races-panel.js";
 import { Workbench } from "./workbench.js";
+import { markStarted } from "../common/started.js";
 
 const workbench = new Workbench();
 workbench.start();
@@ -22,3 +23,4 @@ mountRacesPanel(
 const attribution = new AttributionPanel(document.getElementById("attribution")!, () => workbench.panelFilters());
 workbench.onPick((pick) => void attribution.open(pick));
 mountForensicsPanel(document.getElementById("forensics")!, workbench);
+markStarted();

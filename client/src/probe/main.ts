@@ -4,6 +4,7 @@
 // the housekeeping slot does the page's own work.
 import "../common/page.css";
 import { browserClock } from "../common/clock.js";
+import { markStarted } from "../common/started.js";
 import { browserTransport, Outbox } from "../report/outbox.js";
 import { openOutboxStore } from "../report/outbox-store.js";
 import { showOutboxLine, showStorageWarning } from "../report/outbox-status.js";
@@ -22,6 +23,7 @@ import { buildPlan, resolveServers } from "./plan.js";
 import { Prober } from "./prober.js";
 import { ATTENTION_EVENTS, RenderCadence } from "./render-cadence.js";
 import { clockSlots, Scheduler } from "./scheduler.js";
+import { detectEngine } from "./engine.js";
 import { measureTimerResolutionMs } from "./timer-resolution.js";
 import { WsChannel } from "./ws-channel.js";
 
@@ -52,6 +54,7 @@ async function start(): Promise<void> {
   holdSessionLock(sessionId);
   // Once per session, before anything else runs: every latency is a multiple of it.
   const timerResolutionMs = measureTimerResolutionMs(browserClock.monoMs) ?? undefined;
+  const engine = detectEngine();
   let outboxShown = false;
   // The outbox starts before anything else: what an earlier session left goes
   // home even while this one waits for its configuration.
@@ -64,6 +67,7 @@ async function start(): Promise<void> {
     transport: browserTransport(),
     liveSessions,
     timerResolutionMs,
+    engine,
     onChange: (c) => {
       outboxShown = false;
       showStorageWarning(c, $("storage-warning"));
@@ -82,6 +86,7 @@ async function start(): Promise<void> {
     clientId,
     sessionId,
     timerResolutionMs,
+    engine,
     crossOriginIsolated: globalThis.crossOriginIsolated === true,
     get sent() {
       return sent;
@@ -205,3 +210,4 @@ async function start(): Promise<void> {
 }
 
 start().catch((err: unknown) => showStatus(`cannot start: ${(err as Error).message}`, true));
+markStarted();

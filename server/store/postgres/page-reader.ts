@@ -14,7 +14,7 @@ import { toPostgresPlaceholders } from "./dialect.js";
 const SAMPLE_COLUMNS_SQL = `samples.t, sessions.client_id, sessions.session_key, samples.seq, samples.method,
   samples.target, samples.ms, samples.outcome, samples.scheduled_t, samples.late_ms, samples.hidden_ms, samples.flags,
   samples.reason, samples.winner, samples.other_ms, samples.other_outcome, samples.minrtt, samples.server_lag_ms,
-  samples.server_ms, samples.session`;
+  samples.server_ms, samples.session, CAST(sessions.timer_resolution_us AS double precision), sessions.engine`;
 
 /** One SELECT (SQLite's placeholders, translated by the caller) read as rows of arrays. */
 export type PageFetch = (sql: string, params: SqlParam[]) => Promise<RawSampleRow[]> | RawSampleRow[];

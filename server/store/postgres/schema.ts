@@ -31,6 +31,7 @@ export const TABLES_PG: readonly string[] = [
   user_agent          text,
   first_seen_ms       bigint NOT NULL,
   timer_resolution_us bigint,
+  engine              text,
   -- The t of the session's oldest and newest stored sample (../sqlite/schema.ts).
   first_t             bigint,
   last_t              bigint,
@@ -102,6 +103,6 @@ FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.i
  * (shared/rollup.ts), which a tailprobe of version 4 would misread; stored
  * ones are read as they are. 6: a sample's identity is (session, seq), not
  * (session, seq, t) (sessions.max_seq); a version 5 writer would store a
- * re-sent seq twice.
+ * re-sent seq twice. 7: sessions.engine, the page's browser engine.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;

@@ -67,6 +67,8 @@ export function postgresWriter(sql: postgres.Sql, codes: PgCodes, partitions: Se
           await tx`UPDATE sessions SET label = ${batch.label} WHERE id = ${session.id} AND label IS DISTINCT FROM ${batch.label}`;
         if (batch.timerResolutionMs !== undefined)
           await tx`UPDATE sessions SET timer_resolution_us = ${toUs(batch.timerResolutionMs)} WHERE id = ${session.id} AND timer_resolution_us IS NULL`;
+        if (batch.engine !== undefined)
+          await tx`UPDATE sessions SET engine = ${batch.engine} WHERE id = ${session.id} AND engine IS NULL`;
         for (const r of rows) r.v[0] = session.id;
         // Each seq once per session, whatever its t: a batch that goes back to
         // a stored seq looks its range up (the session's row lock, taken in

@@ -49,11 +49,18 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
   const readSeries = db.prepare<[], { id: number; method: string; target: string }>(
     "SELECT id, method, target FROM series",
   );
-  const readSessions = db.prepare<[], { id: number; session_key: string; client_id: string }>(
-    "SELECT id, session_key, client_id FROM sessions",
+  type SessionRow = {
+    id: number;
+    session_key: string;
+    client_id: string;
+    timer_resolution_us: number | null;
+    engine: string | null;
+  };
+  const readSessions = db.prepare<[], SessionRow>(
+    "SELECT id, session_key, client_id, timer_resolution_us, engine FROM sessions",
   );
   let series = new Map<number, { method: string; target: string }>();
-  let sessions = new Map<number, { session_key: string; client_id: string }>();
+  let sessions = new Map<number, SessionRow>();
   // Series and sessions added while an export runs are read when a row names one.
   const reload = () => {
     series = new Map(readSeries.all().map((s) => [s.id, s]));
@@ -78,7 +85,7 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
       ...(number | null)[],
     ];
     const { method, target } = series.get(seriesId)!;
-    const { client_id, session_key } = sessions.get(session)!;
+    const { client_id, session_key, timer_resolution_us, engine } = sessions.get(session)!;
     const u = unpackSample(method, status, sched ?? null, lateUs ?? null, detail ?? null);
     return [
       t,
@@ -101,6 +108,8 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
       toMsOrNull(lagUs ?? null),
       toMsOrNull(serverUs ?? null),
       session,
+      timer_resolution_us,
+      engine,
     ];
   };
   return {

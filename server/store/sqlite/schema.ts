@@ -1,4 +1,4 @@
-// The SQLite layout, version 8: raw samples in blocks (one row per write,
+// The SQLite layout, version 9: raw samples in blocks (one row per write,
 // session and 5-minute bucket; small-integer codes, integer µs, raw-block.ts)
 // and rollup histograms per (level, time bucket, series, client, flag class).
 // Older files are upgraded step by step (migrations/).
@@ -12,8 +12,9 @@
  * sessions.max_seq. No samples view: SQL cannot read a block.
  * 8: a sample's identity is (session, seq), not (t, session, seq): blocks
  * indexed by (session, seq_last) so a re-sent seq is found in any bucket.
+ * 9: sessions.engine, the page's browser engine (docs/engines.md).
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /**
  * Raw samples in blocks (raw-block.ts; store version 7, docs/architecture.md):
@@ -63,6 +64,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   user_agent          TEXT,
   first_seen_ms       INTEGER NOT NULL,
   timer_resolution_us INTEGER,
+  -- The engine of the session's page: chromium, gecko or webkit (shared/methods.ts BROWSER_ENGINES).
+  engine              TEXT,
   -- The t of the session's oldest and newest stored sample: raw samples are in
   -- time order, so "when was this session last heard" is read here, not there.
   first_t             INTEGER,
