@@ -27,6 +27,7 @@ import { rollupTimeAxis } from "./time-axis.js";
 import type { StoredClient } from "./stored-client.js";
 import { timerResolutionQuery } from "./timer-resolution.js";
 import { rawTimeseries, rollupTimeseries } from "./timeseries.js";
+import { changeFinder, type ChangeFilter, type FoundChange } from "../changes/find-changes.js";
 
 /** "auto" chooses per query (above); "rollups" and "raw" force one path (tests compare them, the benchmark times both). */
 export type AnswerFrom = "auto" | "rollups" | "raw";
@@ -59,6 +60,8 @@ export interface Queries {
   clients(): Promise<StoredClient[]>;
   /** Coarsest timer resolution (ms) reported by the sessions in the filter's range; null if none did. */
   timerResolution(filter: SampleFilter): Promise<number | null>;
+  /** Level shifts found in the rollups (server/changes/), ordered by time. */
+  changes(filter: ChangeFilter, options?: QueryOptions): Promise<FoundChange[]>;
 }
 
 /** What the queries read: a store's read port, and the time before which its raw samples are gone. */
@@ -71,6 +74,8 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
   const pool = source.readPool;
   const rawKeptFromMs = () => source.rawKeptFromMs();
   const ctx: ReadContext = { pool, rawKeptFromMs };
+  // One finder per store: its hour cells are kept between requests.
+  const findChanges = changeFinder(ctx);
   const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
   const useRollups = async (f: SampleFilter): Promise<boolean> => {
     if (answerFrom === "raw" || classesFor(f) === null) return false;
@@ -106,5 +111,6 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
     seriesTotals: (o) => seriesTotals(ctx, pace(o)),
     clients: () => clientsQuery(pool),
     timerResolution: (f) => timerResolutionQuery(pool, f),
+    changes: (f, o) => findChanges(f, pace(o)),
   };
 }
