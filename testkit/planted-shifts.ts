@@ -144,7 +144,7 @@ export interface Score {
   unexplained: ReportedChange[];
 }
 
-/** A time within tolerance of the interval a change was placed in ([earliestT, t]: a cell, or a gap without data). */
+/** A time within tolerance of the interval a change was placed in ([earliestT, t + a cell): two cells, and any gap between). */
 const near = (c: ReportedChange, atMs: number, toleranceMs: number) =>
   atMs >= c.earliestT - toleranceMs && atMs <= c.t + toleranceMs;
 

@@ -70,7 +70,11 @@ export interface ChangePoint {
   index: number;
   /** Start of that cell (epoch ms): when the change shows. */
   t: number;
-  /** Start of the cell before it: the change happened in [earliestT, t] (that cell may hold both levels; across a gap, the gap too). */
+  /**
+   * Start of the cell before it: the change happened in [earliestT, t + one
+   * cell) (the cells either side of t may each hold both levels; across a
+   * gap, the gap too).
+   */
   earliestT: number;
   /** The windows compared: [beforeFromMs, t) and [t, afterToMs). */
   beforeFromMs: number;

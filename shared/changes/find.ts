@@ -51,7 +51,7 @@ const EDGE_MS = 3 * HOUR_MS;
 /** Gaps a window may bridge beyond its length (ms): a hidden tab's hour does not end a comparison. */
 const GAP_SLACK_MS = HOUR_MS;
 /** Hour cells per side at most and at least where only hours are left. */
-const HOUR_WINDOW_CELLS = 4;
+const HOUR_WINDOW_CELLS = 6;
 const HOUR_MIN_CELLS = 2;
 
 export function detectOptions(p: ChangeParams, cellMs: number): DetectOptions {
