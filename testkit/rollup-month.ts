@@ -76,7 +76,7 @@ export async function writeRollupMonth(
     const batch = new RollupBatch();
     let flushAt = plan.startMs + FLUSH_MS;
     let n = 0;
-    for (const reached of monthInHours(plan, (client, method, targetName, t, us, _serverUs, minrttUs) => {
+    for (const reached of monthInHours(plan, (client, method, targetName, t, us, serverUs, minrttUs) => {
       batch.add({
         t,
         series: series.get(`${method}|${targetName}`)!,
@@ -88,6 +88,7 @@ export async function writeRollupMonth(
         otherUs: null,
         minrttSeries: minrttUs === null ? null : series.get(`${TCP_MIN_RTT_SERIES}|${targetName}`)!,
         minrttUs,
+        serverUs,
       });
       n++;
     }))

@@ -37,7 +37,10 @@ export async function describeChange(
     {
       self: { series: c.series, client },
       baseline: keyOf,
-      server: null,
+      server:
+        c.method === "xhr" || c.method === "jsonp" || c.method === "ws"
+          ? { series: c.series, client, server: true }
+          : null,
       ws: c.method === "xhr" || c.method === "jsonp" ? keyOf("ws") : null,
     },
   );

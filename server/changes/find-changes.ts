@@ -38,6 +38,8 @@ export interface ChangeFilter {
   nameOf?: (clientId: string) => string | null;
 }
 
+/** Probes that report the server's handler time (Server-Timing, the WebSocket's served note). */
+const REPORTS_SERVER_TIME = new Set(["xhr", "jsonp", "ws"]);
 /** Series a change is looked for in: every probe and baseline, and the kernel's min RTT. */
 const SEARCHED = new Set<string>([...PROBE_METHODS, ...BASELINE_METHODS, TCP_MIN_RTT_SERIES]);
 
@@ -87,6 +89,7 @@ export function changeFinder(
       read.map((s) => Number(s.id)),
       codes,
       f.fromMs - pad,
+      read.filter((s) => REPORTS_SERVER_TIME.has(s.method)).map((s) => Number(s.id)),
     );
 
     // A target's keys (all clients' and each client's, every series): a change reads no others.
@@ -95,11 +98,12 @@ export function changeFinder(
       let settledMs = Infinity;
       for (const s of read)
         if (s.target === target)
-          for (const client of [null, ...codes]) {
-            const state = cache.state(keyName({ series: Number(s.id), client }));
-            parts.push(state === null ? "-" : String(state.generation));
-            if (state !== null) settledMs = Math.min(settledMs, state.freshFromMs - pad);
-          }
+          for (const client of [null, ...codes])
+            for (const server of REPORTS_SERVER_TIME.has(s.method) ? [false, true] : [false]) {
+              const state = cache.state(keyName({ series: Number(s.id), client, server }));
+              parts.push(state === null ? "-" : String(state.generation));
+              if (state !== null) settledMs = Math.min(settledMs, state.freshFromMs - pad);
+            }
       return { stamp: parts.join(","), settledMs };
     };
 

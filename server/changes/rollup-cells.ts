@@ -13,13 +13,18 @@ import type { ReadContext } from "../query/reader.js";
 import type { FineCache } from "./fine-cache.js";
 import type { HourCache } from "./hour-cache.js";
 
-/** A series (its id) for every client (client null) or one client (its code in the clients table). */
+/**
+ * A series (its id) for every client (client null) or one client (its code in
+ * the clients table); its latencies, or with `server` its probes' server time
+ * (the rollups' srv histogram).
+ */
 export interface RollupKey {
   series: number;
   client: number | null;
+  server?: boolean;
 }
 
-export const keyName = (k: RollupKey): string => `${k.series}/${k.client ?? "*"}`;
+export const keyName = (k: RollupKey): string => `${k.series}/${k.client ?? "*"}${k.server === true ? "/srv" : ""}`;
 
 const HOUR_LEVEL = 1;
 const FINE_LEVEL = 0;
@@ -71,6 +76,8 @@ const clientWhere = (client: number | null | "clients", codes: readonly number[]
 
 export class RollupCells implements CellSource<RollupKey> {
   private readonly builder = new CellBuilder();
+  /** The server time's rows arrive interleaved with the latencies': a builder of their own. */
+  private readonly builder2 = new CellBuilder();
 
   constructor(
     private readonly ctx: ReadContext,
@@ -82,18 +89,31 @@ export class RollupCells implements CellSource<RollupKey> {
   /**
    * Makes the hour cells of every key from `fromMs` on current: for the
    * all-clients rows of `series`, and for each of `clients` (codes) unless
-   * empty. One statement per group reads the fresh hours and the totals
-   * together; keys whose cached hours changed are read whole.
+   * empty; and the server time of `serverSeries` alike. One statement per
+   * group reads the fresh hours and the totals together; keys whose cached
+   * hours changed are read whole.
    */
-  async prepare(series: readonly number[], clients: readonly number[] | null, fromMs: number): Promise<void> {
+  async prepare(
+    series: readonly number[],
+    clients: readonly number[] | null,
+    fromMs: number,
+    serverSeries: readonly number[] = [],
+  ): Promise<void> {
     if (series.length === 0) return;
     const groups: (readonly number[] | null)[] = [null];
     if (clients !== null && clients.length > 0) groups.push(clients);
+    const parts = (s: number, client: number | null): RollupKey[] =>
+      serverSeries.includes(s)
+        ? [
+            { series: s, client },
+            { series: s, client, server: true },
+          ]
+        : [{ series: s, client }];
     for (const codes of groups) {
       const keys: RollupKey[] =
         codes === null
-          ? series.map((s) => ({ series: s, client: null }))
-          : series.flatMap((s) => codes.map((c) => ({ series: s, client: c })));
+          ? series.flatMap((s) => parts(s, null))
+          : series.flatMap((s) => codes.flatMap((c) => parts(s, c)));
       const whole = keys.filter((k) => this.cache.readFrom(keyName(k), fromMs) === null);
       const fresh = keys.filter((k) => this.cache.readFrom(keyName(k), fromMs) !== null);
       const stale = await this.readHours(series, codes, fromMs, fresh, whole);
@@ -119,19 +139,31 @@ export class RollupCells implements CellSource<RollupKey> {
     const merger = new CellStream(this.builder);
     const totals = new Map<string, number>();
     // One statement, one snapshot: the totals agree with the hours read beside them.
+    const server = new CellStream(this.builder2);
+    const fold = (stream: CellStream, key: string, level: number, startMs: number, blob: Uint8Array | null) => {
+      const keyFrom = readFrom.get(key);
+      if (keyFrom === undefined) return;
+      if (level === TOTAL_LEVEL) totals.set(key, (totals.get(key) ?? 0) + (blob === null ? 0 : encodedCount(blob)));
+      else if (startMs >= keyFrom) stream.add(key, startMs, blob);
+    };
     await this.ctx.pool.scan(
-      `SELECT level, series, client, start_ms, lat FROM rollups WHERE level = ${HOUR_LEVEL} AND ${who} AND start_ms >= ? AND ${seriesIn}
+      `SELECT level, series, client, start_ms, lat, srv FROM rollups WHERE level = ${HOUR_LEVEL} AND ${who} AND start_ms >= ? AND ${seriesIn}
        UNION ALL
-       SELECT level, series, client, start_ms, lat FROM rollups WHERE level = ${TOTAL_LEVEL} AND ${who} AND start_ms = 0 AND ${seriesIn}
+       SELECT level, series, client, start_ms, lat, srv FROM rollups WHERE level = ${TOTAL_LEVEL} AND ${who} AND start_ms = 0 AND ${seriesIn}
        ORDER BY series, client, start_ms`,
       [from],
       (row) => {
-        const [level, s, client, startMs, lat] = row as [number, number, number, number, Uint8Array | null];
-        const key = keyName({ series: s, client: codes === null ? null : client });
-        const keyFrom = readFrom.get(key);
-        if (keyFrom === undefined) return;
-        if (level === TOTAL_LEVEL) totals.set(key, (totals.get(key) ?? 0) + (lat === null ? 0 : encodedCount(lat)));
-        else if (Number(startMs) >= keyFrom) merger.add(key, Number(startMs), lat);
+        const [level, s, client, startMs, lat, srv] = row as [
+          number,
+          number,
+          number,
+          number,
+          Uint8Array | null,
+          Uint8Array | null,
+        ];
+        const owner = codes === null ? null : client;
+        fold(merger, keyName({ series: s, client: owner }), level, Number(startMs), lat);
+        fold(server, keyName({ series: s, client: owner, server: true }), level, Number(startMs), srv);
       },
       this.pace,
     );
@@ -142,7 +174,7 @@ export class RollupCells implements CellSource<RollupKey> {
     ] as const)
       for (const k of list) {
         const name = keyName(k);
-        const read = { cells: merger.cells(name), total: totals.get(name) ?? 0 };
+        const read = { cells: (k.server === true ? server : merger).cells(name), total: totals.get(name) ?? 0 };
         if (!this.cache.update(name, readFrom.get(name)!, read, isWhole)) stale.push(k);
       }
     return stale;
@@ -173,7 +205,7 @@ export class RollupCells implements CellSource<RollupKey> {
       const to = missing[missing.length - 1]! + HOUR_MS;
       const stream = new CellStream(this.builder);
       await this.ctx.pool.scan(
-        `SELECT start_ms, lat FROM rollups WHERE level = ${FINE_LEVEL} AND ${clientWhere(key.client, [key.client ?? 0])} AND series = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms`,
+        `SELECT start_ms, ${key.server === true ? "srv" : "lat"} FROM rollups WHERE level = ${FINE_LEVEL} AND ${clientWhere(key.client, [key.client ?? 0])} AND series = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms`,
         [key.series, from, to],
         (row) => stream.add("k", Number(row[0]), row[1] as Uint8Array | null),
         this.pace,

@@ -48,7 +48,7 @@ export const changeSchema = z.object({
   client: z.nullable(z.string()),
   /** When it shows (epoch ms): the start of the first time bucket after it. */
   t: ms,
-  /** The change happened in [earliestT, t]: one bucket, or a gap without data. */
+  /** The change happened in [earliestT, t + resolutionMs): the buckets either side of t (either may hold both levels), and any gap between them. */
   earliestT: ms,
   /** The statistic that moved the most, its value before and after (ms) and after/before. */
   statistic,

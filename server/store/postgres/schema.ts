@@ -74,6 +74,7 @@ export const TABLES_PG: readonly string[] = [
   wins_ws    bigint NOT NULL DEFAULT 0,
   wins_jsonp bigint NOT NULL DEFAULT 0,
   margin     bytea,
+  srv        bytea,
   PRIMARY KEY (level, client, class, start_ms, series)
 )`,
   // The targets each server measures (its name, its peers, their best-of-two
@@ -103,5 +104,6 @@ FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.i
  * ones are read as they are. 6: a sample's identity is (session, seq), not
  * (session, seq, t) (sessions.max_seq); a version 5 writer would store a
  * re-sent seq twice.
+ * 7 as SQLite's 9: rollups.srv, the server's handler time of ok probes.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
