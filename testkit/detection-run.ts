@@ -74,7 +74,8 @@ export async function runDetection(plan: MonthPlan, p: ChangeParams = CHANGE_PAR
             ws: (method === "xhr" || method === "jsonp") && has("ws") ? key("ws") : null,
           },
         );
-        reported.push({ method, target: target.name, client, t: pt.t, earliestT: pt.earliestT, verdict });
+        const statistic = pt.moves[0]!.statistic;
+        reported.push({ method, target: target.name, client, t: pt.t, earliestT: pt.earliestT, statistic, verdict });
       }
     }
   const expected = expectedChanges(plan);

@@ -132,6 +132,7 @@ export interface ReportedChange {
   client: number | null;
   t: number;
   earliestT: number;
+  statistic?: string;
   verdict?: string;
 }
 

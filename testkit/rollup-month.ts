@@ -60,11 +60,16 @@ const PROBE_CLASS = classOf(packFlags({ visibleAtSend: true, visibleAtReply: tru
 const BASELINE_CLASS = classOf(0, null);
 const PROBES = new Set(["xhr", "jsonp", "ws", "best2"]);
 
-/** Writes the plan's rollups; `clientKeys[i]` is the clientId of the plan's client i. */
+/**
+ * Writes the plan's rollups; `clientKeys[i]` is the clientId of the plan's
+ * client i. With `window`, only its samples ([fromMs, toMs)): the same month
+ * written a part at a time, as it would arrive.
+ */
 export async function writeRollupMonth(
   target: RollupTarget,
   plan: MonthPlan,
   clientKeys: readonly string[],
+  window: { fromMs: number; toMs: number } = { fromMs: -Infinity, toMs: Infinity },
 ): Promise<number> {
   const book = target.kind === "sqlite" ? sqliteCodebook(target.store) : postgresCodebook(target.url);
   try {
@@ -77,6 +82,7 @@ export async function writeRollupMonth(
     let flushAt = plan.startMs + FLUSH_MS;
     let n = 0;
     for (const reached of monthInHours(plan, (client, method, targetName, t, us, serverUs, minrttUs) => {
+      if (t < window.fromMs || t >= window.toMs) return;
       batch.add({
         t,
         series: series.get(`${method}|${targetName}`)!,
