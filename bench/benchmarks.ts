@@ -7,6 +7,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "ws-echo-overhead": () => import("./ws-echo-overhead.js"),
   "chart-queries": () => import("./chart-queries.js"),
   "change-detection": () => import("./change-detection.js"),
+  "changes-query": () => import("./changes-query.js"),
   "disk-real-rate": () => import("./disk-real-rate.js"),
   "metrics-scrape": () => import("./metrics-scrape.js"),
   "query-stall": () => import("./query-stall.js"),

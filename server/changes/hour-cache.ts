@@ -9,7 +9,6 @@ import type { Cell } from "../../shared/changes/cells.js";
 
 /** Bytes the cache may hold; the least recently used keys go first beyond it. */
 export const HOUR_CACHE_BYTES_MAX = 64 * 1024 * 1024;
-const HOUR_MS = 3_600_000;
 
 interface Entry {
   /** Hour cells ascending, from fromMs to the newest (a read always runs to the end of the data). */
@@ -57,8 +56,12 @@ export class HourCache {
    * Folds in a read of every hour from readFromMs on, with the total from the
    * same snapshot. Returns false, and forgets the key, when the total says
    * cached hours changed since they were read (the caller reads it whole again).
+   * `freshFromMs`: from here on hours are read again by the next request: the
+   * newest hour of the read (of any key read with it), still filling. A key
+   * whose data stopped before it is checked by its total alone, so one client
+   * gone for weeks does not make every request read those weeks again.
    */
-  update(key: string, readFromMs: number, read: HourRead, whole: boolean): boolean {
+  update(key: string, readFromMs: number, read: HourRead, whole: boolean, freshFromMs: number): boolean {
     const e = this.entries.get(key);
     let readSum = 0;
     for (const c of read.cells) readSum += c.count;
@@ -68,7 +71,7 @@ export class HourCache {
       const entry: Entry = {
         cells,
         fromMs: readFromMs,
-        freshFromMs: freshFrom(cells, readFromMs),
+        freshFromMs: Math.max(readFromMs, freshFromMs),
         outside: read.total - readSum,
         bytes: 0,
         usedAt: ++this.clock,
@@ -86,7 +89,7 @@ export class HourCache {
       return false;
     }
     e.cells = [...e.cells.slice(0, keep), ...read.cells];
-    e.freshFromMs = freshFrom(e.cells, readFromMs);
+    e.freshFromMs = Math.max(readFromMs, freshFromMs);
     e.usedAt = ++this.clock;
     this.account(e);
     return true;
@@ -155,10 +158,4 @@ function firstAtOrAfter(cells: readonly Cell[], t: number): number {
     else b = m;
   }
   return a;
-}
-
-/** The newest hour with data is still filling: it and everything after are read again next time. */
-function freshFrom(cells: readonly Cell[], readFromMs: number): number {
-  const latest = cells[cells.length - 1]?.startMs;
-  return latest === undefined ? readFromMs : Math.max(readFromMs, latest - (latest % HOUR_MS));
 }

@@ -140,11 +140,15 @@ export class RollupCells implements CellSource<RollupKey> {
     const totals = new Map<string, number>();
     // One statement, one snapshot: the totals agree with the hours read beside them.
     const server = new CellStream(this.builder2);
+    let newest = -Infinity;
     const fold = (stream: CellStream, key: string, level: number, startMs: number, blob: Uint8Array | null) => {
       const keyFrom = readFrom.get(key);
       if (keyFrom === undefined) return;
       if (level === TOTAL_LEVEL) totals.set(key, (totals.get(key) ?? 0) + (blob === null ? 0 : encodedCount(blob)));
-      else if (startMs >= keyFrom) stream.add(key, startMs, blob);
+      else if (startMs >= keyFrom) {
+        stream.add(key, startMs, blob);
+        if (blob !== null && startMs > newest) newest = startMs;
+      }
     };
     await this.ctx.pool.scan(
       `SELECT level, series, client, start_ms, lat, srv FROM rollups WHERE level = ${HOUR_LEVEL} AND ${who} AND start_ms >= ? AND ${seriesIn}
@@ -175,7 +179,8 @@ export class RollupCells implements CellSource<RollupKey> {
       for (const k of list) {
         const name = keyName(k);
         const read = { cells: (k.server === true ? server : merger).cells(name), total: totals.get(name) ?? 0 };
-        if (!this.cache.update(name, readFrom.get(name)!, read, isWhole)) stale.push(k);
+        const freshFrom = newest === -Infinity ? from : newest;
+        if (!this.cache.update(name, readFrom.get(name)!, read, isWhole, freshFrom)) stale.push(k);
       }
     return stale;
   }
