@@ -49,7 +49,7 @@ export function plantShifts(o: PlantOptions): PlantedShift[] {
       if (!free(atMs) || (untilMs < endMs && !free(untilMs))) continue;
       if (out.some((s) => s.target === target.name && s.atMs < untilMs && atMs < s.untilMs)) continue;
       const kind = KINDS[k % KINDS.length]!;
-      const factor = (o.factorMin ?? 1.35) + rand() * ((o.factorMax ?? 2.2) - (o.factorMin ?? 1.35));
+      const factor = (o.factorMin ?? 1.3) + rand() * ((o.factorMax ?? 2.2) - (o.factorMin ?? 1.3));
       const client = kind === "browser" || (kind === "network" && rand() < 0.3) ? Math.floor(rand() * o.clients) : null;
       out.push({
         kind,
