@@ -4,12 +4,14 @@
 // Rows written before have none: nothing to convert, the change finder says
 // "server time not measured" there.
 import type Database from "better-sqlite3";
-import { columnsOf, setVersion, type SqliteStep } from "./step.js";
+import { columnsOf, setVersion, type SqliteStep, type Upgrade } from "./step.js";
 
-function addServerTime(db: Database.Database, log: (line: string) => void): void {
-  log("upgrading database schema 8 → 9: rollups keep the server's handler time from now on");
+function addServerTime(db: Database.Database, u: Upgrade): void {
+  // A file whose version was set back (a downgrade, a test) may have the column already: nothing to say then.
+  const adding = !columnsOf(db, "rollups").has("srv");
+  if (adding) u.log("upgrading database schema 8 → 9: rollups keep the server's handler time from now on");
   db.transaction(() => {
-    if (!columnsOf(db, "rollups").has("srv")) db.exec("ALTER TABLE rollups ADD COLUMN srv BLOB");
+    if (adding) db.exec("ALTER TABLE rollups ADD COLUMN srv BLOB");
     setVersion(db, 9);
   })();
 }
