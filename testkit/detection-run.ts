@@ -3,7 +3,8 @@
 // each change described), scored against the planted shifts: what the
 // detection benchmark prints and the rate test guards.
 import { describePoint } from "../shared/changes/describe.js";
-import { CHANGE_PARAMS_DEFAULT, findSeriesChanges, type ChangeParams } from "../shared/changes/find.js";
+import { findSeriesChanges } from "../shared/changes/clients.js";
+import { CHANGE_PARAMS_DEFAULT, type ChangeParams } from "../shared/changes/find.js";
 import { ALL_CLIENTS, cellKey, MemoryCells, serverKey } from "./memory-cells.js";
 import {
   expectedChanges,

@@ -1,7 +1,7 @@
 // A change point as GET /api/changes shows it: its leading move, and the
 // same statistic on the parts of the path beside it (shared/changes/describe.ts).
 import { describePoint } from "../../shared/changes/describe.js";
-import type { SeriesPoint } from "../../shared/changes/find.js";
+import type { SeriesPoint } from "../../shared/changes/clients.js";
 import type { Change } from "../../shared/contract/index.js";
 import type { RollupCells, RollupKey } from "./rollup-cells.js";
 

@@ -8,14 +8,8 @@
 // still-filling hours less the padding any window reaches across) are kept
 // and only the time after is searched again, until the hour cache says a
 // cell they read has changed (a new generation of one of the target's keys).
-import {
-  CHANGE_PARAMS_DEFAULT,
-  findChangePoints,
-  findSeriesChanges,
-  paddingMs,
-  type ChangeParams,
-  type SeriesPoint,
-} from "../../shared/changes/find.js";
+import { findSeriesChanges, type SeriesPoint } from "../../shared/changes/clients.js";
+import { CHANGE_PARAMS_DEFAULT, findChangePoints, paddingMs, type ChangeParams } from "../../shared/changes/find.js";
 import { TCP_MIN_RTT_SERIES } from "../../shared/contract/index.js";
 import { BASELINE_METHODS, PROBE_METHODS } from "../../shared/methods.js";
 import type { Pace } from "../store/pace.js";

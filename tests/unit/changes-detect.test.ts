@@ -5,14 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { CellBuilder, coarseOfValue, type Cell, type CellSeries } from "../../shared/changes/cells.js";
 import { detect } from "../../shared/changes/detect.js";
-import {
-  CHANGE_PARAMS_DEFAULT,
-  detectOptions,
-  findChangePoints,
-  findSeriesChanges,
-  FINE_MS,
-  HOUR_MS,
-} from "../../shared/changes/find.js";
+import { findSeriesChanges } from "../../shared/changes/clients.js";
+import { CHANGE_PARAMS_DEFAULT, detectOptions, findChangePoints, FINE_MS, HOUR_MS } from "../../shared/changes/find.js";
 import { cellKey, MemoryCells } from "../../testkit/memory-cells.js";
 import { plantShifts } from "../../testkit/planted-shifts.js";
 import { prng } from "../../testkit/prng.js";
