@@ -90,5 +90,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   return rows;
 }
 
-export const bench: Benchmark = { name: "change-detection", run };
+export const bench: Benchmark = {
+  name: "change-detection",
+  about:
+    "The change finder on synthetic months at 1 Hz with shifts planted in one part of the path at a time: the share of ≥ 30 % median shifts lasting ≥ 2 h found within 30 minutes, false changes per series and week without shifts, and how often a probe's change names the planted part.",
+  run,
+};
 if (isMain(import.meta.url)) await runAlone(bench);

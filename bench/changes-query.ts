@@ -78,5 +78,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   ];
 }
 
-export const bench: Benchmark = { name: "changes-query", run };
+export const bench: Benchmark = {
+  name: "changes-query",
+  about:
+    "GET /api/changes over a 10 M-sample month (30 days, 4 clients, 2 servers), a page's refresh and the first request after a start, beside GET /api/timeseries over the same range.",
+  run,
+};
 if (isMain(import.meta.url)) await runAlone(bench);

@@ -1,7 +1,7 @@
 // Planted level shifts for the change detector: random shifts of one part
 // of the path (synthetic-month.ts), the changes they should produce in each
 // series, and the score of what a detector reported against them.
-import { prng } from "./prng.js";
+import { mulberry32 as prng } from "../shared/prng.js";
 import {
   baseMedianMs,
   crosses,

@@ -12,7 +12,7 @@
 // 1–5 minutes, twice a day per target), on a daily cycle of the path
 // (±10 %), with gaps where a client's tab was hidden (three a day, 5 minutes
 // to 2 hours, no samples). Values are integer µs as the store keeps them.
-import { prng } from "./prng.js";
+import { mulberry32 as prng } from "../shared/prng.js";
 
 export type ShiftKind = "network" | "server" | "http" | "browser";
 

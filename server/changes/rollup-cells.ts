@@ -5,7 +5,7 @@
 // class merged): the finder never reads a raw sample.
 import { CellBuilder, type Cell, type CellSeries } from "../../shared/changes/cells.js";
 import { FINE_MS, HOUR_MS, type CellSource } from "../../shared/changes/find.js";
-import { encodedCount } from "../../shared/rollup.js";
+import { encodedCount } from "../../shared/rollup-codec.js";
 import type { Pace } from "../store/pace.js";
 import { ANY_CLASS, ANY_CLIENT } from "../store/rollup-batch.js";
 import { CLASS_COUNT, TOTAL_LEVEL } from "../store/rollup-class.js";

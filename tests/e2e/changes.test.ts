@@ -8,7 +8,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sample } from "../../shared/contract/index.js";
 import { artifactPath, launchBrowser, type LaunchedBrowser } from "../../testkit/browser.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 as prng } from "../../shared/prng.js";
 import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
 
 const MINUTE_MS = 60_000;

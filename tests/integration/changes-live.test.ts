@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangesResponse, Sample } from "../../shared/contract/index.js";
 import { BATCH_SAMPLES_MAX } from "../../shared/contract/samples.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 as prng } from "../../shared/prng.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { freshDb, STORE_KINDS } from "../helpers/store-kinds.js";
 

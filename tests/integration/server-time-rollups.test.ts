@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { SCHEMA_VERSION as POSTGRES_VERSION } from "../../server/store/postgres/schema.js";
 import { SCHEMA_VERSION as SQLITE_VERSION } from "../../server/store/sqlite/schema.js";
-import { emptyRollup, mergeEncoded, quantile } from "../../shared/rollup.js";
+import { emptyRollup, quantile } from "../../shared/rollup.js";
+import { mergeEncoded } from "../../shared/rollup-codec.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { executeOn, freshDb, selectAll, STORE_KINDS } from "../helpers/store-kinds.js";
 

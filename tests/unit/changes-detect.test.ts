@@ -9,7 +9,7 @@ import { findSeriesChanges } from "../../shared/changes/clients.js";
 import { CHANGE_PARAMS_DEFAULT, detectOptions, findChangePoints, FINE_MS, HOUR_MS } from "../../shared/changes/find.js";
 import { cellKey, MemoryCells } from "../../testkit/memory-cells.js";
 import { plantShifts } from "../../testkit/planted-shifts.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 as prng } from "../../shared/prng.js";
 
 const T0 = Date.UTC(2026, 3, 20);
 const fineOpts = detectOptions(CHANGE_PARAMS_DEFAULT, FINE_MS);

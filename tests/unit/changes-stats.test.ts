@@ -12,8 +12,9 @@ import {
 } from "../../shared/changes/cells.js";
 import { pooledQuantile, Prefix } from "../../shared/changes/prefix.js";
 import { incompleteBeta, studentTwoSided, welch, type Moments } from "../../shared/changes/student-t.js";
-import { emptyRollup, encodeRollup, record } from "../../shared/rollup.js";
-import { prng } from "../../testkit/prng.js";
+import { emptyRollup, record } from "../../shared/rollup.js";
+import { encodeRollup } from "../../shared/rollup-codec.js";
+import { mulberry32 as prng } from "../../shared/prng.js";
 import { runPythonScript } from "../helpers/python.js";
 
 interface Vectors {

@@ -20,7 +20,7 @@ const KEY_ARRAYS =
   "unnest($1::smallint[], $2::integer[], $3::smallint[], $4::bigint[], $5::integer[]) AS k (level, client, class, start_ms, series)";
 /** Statements of fixed text (prepared once) over one array per column, however many cells a batch touches. */
 const CREATE_CELLS = `INSERT INTO rollups (${KEY}) SELECT * FROM ${KEY_ARRAYS} ORDER BY ${KEY} ON CONFLICT DO NOTHING`;
-/** The rows locked and read back, and the UPDATE of their merged values, with or without the srv column (version 6 on). */
+/** The rows locked and read back, and the UPDATE of their merged values, with or without the srv column (version 7 on). */
 const lockCells = (
   srv: boolean,
 ) => `SELECT r.level, r.client, r.class, r.start_ms, r.series, r.failures, r.skipped, r.lat, r.tmo, r.wins_ws, r.wins_jsonp, r.margin${srv ? ", r.srv" : ""}
@@ -48,7 +48,7 @@ const columnsOf = <T>(rows: readonly T[][], width: number): T[][] =>
 
 /**
  * Merges a batch's rollup cells into the rollups table inside `tx`.
- * `serverTime`: the table has the srv column (version 6 on); upgrade steps
+ * `serverTime`: the table has the srv column (version 7 on); upgrade steps
  * from older versions run before it exists and pass false.
  */
 export async function mergeRollups(tx: Tx, batch: RollupBatch, serverTime = true): Promise<void> {

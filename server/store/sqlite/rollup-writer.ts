@@ -6,7 +6,7 @@ import { mergedRow, type RollupBatch, type StoredCell } from "../rollup-batch.js
 
 /**
  * Merges a batch's rollups into the table (read, merge, write back per cell).
- * `serverTime`: the table has the srv column (version 8 on); upgrade steps
+ * `serverTime`: the table has the srv column (version 9 on); upgrade steps
  * from older versions run before it exists and pass false.
  */
 export function rollupWriter(db: Database.Database, serverTime = true): (batch: RollupBatch) => void {

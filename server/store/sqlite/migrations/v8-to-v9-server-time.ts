@@ -7,13 +7,13 @@ import type Database from "better-sqlite3";
 import { columnsOf, setVersion, type SqliteStep, type Upgrade } from "./step.js";
 
 function addServerTime(db: Database.Database, u: Upgrade): void {
-  // A file whose version was set back (a downgrade, a test) may have the column already: nothing to say then.
-  const adding = !columnsOf(db, "rollups").has("srv");
-  if (adding) u.log("upgrading database schema 8 → 9: rollups keep the server's handler time from now on");
+  u.log("upgrading database schema 8 → 9: rollups keep the server's handler time from now on");
   db.transaction(() => {
-    if (adding) db.exec("ALTER TABLE rollups ADD COLUMN srv BLOB");
+    // A file whose version was set back (a downgrade, a test) may have the column already.
+    if (!columnsOf(db, "rollups").has("srv")) db.exec("ALTER TABLE rollups ADD COLUMN srv BLOB");
     setVersion(db, 9);
   })();
+  u.log("upgraded database schema 8 → 9");
 }
 
 export const v8ToV9: SqliteStep = { from: 8, to: 9, run: addServerTime };
