@@ -6,6 +6,8 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "echo-overhead": () => import("./echo-overhead.js"),
   "ws-echo-overhead": () => import("./ws-echo-overhead.js"),
   "chart-queries": () => import("./chart-queries.js"),
+  "change-detection": () => import("./change-detection.js"),
+  "changes-query": () => import("./changes-query.js"),
   "disk-real-rate": () => import("./disk-real-rate.js"),
   "metrics-scrape": () => import("./metrics-scrape.js"),
   "query-stall": () => import("./query-stall.js"),

@@ -22,6 +22,7 @@ import { handleEcho } from "./echo/http-echo.js";
 import { startLoopLag } from "./echo/loop-lag.js";
 import { exportRouter } from "./query/export-route.js";
 import { forensicsRouter } from "./query/forensics-routes.js";
+import { changesRouter } from "./changes/route.js";
 import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createBudgets } from "./limits/budgets.js";
@@ -154,6 +155,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(exportRouter(store, nowMs, clients));
   app.use(metricsRouter(store));
   app.use(forensicsRouter(store, nowMs, clients));
+  app.use(changesRouter(store, clients));
   app.use(pageSecurityHeaders(options.peers, options.tlsCertPath !== undefined));
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));

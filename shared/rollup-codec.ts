@@ -239,6 +239,13 @@ function addExact(
   if (into.max === null || max > into.max) into.max = max;
 }
 
+/** The number of values in a stored rollup, read from its first field without decoding the buckets. */
+export function encodedCount(blob: Uint8Array): number {
+  cursor.blob = blob;
+  cursor.pos = blob[0] === COMPACT_TAG ? 1 : 0;
+  return varint();
+}
+
 /** What a stored rollup's buckets are added to. */
 export interface BucketSink {
   add(index: number, n: number): void;

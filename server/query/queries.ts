@@ -28,6 +28,7 @@ import type { StoredClient } from "./stored-client.js";
 import { sessionClocksQuery } from "./timer-resolution.js";
 import type { SessionClock } from "../../shared/contract/stats.js";
 import { rawTimeseries, rollupTimeseries } from "./timeseries.js";
+import { changeFinder, type ChangeFilter, type FoundChange } from "../changes/find-changes.js";
 
 /** "auto" chooses per query (above); "rollups" and "raw" force one path (tests compare them, the benchmark times both). */
 export type AnswerFrom = "auto" | "rollups" | "raw";
@@ -60,6 +61,8 @@ export interface Queries {
   clients(): Promise<StoredClient[]>;
   /** Per engine, the sessions in the filter's range and their coarsest timer resolution (timer-resolution.ts). */
   sessionClocks(filter: SampleFilter): Promise<SessionClock[]>;
+  /** Level shifts found in the rollups (server/changes/), ordered by time. */
+  changes(filter: ChangeFilter, options?: QueryOptions): Promise<FoundChange[]>;
 }
 
 /** What the queries read: a store's read port, and the time before which its raw samples are gone. */
@@ -72,6 +75,8 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
   const pool = source.readPool;
   const rawKeptFromMs = () => source.rawKeptFromMs();
   const ctx: ReadContext = { pool, rawKeptFromMs };
+  // One finder per store: its hour cells are kept between requests.
+  const findChanges = changeFinder(ctx);
   const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
   const useRollups = async (f: SampleFilter): Promise<boolean> => {
     if (answerFrom === "raw" || classesFor(f) === null) return false;
@@ -107,5 +112,6 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
     seriesTotals: (o) => seriesTotals(ctx, pace(o)),
     clients: () => clientsQuery(pool),
     sessionClocks: (f) => sessionClocksQuery(pool, f),
+    changes: (f, o) => findChanges(f, pace(o)),
   };
 }

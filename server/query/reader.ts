@@ -270,6 +270,8 @@ async function readRaw(
           otherUs,
           minrttSeries: null,
           minrttUs: null,
+          // Queries read no server time: the change finder reads it from the rollups alone.
+          serverUs: null,
         });
       if (minrttUs !== null) {
         const m = cellOf(minrttSeries.get(series) ?? -1, t);

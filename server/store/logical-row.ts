@@ -69,7 +69,7 @@ export function rollupRowOf(
   target: string,
   codes: Pick<CodeLookup, "seriesOf">,
 ): RollupRow {
-  const [, , t, series, outcome, us, , lateUs, , flags, , winner, otherUs, , minrttUs] = v;
+  const [, , t, series, outcome, us, , lateUs, , flags, , winner, otherUs, , minrttUs, , serverUs] = v;
   return {
     t: t!,
     series: series!,
@@ -84,6 +84,7 @@ export function rollupRowOf(
         ? codes.seriesOf(TCP_MIN_RTT_SERIES, target)
         : null,
     minrttUs: minrttUs ?? null,
+    serverUs: serverUs ?? null,
   };
 }
 

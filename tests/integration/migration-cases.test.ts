@@ -47,7 +47,9 @@ describe("a version 4 file with a row the packed layout cannot hold", () => {
 
     const store = openStore(file, { log: () => {}, ...KEEP });
     try {
-      expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+      expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+        value: String(SCHEMA_VERSION),
+      });
     } finally {
       await store.close();
     }

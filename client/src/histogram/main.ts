@@ -6,6 +6,7 @@ import "uplot/dist/uPlot.min.css";
 import "../common/page.css";
 import "./histogram.css";
 import { AttributionPanel } from "./attribution-panel.js";
+import { mountChangesList } from "./changes-list.js";
 import { mountForensicsPanel } from "./forensics-panel.js";
 import { mountNotices } from "./notices.js";
 import { mountRacesPanel } from "./races-panel.js";
@@ -22,5 +23,8 @@ mountRacesPanel(
 );
 const attribution = new AttributionPanel(document.getElementById("attribution")!, () => workbench.panelFilters());
 workbench.onPick((pick) => void attribution.open(pick));
-mountForensicsPanel(document.getElementById("forensics")!, workbench);
+const forensics = mountForensicsPanel(document.getElementById("forensics")!, workbench);
+// A change chosen (in its list or on a time chart): its series after against before, in the compare panel.
+const changes = mountChangesList(document.getElementById("changes")!, workbench, (c) => forensics.compareChange(c));
+workbench.onChangeMark((id) => changes.choose(id));
 markStarted();

@@ -18,7 +18,7 @@ import { HeatmapChart } from "./chart-heatmap.js";
 import { HistogramChart } from "./chart-histogram.js";
 import { TimeseriesPanels } from "./chart-timeseries.js";
 import { FocusBar } from "./focus-bar.js";
-import type { PeriodMark } from "./chart-timeseries.js";
+import type { ChangeMark, PeriodMark } from "./chart-timeseries.js";
 import type { ChartPick, OnPick } from "./pick.js";
 import { Picker } from "./picker.js";
 import { Progress } from "./progress.js";
@@ -140,6 +140,16 @@ export class Workbench {
 
   markPeriods(periods: Map<string, PeriodMark>): void {
     this.panels.setPeriods(periods);
+  }
+
+  /** Marks level shifts on the time charts (key "method@target"). */
+  markChanges(marks: Map<string, ChangeMark[]>): void {
+    this.panels.setChanges(marks);
+  }
+
+  /** Calls back with a change's id when its mark on a time chart is clicked. */
+  onChangeMark(cb: (id: string) => void): void {
+    this.panels.onChangeMark(cb);
   }
 
   /** Calls back when a chart is clicked to ask why (a tail point, a heatmap cell, a time bucket). */

@@ -75,6 +75,7 @@ export const TABLES_PG: readonly string[] = [
   wins_ws    bigint NOT NULL DEFAULT 0,
   wins_jsonp bigint NOT NULL DEFAULT 0,
   margin     bytea,
+  srv        bytea,
   PRIMARY KEY (level, client, class, start_ms, series)
 )`,
   // The targets each server measures (its name, its peers, their best-of-two
@@ -104,5 +105,6 @@ FROM raw_samples r JOIN series s ON s.id = r.series LEFT JOIN reasons rs ON rs.i
  * ones are read as they are. 6: a sample's identity is (session, seq), not
  * (session, seq, t) (sessions.max_seq); a version 5 writer would store a
  * re-sent seq twice. 7: sessions.engine, the page's browser engine.
+ * 8 as SQLite's 10: rollups.srv, the server's handler time of ok probes.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;

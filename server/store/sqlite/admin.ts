@@ -60,7 +60,7 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
     // Rebuild: one key range per (level, remaining client, class), the rollups' key order.
     const remaining = (db.prepare("SELECT id FROM clients").all() as { id: number }[]).map((r) => r.id);
     const rows = db.prepare(
-      "SELECT start_ms, series, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms BETWEEN ? AND ?",
+      "SELECT start_ms, series, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin, srv FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms BETWEEN ? AND ?",
     );
     for (let level = 0; level < LEVEL_COUNT; level++) {
       const { fromMs, toMs } = span[level]!;
@@ -78,7 +78,7 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
       "DELETE FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms = ? AND series = ?",
     );
     const put = db.prepare(
-      "INSERT OR REPLACE INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin, srv) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     for (const c of aggregates.values()) {
       if (c.failures + c.skipped + c.lat.count + c.tmo.count === 0)
@@ -97,6 +97,7 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
           c.winsWs,
           c.winsJsonp,
           blobOf(c.margin),
+          blobOf(c.srv),
         );
     }
     return { samples, sessions };

@@ -1,4 +1,4 @@
-// The SQLite layout, version 9: raw samples in blocks (one row per write,
+// The SQLite layout, version 10: raw samples in blocks (one row per write,
 // session and 5-minute bucket; small-integer codes, integer µs, raw-block.ts)
 // and rollup histograms per (level, time bucket, series, client, flag class).
 // Older files are upgraded step by step (migrations/).
@@ -13,8 +13,10 @@
  * 8: a sample's identity is (session, seq), not (t, session, seq): blocks
  * indexed by (session, seq_last) so a re-sent seq is found in any bucket.
  * 9: sessions.engine, the page's browser engine (docs/engines.md).
+ * 10: rollups.srv, the server's handler time of ok probes (the change finder's
+ * "server time"); rows written before have none.
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /**
  * Raw samples in blocks (raw-block.ts; store version 7, docs/architecture.md):
@@ -102,6 +104,8 @@ CREATE TABLE IF NOT EXISTS rollups (
   wins_ws    INTEGER NOT NULL DEFAULT 0,
   wins_jsonp INTEGER NOT NULL DEFAULT 0,
   margin     BLOB,
+  -- The server's handler time of ok probes (version 9 on).
+  srv        BLOB,
   -- Client and class before time: a query reads one contiguous run per
   -- (client, class) it keeps, and the aggregate rows (client 0, class 255)
   -- are one run of their own.

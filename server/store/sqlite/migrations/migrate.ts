@@ -17,9 +17,20 @@ import { v5ToV6 } from "./v5-to-v6-compact-rollups.js";
 import { v6ToV7 } from "./v6-to-v7-blocks.js";
 import { v7ToV8 } from "./v7-to-v8-seq-index.js";
 import { v8ToV9 } from "./v8-to-v9-session-engine.js";
+import { v9ToV10 } from "./v9-to-v10-server-time.js";
 
 /** Every upgrade step, by the version it starts from. */
-export const SQLITE_STEPS: readonly SqliteStep[] = [v1ToV6, v2ToV3, v3ToV4, v4ToV5, v5ToV6, v6ToV7, v7ToV8, v8ToV9];
+export const SQLITE_STEPS: readonly SqliteStep[] = [
+  v1ToV6,
+  v2ToV3,
+  v3ToV4,
+  v4ToV5,
+  v5ToV6,
+  v6ToV7,
+  v7ToV8,
+  v8ToV9,
+  v9ToV10,
+];
 
 function schemaVersion(db: Database.Database): number | null {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
