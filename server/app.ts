@@ -26,6 +26,8 @@ import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createBudgets } from "./limits/budgets.js";
 import { capConnections } from "./limits/connection-caps.js";
+import type { HealthFeed } from "./health/feed.js";
+import { startHealth } from "./health/service.js";
 import { createPeerDirectory } from "./peers.js";
 import { pageSecurityHeaders } from "./page-security.js";
 import { staticPages } from "./static-pages.js";
@@ -49,6 +51,8 @@ export interface RunningServer {
   port: number;
   /** The store, with the queries the routes run over it. */
   store: StoreWithQueries;
+  /** Targets' health and incidents as they open and close (server/health/). */
+  health: HealthFeed;
   close(): Promise<void>;
 }
 
@@ -121,6 +125,18 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const budgets = createBudgets(options.limits, addressOf, () => performance.now());
   const storage = storageHealth(store.location, log);
   const clients = createClientDirectory(store.publicIdKey, () => store.storedClientIds());
+  const health = startHealth({
+    observer: options.name,
+    nowMs,
+    log,
+    peers: () => peers.list(),
+    deploymentTargets: () => store.deploymentTargets(),
+    timeoutMs: options.timeoutMs,
+    publicIdKey: store.publicIdKey,
+    publicId: (clientId) => clients.publicId(clientId),
+    addClient: (clientId) => clients.add(clientId),
+    insertBatch: (batch) => store.insertBatch(batch, { userAgent: null, receivedAtMs: nowMs() }),
+  });
   const ingestOptions: IngestOptions = {
     nowMs,
     admit: budgets.admitIngest,
@@ -134,6 +150,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       peerNames: () => peers.list().map((p) => p.name),
       deployment: { targets: () => store.deploymentTargets(), announce: (targets) => store.announceTargets(targets) },
     }),
+    onStored: health.onStored,
   };
   const ingestRaw = ingestRawPath(store, ingestOptions);
   app.use(ingestRouter(store, ingestOptions));
@@ -185,7 +202,12 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     trusted: proxies,
   });
 
-  const wsEcho = createWsEcho(options.name, baselines, addressOf, limits, stall);
+  const wsHooks = {
+    onClient: baselines.onClient,
+    onClientGone: baselines.onClientGone,
+    onHealthNote: health.onHealthNote,
+  };
+  const wsEcho = createWsEcho(options.name, wsHooks, addressOf, limits, stall);
   server.on("upgrade", (req, socket, head) => wsEcho.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {
@@ -205,7 +227,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     url: `${scheme}://${displayHost}:${port}`,
     port,
     store,
+    health: health.monitor,
     async close() {
+      await health.stop();
       peers.stop();
       baselines.stop();
       wsEcho.close();

@@ -17,3 +17,5 @@ export * from "./charts.js";
 export * from "./clients.js";
 export * from "./races.js";
 export * from "./forensics.js";
+export * from "./incidents.js";
+export * from "./status.js";

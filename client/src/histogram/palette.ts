@@ -24,6 +24,10 @@ const METHOD_COLOURS: Record<string, string> = {
   wsping: OKABE_ITO.skyBlue,
   tcprtt: OKABE_ITO.grey,
   tcpminrtt: OKABE_ITO.yellow,
+  // Okabe–Ito has eight colours and all are taken: the servers' own probes of
+  // their peers take darker shades of the browser methods they mirror (XHR, WebSocket).
+  peerhttp: "#003F63",
+  peerws: "#00573F",
 };
 
 export function methodColour(method: string): string {
