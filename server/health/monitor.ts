@@ -43,12 +43,19 @@ export interface HealthMonitor extends HealthFeed {
   onPeerProbe(o: Observation): void;
   /** Judges every target now (the timer does it every EVALUATE_MS). */
   evaluate(): void;
+  /**
+   * How long failed probes took to reach this server after they settled
+   * (ms), by the way they came: the last FAILURE_LAGS_KEPT of each.
+   */
+  failureLags(): { note: number[]; report: number[] };
   /** Open incidents from the store have been adopted. */
   readonly ready: Promise<void>;
   stop(): void;
 }
 
 const isPair = (target: string) => target.includes("+");
+/** Failure arrival lags kept per path (failureLags). */
+const FAILURE_LAGS_KEPT = 200;
 
 export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
   const evidence = new Evidence();
@@ -155,6 +162,14 @@ export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
     }
   }
 
+  const lags = { note: [] as number[], report: [] as number[] };
+  const noteLag = (via: "note" | "report", obs: Observation, receivedMs: number) => {
+    if (!failedOutcome(obs.outcome)) return;
+    const kept = lags[via];
+    kept.push(receivedMs - (obs.t + (obs.outcome === "timeout" ? (obs.ms ?? 0) : 0)));
+    if (kept.length > FAILURE_LAGS_KEPT) kept.shift();
+  };
+
   const timer = (o.evaluateMs ?? EVALUATE_MS) > 0 ? setInterval(evaluate, o.evaluateMs ?? EVALUATE_MS) : undefined;
   timer?.unref();
 
@@ -164,11 +179,10 @@ export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
       let maxSeq = -1;
       for (const s of d.samples) {
         maxSeq = Math.max(maxSeq, s.seq);
-        evidence.add({ id: d.clientId, kind: "client" }, { ...s }, receivedMs, {
-          session: d.sessionId,
-          seq: s.seq,
-          via: "report",
-        });
+        const obs: Observation = { ...s };
+        const identity = { session: d.sessionId, seq: s.seq, via: "report" } as const;
+        if (evidence.add({ id: d.clientId, kind: "client" }, obs, receivedMs, identity))
+          noteLag("report", obs, receivedMs);
       }
       if (maxSeq >= 0) evidence.reported(d.sessionId, maxSeq);
     },
@@ -189,11 +203,8 @@ export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
           serverMs: s.serverMs ?? null,
           reason: s.reason ?? null,
         };
-        evidence.add({ id: clientId, kind: "client" }, obs, receivedMs, {
-          session: sessionId,
-          seq: s.seq,
-          via: "note",
-        });
+        const identity = { session: sessionId, seq: s.seq, via: "note" } as const;
+        if (evidence.add({ id: clientId, kind: "client" }, obs, receivedMs, identity)) noteLag("note", obs, receivedMs);
       }
     },
     onPeerProbe(obs) {
@@ -201,6 +212,7 @@ export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
     },
     evaluate,
     ready,
+    failureLags: () => ({ note: [...lags.note], report: [...lags.report] }),
     states(): readonly TargetHealth[] {
       const seen = tracker.states();
       const out = seen.filter((s) => !isPair(s.target));

@@ -22,6 +22,7 @@ import { rawHistogram, rollupHistogram } from "./histogram.js";
 import { rawRaces, rollupRaces } from "./races.js";
 import { rollupsAnswer, type ReadContext } from "./reader.js";
 import { seriesTotals, type SeriesTotals } from "./series-totals.js";
+import { targetHealth, type TargetBuckets, type TargetHealthQuery } from "./target-health.js";
 import { rawStats, rollupStats } from "./stats.js";
 import { rollupTimeAxis } from "./time-axis.js";
 import type { StoredClient } from "./stored-client.js";
@@ -59,6 +60,8 @@ export interface Queries {
   clients(): Promise<StoredClient[]>;
   /** Coarsest timer resolution (ms) reported by the sessions in the filter's range; null if none did. */
   timerResolution(filter: SampleFilter): Promise<number | null>;
+  /** Per server and bucket, probes ok and failed and latency percentiles, the filter's methods merged (the status page); from rollups always. */
+  targetHealth(filter: SampleFilter, q: TargetHealthQuery, options?: QueryOptions): Promise<TargetBuckets[]>;
 }
 
 /** What the queries read: a store's read port, and the time before which its raw samples are gone. */
@@ -106,5 +109,6 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
     seriesTotals: (o) => seriesTotals(ctx, pace(o)),
     clients: () => clientsQuery(pool),
     timerResolution: (f) => timerResolutionQuery(pool, f),
+    targetHealth: (f, q, o) => targetHealth(ctx, f, q, pace(o)),
   };
 }

@@ -7,6 +7,7 @@ import "../common/page.css";
 import "./histogram.css";
 import { AttributionPanel } from "./attribution-panel.js";
 import { mountForensicsPanel } from "./forensics-panel.js";
+import { mountIncidentsPanel } from "./incidents-panel.js";
 import { mountNotices } from "./notices.js";
 import { mountRacesPanel } from "./races-panel.js";
 import { Workbench } from "./workbench.js";
@@ -22,3 +23,4 @@ mountRacesPanel(
 const attribution = new AttributionPanel(document.getElementById("attribution")!, () => workbench.panelFilters());
 workbench.onPick((pick) => void attribution.open(pick));
 mountForensicsPanel(document.getElementById("forensics")!, workbench);
+mountIncidentsPanel(document.getElementById("incidents")!, workbench);

@@ -2,6 +2,7 @@
 // refresh at a time (a newer view aborts the stale requests; a periodic tick
 // lets a slow one finish), and every chart redrawn from what arrived.
 import {
+  type Incident,
   configSchema,
   parseWith,
   statsResponseSchema,
@@ -139,6 +140,16 @@ export class Workbench {
 
   markPeriods(periods: Map<string, PeriodMark>): void {
     this.panels.setPeriods(periods);
+  }
+
+  /** Shades incidents on their servers' time charts. */
+  markIncidents(incidents: readonly Incident[]): void {
+    this.panels.setIncidents(incidents);
+  }
+
+  /** The focus window now (epoch ms), or null. */
+  focus(): TimeWindow | null {
+    return this.view.focus;
   }
 
   /** Calls back when a chart is clicked to ask why (a tail point, a heatmap cell, a time bucket). */
