@@ -42,7 +42,14 @@ export const METHOD_LABELS: Record<Method, string> = {
   peerws: "WebSocket echo from a peer server",
 };
 
+/**
+ * Tables and charts list series in this order: the page's probes, the
+ * baselines with the kernel's min RTT (the derived series `tcpminrtt`)
+ * beside its smoothed RTT, then the servers' own probes of their peers.
+ */
+const DISPLAY_ORDER: readonly string[] = [...PROBE_METHODS, ...BASELINE_METHODS, "tcpminrtt", ...PEER_METHODS];
+
 export function methodOrder(method: string): number {
-  const i = (METHODS as readonly string[]).indexOf(method);
-  return i < 0 ? METHODS.length : i;
+  const i = DISPLAY_ORDER.indexOf(method);
+  return i < 0 ? DISPLAY_ORDER.length : i;
 }
