@@ -47,6 +47,8 @@ export function createPeerSamples(o: PeerSampleOptions): PeerSamples {
   let queue: Sample[] = [];
   let writing: Promise<void> = Promise.resolve();
   let failing = false;
+  /** Peers that have answered at least once since this server started. */
+  const answered = new Set<string>();
 
   const flush = () => {
     writing = writing.then(async () => {
@@ -70,11 +72,6 @@ export function createPeerSamples(o: PeerSampleOptions): PeerSamples {
   return {
     clientId,
     record(method, target, t, r) {
-      const s: Sample = { seq: seq++, t, method, target, ms: r.ms, outcome: r.outcome };
-      if (r.reason !== undefined) s.reason = r.reason;
-      if (r.serverMs !== undefined) s.serverMs = r.serverMs;
-      queue.push(s);
-      if (queue.length > PEER_QUEUE_MAX) queue.splice(0, queue.length - PEER_QUEUE_MAX);
       o.onObservation({
         t,
         method,
@@ -87,6 +84,16 @@ export function createPeerSamples(o: PeerSampleOptions): PeerSamples {
         serverMs: r.serverMs ?? null,
         reason: r.reason ?? null,
       });
+      // The series starts at the peer's first answer: a peer that never
+      // answered (a misspelt --peer, one not started yet) is judged, but its
+      // stream of failures is not stored.
+      if (r.outcome === "ok") answered.add(target);
+      if (!answered.has(target)) return;
+      const s: Sample = { seq: seq++, t, method, target, ms: r.ms, outcome: r.outcome };
+      if (r.reason !== undefined) s.reason = r.reason;
+      if (r.serverMs !== undefined) s.serverMs = r.serverMs;
+      queue.push(s);
+      if (queue.length > PEER_QUEUE_MAX) queue.splice(0, queue.length - PEER_QUEUE_MAX);
     },
     flush,
     async stop() {
