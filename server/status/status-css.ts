@@ -51,6 +51,12 @@ svg text { fill: var(--muted); font-size: 11px; }
 .legend .swatch { display: inline-block; width: 0.8rem; height: 0.2rem; vertical-align: middle; margin: 0 0.3rem 0 0.8rem; }
 .legend .swatch.p50 { background: var(--p50); }
 .legend .swatch.p99 { background: var(--p99); }
+.legend .swatch.day { height: 0.8rem; width: 0.5rem; border-radius: 1px; }
+.legend .swatch.day:first-child { margin-left: 0; }
+.legend .swatch.day.up { background: var(--up); }
+.legend .swatch.day.degraded { background: var(--degraded); }
+.legend .swatch.day.down { background: var(--down); }
+.legend .swatch.day.none { background: var(--none); }
 h3 { font-size: 1rem; margin: 0.8rem 0 0.3rem; }
 ol.incidents { list-style: none; padding: 0; margin: 0; }
 ol.incidents li { padding: 0.35rem 0; border-top: 1px solid var(--line); }

@@ -96,9 +96,9 @@ function latency(s: StatusServer): string {
   return (
     `<svg class="latency" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(`${s.name}: p50 and p99 latency per day`)}">` +
     `<line class="grid" x1="0" x2="${width}" y1="10" y2="10"/><line class="grid" x1="0" x2="${width}" y1="${height - 4}" y2="${height - 4}"/>` +
-    `<text x="2" y="9">${esc(formatMs(top))}</text><text x="2" y="${height - 6}">${esc(formatMs(bottom))}</text>` +
     `${line("p50")}${line("p99")}</svg>` +
-    `<p class="legend">Latency per day (log scale), as browsers measured it:<span class="swatch p50"></span>p50<span class="swatch p99"></span>p99</p>`
+    `<p class="legend">Latency per day as browsers measured it, log scale from ${esc(formatMs(bottom))} (bottom line) to ${esc(formatMs(top))} (top line):` +
+    `<span class="swatch p50"></span>p50<span class="swatch p99"></span>p99</p>`
   );
 }
 
@@ -124,6 +124,8 @@ function server(s: StatusServer, nowMs: number): string {
     `<div><dt>7 days</dt><dd>${percent(s.uptime["7d"])}</dd></div>` +
     `<div><dt>90 days</dt><dd>${percent(s.uptime["90d"])}</dd></div></dl>` +
     `${bars(s)}<div class="axis"><span>${s.days.length} days ago</span><span>today</span></div>` +
+    `<p class="legend"><span class="swatch day up"></span>every probe answered<span class="swatch day degraded"></span>some failed, or an incident` +
+    `<span class="swatch day down"></span>down for a while<span class="swatch day none"></span>no probes</p>` +
     `${latency(s)}<h3>Incidents</h3>${incidents(s, nowMs)}</section>`
   );
 }
