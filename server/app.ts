@@ -28,6 +28,8 @@ import { createBudgets } from "./limits/budgets.js";
 import { capConnections } from "./limits/connection-caps.js";
 import type { HealthFeed } from "./health/feed.js";
 import { startHealth } from "./health/service.js";
+import { incidentsRouter } from "./api/incidents.js";
+import { statusRouter } from "./status/status-route.js";
 import { createPeerDirectory } from "./peers.js";
 import { pageSecurityHeaders } from "./page-security.js";
 import { staticPages } from "./static-pages.js";
@@ -136,6 +138,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     publicId: (clientId) => clients.publicId(clientId),
     addClient: (clientId) => clients.add(clientId),
     insertBatch: (batch) => store.insertBatch(batch, { userAgent: null, receivedAtMs: nowMs() }),
+    incidents: store.incidents,
   });
   const ingestOptions: IngestOptions = {
     nowMs,
@@ -171,7 +174,18 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(exportRouter(store, nowMs, clients));
   app.use(metricsRouter(store));
   app.use(forensicsRouter(store, nowMs, clients));
+  app.use(incidentsRouter(store.incidents, nowMs));
   app.use(pageSecurityHeaders(options.peers, options.tlsCertPath !== undefined));
+  const servers = () => [options.name, ...peers.list().map((p) => p.name), ...store.deploymentTargets()];
+  app.use(
+    statusRouter({
+      nowMs,
+      servers: () => [...new Set(servers())],
+      health: health.monitor,
+      queries: store,
+      incidents: store.incidents,
+    }),
+  );
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);
