@@ -29,6 +29,13 @@ export type SourceKind = "client" | "peer";
 
 export const failedOutcome = (o: Outcome): boolean => o === "timeout" || o === "error";
 
+/**
+ * The latency the page's user felt (ms): the probe's own, plus how late its
+ * tick fired. A tab whose main thread is busy sends late and reads its
+ * answers on time as often as not; its user waits for both. null with no latency.
+ */
+export const feltMs = (o: Observation): number | null => (o.ms === null ? null : o.ms + (o.lateMs ?? 0));
+
 function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
@@ -75,7 +82,7 @@ export class ObservationWindow {
     return this.obs[this.obs.length - 1]?.t ?? Number.NEGATIVE_INFINITY;
   }
 
-  /** The usual latency of this method (ms): the median of those learned while the view was up; null until enough. */
+  /** The usual felt latency of this method (ms): the median of those learned while the view was up; null until enough. */
   typicalMs(method: string): number | null {
     const kept = this.typical.get(method);
     return kept === undefined || kept.length < TYPICAL_MIN ? null : median(kept);
@@ -100,10 +107,11 @@ export class ObservationWindow {
     for (const o of this.obs) {
       if (o.t <= this.learnedUpToT) continue;
       if (o.t > upToT) break;
-      if (!up || o.outcome !== "ok" || o.ms === null || o.hidden || o.froze) continue;
+      const ms = feltMs(o);
+      if (!up || o.outcome !== "ok" || ms === null || o.hidden || o.froze) continue;
       let kept = this.typical.get(o.method);
       if (kept === undefined) this.typical.set(o.method, (kept = []));
-      kept.push(o.ms);
+      kept.push(ms);
       if (kept.length > TYPICAL_KEPT) kept.shift();
     }
     this.learnedUpToT = Math.max(this.learnedUpToT, upToT);

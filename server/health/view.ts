@@ -2,7 +2,7 @@
 // (JUDGE_WINDOW_MS up to its newest), is the target up, degraded or down for
 // it, since when, and, if slow, why (the attribution rules). Pure.
 import { attribute, seriesKey, type Cause, type ForensicSample } from "../../shared/forensics/attribution.js";
-import type { Observation, ObservationWindow, SourceKind } from "./evidence.js";
+import { feltMs, type Observation, type ObservationWindow, type SourceKind } from "./evidence.js";
 import {
   DEGRADED_FAILURE_SHARE,
   DOWN_RUN_MIN,
@@ -33,7 +33,7 @@ export interface SourceView {
   newestT: number;
   /** Methods with a failure or a slow probe in the window. */
   methods: string[];
-  /** Median of the judged ok latencies, and the usual one of the slowest method (ms). */
+  /** Median of the judged ok latencies as felt (evidence.ts feltMs), and the usual one of the slowest method (ms). */
   medianMs: number | null;
   typicalMs: number | null;
   /** How the failures ended, e.g. "xhr error network" (distinct, in order). */
@@ -52,20 +52,23 @@ function judgedAs(o: Observation): "ok" | "failed" | null {
   return null;
 }
 
+/** Slow against its usual felt latency (evidence.ts feltMs), by the attribution rules' thresholds. */
 export function isSlowAgainst(o: Observation, typicalMs: number | null): boolean {
-  if (o.outcome !== "ok" || o.ms === null || o.hidden || typicalMs === null) return false;
-  return o.ms >= typicalMs * SLOW_RATIO && o.ms - typicalMs >= SLOW_EXCESS_MS_MIN;
+  const ms = feltMs(o);
+  if (o.outcome !== "ok" || ms === null || o.hidden || typicalMs === null) return false;
+  return ms >= typicalMs * SLOW_RATIO && ms - typicalMs >= SLOW_EXCESS_MS_MIN;
 }
 
 const medianOf = (xs: number[]): number | null =>
   xs.length === 0 ? null : [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
+/** The observation as the attribution rules read it, with the latency its user felt (so a late tick explains it). */
 function forensic(o: Observation): ForensicSample {
   return {
     method: o.method,
     target: o.target,
     t: o.t,
-    ms: o.ms,
+    ms: feltMs(o),
     outcome: o.outcome,
     lateMs: o.lateMs,
     visibleAtSend: !o.hidden,
@@ -113,16 +116,17 @@ export function viewOf(input: ViewInput): SourceView | null {
       badSinceT ??= o.t;
       continue;
     }
-    if (o.hidden || o.ms === null) continue;
+    const ms = feltMs(o);
+    if (o.hidden || ms === null) continue;
     const typical = w.typicalMs(o.method);
-    latencies.push(o.ms);
+    latencies.push(ms);
     if (typical === null) continue;
     timed++;
     if (isSlowAgainst(o, typical)) {
       slow++;
       methods.add(o.method);
       badSinceT ??= o.t;
-      if (slowest === null || o.ms - typical > slowest.ms! - slowestTypical!) {
+      if (slowest === null || ms - typical > feltMs(slowest)! - slowestTypical!) {
         slowest = o;
         slowestTypical = typical;
       }

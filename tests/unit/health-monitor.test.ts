@@ -103,11 +103,12 @@ describe("health monitor", () => {
     expect(opened[0]!.incident.start).toBe(T0 + 60_000);
   });
 
-  it("one tab whose ticks fire late and whose answers are slow: that client, and the sentence says why", () => {
+  it("one tab whose ticks fire late (its main thread busy) while its answers come on time: that client, and the sentence says why", () => {
+    // What its user waits for is the lateness and the probe together: 381 ms against 1.2.
     const sim = simulate({
       clients: ["c1", "c2", "c3"],
       targets: ["A", "B"],
-      probe: (c, _t, _m, s) => (c === "c1" && s >= 60 ? ok(420, { lateMs: 380 }) : fine()),
+      probe: (c, _t, _m, s) => (c === "c1" && s >= 60 ? ok(1.2, { lateMs: 380 }) : fine()),
       peer: (t) => (t === "B" ? fine(0.4) : null),
     });
     sim.run(0, 90);
