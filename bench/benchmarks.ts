@@ -8,6 +8,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "chart-queries": () => import("./chart-queries.js"),
   "disk-real-rate": () => import("./disk-real-rate.js"),
   "metrics-scrape": () => import("./metrics-scrape.js"),
+  "status-page": () => import("./status-page.js"),
   "query-stall": () => import("./query-stall.js"),
   "ingest-rate": () => import("./ingest-rate.js"),
   "ingest-stall": () => import("./ingest-stall.js"),

@@ -26,7 +26,7 @@ import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createBudgets } from "./limits/budgets.js";
 import { capConnections } from "./limits/connection-caps.js";
-import type { HealthFeed } from "./health/feed.js";
+import type { HealthMonitor } from "./health/monitor.js";
 import { startHealth } from "./health/service.js";
 import { incidentsRouter } from "./api/incidents.js";
 import { statusRouter } from "./status/status-route.js";
@@ -53,8 +53,8 @@ export interface RunningServer {
   port: number;
   /** The store, with the queries the routes run over it. */
   store: StoreWithQueries;
-  /** Targets' health and incidents as they open and close (server/health/). */
-  health: HealthFeed;
+  /** Targets' health and incidents as they open and close (server/health/): the HealthFeed. */
+  health: HealthMonitor;
   close(): Promise<void>;
 }
 

@@ -4,6 +4,7 @@
 // it once B is back, and raise nothing for itself or for best-of-two. The
 // status page tells the public the same, without a client, label or address.
 // Then the same with both servers on one PostgreSQL, each probing the other.
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { Incident, IncidentsResponse, StatusResponse } from "../../shared/contract/index.js";
@@ -12,6 +13,7 @@ import { postgresAvailable } from "../../testkit/postgres.js";
 import { publicIdOf } from "../../testkit/public-id.js";
 import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
 import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
+import { startInProcess } from "../helpers/in-process.js";
 import { testPostgres } from "../helpers/store-kinds.js";
 
 /** The page probes this long before the kill (ms): every source has a view by then. */
@@ -36,7 +38,7 @@ async function incidentsOf(s: ServerProcess, fromMs: number): Promise<Incident[]
   return ((await res.json()) as IncidentsResponse).incidents;
 }
 
-async function openPage(home: ServerProcess): Promise<{ page: Page; errors: string[] }> {
+async function openPage(home: Pick<ServerProcess, "url">): Promise<{ page: Page; errors: string[] }> {
   const page = await browser().context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
@@ -175,8 +177,59 @@ describe("B killed under a running page", () => {
         expect(text, `status shows ${secret}`).not.toContain(secret);
     expect(statusWhileDown.servers.find((x) => x.name === "A")?.state).toBe("up");
     await status.close();
+
+    // The histogram page lists it and shades it; a click focuses the page on it.
+    const hist = await browser().context.newPage();
+    await hist.goto(`${a.url}/histogram?range=15m`);
+    const item = hist.locator(`#incident-list li[data-id="${o.incident.id}"] button`);
+    await item.waitFor({ timeout: 15_000 });
+    expect(await item.innerText()).toContain("B down: failing from 1 of 1 client");
+    await item.click();
+    await expect
+      .poll(() => new URL(hist.url()).searchParams.get("focus"))
+      .toBe(`${o.incident.start}-${o.incident.end}`);
+    await expect.poll(() => item.getAttribute("aria-pressed")).toBe("true");
+    await hist.locator("#timeseries-panels figure[data-series='xhr@B']").waitFor({ timeout: 15_000 });
+    await hist.screenshot({ path: artifactPath("histogram-incident-focused.png"), fullPage: true });
+    await hist.close();
     await page.close();
     expect(errors).toEqual([]);
+  });
+
+  it("a failed probe reaches the home server within a tick, in a health note, not with the next report", {
+    timeout: 120_000,
+  }, async () => {
+    const b = await startServerProcess(["--name", "B", "--no-ping"]);
+    servers.push(b);
+    // In this process, to read what its health monitor saw; the pages as built.
+    const a = await startInProcess(["--name", "A", "--peer", `B=${b.url}`], [], {
+      clientDir: path.resolve("dist/client"),
+    });
+    try {
+      const { page, errors } = await openPage(a);
+      await page.waitForTimeout(5000);
+      await b.kill();
+      await page.waitForTimeout(8000);
+      const lags = a.health.failureLags();
+      const notes = await page.evaluate(
+        () => (window as unknown as { tailprobe: { healthNotes: { notes: number } } }).tailprobe.healthNotes,
+      );
+      const sorted = [...lags.note].sort((x, y) => x - y);
+      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+      console.log(
+        `failure to server: ${sorted.length} failures by note, p50 ${at(0.5).toFixed(0)} ms, p90 ${at(0.9).toFixed(0)} ms, ` +
+          `max ${at(1).toFixed(0)} ms; ${lags.report.length} came first with a report; ${notes.notes} notes sent`,
+      );
+      // 8 s of B dead: three methods a tick fail, nearly all of them in notes.
+      expect(sorted.length).toBeGreaterThanOrEqual(15);
+      expect(notes.notes).toBeGreaterThanOrEqual(5);
+      // Within a few seconds of settling, not a report's 5: the next housekeeping slot (within one interval).
+      expect(at(1)).toBeLessThanOrEqual(3000);
+      await page.close();
+      expect(errors).toEqual([]);
+    } finally {
+      await a.close();
+    }
   });
 
   it.skipIf(!postgresAvailable())(
