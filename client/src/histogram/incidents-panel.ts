@@ -30,9 +30,8 @@ const VERDICT_WORDS: Record<Incident["verdict"], string> = {
   unknown: "not known",
 };
 
-function utc(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
-}
+/** Local time, as the time charts' axes (the summary, written by the server, says UTC). */
+const when = (ms: number): string => new Date(ms).toLocaleString();
 
 function item(i: Incident, nowMs: number, focused: boolean, onClick: () => void): HTMLLIElement {
   const li = document.createElement("li");
@@ -48,10 +47,10 @@ function item(i: Incident, nowMs: number, focused: boolean, onClick: () => void)
   const kind = document.createElement("strong");
   kind.textContent = `${i.target} ${i.kind}`;
   const w = incidentWindow(i, nowMs);
-  const when = document.createElement("span");
-  when.className = "meta";
-  when.textContent = ` ${utc(i.start)} · ${i.end === null ? "ongoing, " : ""}${formatMs(w.toMs - w.fromMs)} · fault: ${VERDICT_WORDS[i.verdict]}`;
-  head.append(kind, when);
+  const meta = document.createElement("span");
+  meta.className = "meta";
+  meta.textContent = ` ${when(i.start)} · ${i.end === null ? "ongoing, " : ""}${formatMs(w.toMs - w.fromMs)} · fault: ${VERDICT_WORDS[i.verdict]}`;
+  head.append(kind, meta);
   const summary = document.createElement("span");
   summary.className = "incident-summary";
   summary.textContent = i.summary;
