@@ -21,6 +21,18 @@ export interface Observation {
   reason: string | null;
 }
 
+/** Index of the first observation at or after t (obs in time order): windows are read from their end, never walked whole. */
+export function firstAtOrAfter(obs: readonly Observation[], t: number): number {
+  let lo = 0;
+  let hi = obs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (obs[mid]!.t < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Arrival lags remembered per window (minLagMs). */
 const LAGS_KEPT = 32;
 
@@ -48,6 +60,8 @@ export class ObservationWindow {
   /** Server clock (epoch ms) of the last observation received. */
   lastReceivedMs = 0;
   private readonly typical = new Map<string, number[]>();
+  /** typicalMs's answers until the next observation is learned: judging a window asks it for every probe. */
+  private readonly medians = new Map<string, number | null>();
   private readonly lags: number[] = [];
   private lagAt = 0;
   /** Observations up to this t have been considered for the usual latencies. */
@@ -84,8 +98,13 @@ export class ObservationWindow {
 
   /** The usual felt latency of this method (ms): the median of those learned while the view was up; null until enough. */
   typicalMs(method: string): number | null {
-    const kept = this.typical.get(method);
-    return kept === undefined || kept.length < TYPICAL_MIN ? null : median(kept);
+    let m = this.medians.get(method);
+    if (m === undefined) {
+      const kept = this.typical.get(method);
+      m = kept === undefined || kept.length < TYPICAL_MIN ? null : median(kept);
+      this.medians.set(method, m);
+    }
+    return m;
   }
 
   /** Every method's usual latency that is known. */
@@ -104,8 +123,8 @@ export class ObservationWindow {
    * probes never teach the monitor that slow is usual.
    */
   learn(upToT: number, up: boolean): void {
-    for (const o of this.obs) {
-      if (o.t <= this.learnedUpToT) continue;
+    for (let i = firstAtOrAfter(this.obs, this.learnedUpToT + 1); i < this.obs.length; i++) {
+      const o = this.obs[i]!;
       if (o.t > upToT) break;
       const ms = feltMs(o);
       if (!up || o.outcome !== "ok" || ms === null || o.hidden || o.froze) continue;
@@ -113,6 +132,7 @@ export class ObservationWindow {
       if (kept === undefined) this.typical.set(o.method, (kept = []));
       kept.push(ms);
       if (kept.length > TYPICAL_KEPT) kept.shift();
+      this.medians.delete(o.method);
     }
     this.learnedUpToT = Math.max(this.learnedUpToT, upToT);
   }

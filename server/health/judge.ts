@@ -57,6 +57,9 @@ export interface Judgement {
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** Evidence lines an incident keeps: sources in trouble, then fine ones (a thousand pages would be a thousand lines). */
+const EVIDENCE_AFFECTED_MAX = 20;
+const EVIDENCE_FINE_MAX = 5;
 const fmtMs = (ms: number) => (ms >= 10 ? ms.toFixed(0) : ms.toFixed(1));
 const HTTP_METHODS = new Set(["xhr", "jsonp", "peerhttp"]);
 
@@ -105,7 +108,15 @@ export function judge(input: JudgeInput): Judgement {
   const affected = views.filter((v) => v.state !== "up");
   const badClients = clients.filter((v) => v.state !== "up");
   const goodClients = clients.filter((v) => v.state === "up");
-  const evidence = views.map((v) => describe(v, input.name(v)));
+  // The sources in trouble first, each in a line; the fine ones after them, a few by name and the rest counted.
+  const troubled = views.filter((v) => v.state !== "up");
+  const fine = views.filter((v) => v.state === "up");
+  const evidence = [
+    ...troubled.slice(0, EVIDENCE_AFFECTED_MAX).map((v) => describe(v, input.name(v))),
+    ...fine.slice(0, EVIDENCE_FINE_MAX).map((v) => describe(v, input.name(v))),
+  ];
+  const untold = Math.max(0, troubled.length - EVIDENCE_AFFECTED_MAX) + Math.max(0, fine.length - EVIDENCE_FINE_MAX);
+  if (untold > 0) evidence.push(`and ${plural(untold, "more source")}, not listed`);
   if (input.silent > 0) evidence.push(`${plural(input.silent, "client")} reporting too few probes to judge`);
   const methods = [...new Set(affected.flatMap((v) => v.methods))].sort();
   const starts = affected.flatMap((v) => (v.badSinceT === null ? [] : [v.badSinceT]));

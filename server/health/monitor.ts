@@ -3,10 +3,12 @@
 // target once a second (view.ts, judge.ts) and opens and closes incidents
 // (tracker.ts), which it stores and announces. It is the HealthFeed.
 import type { Incident } from "../../shared/contract/incidents.js";
+import { performance } from "node:perf_hooks";
 import type { HealthNoteSample } from "../../shared/contract/ws.js";
 import { seriesKey } from "../../shared/forensics/attribution.js";
 import type { IngestDigest } from "../ingest/read-batch.js";
-import { Evidence, failedOutcome, type Observation, type ObservationWindow } from "./evidence.js";
+import { SLICE_MS } from "../store/pace.js";
+import { Evidence, failedOutcome, firstAtOrAfter, type Observation, type ObservationWindow } from "./evidence.js";
 import type { HealthFeed, IncidentEvent, TargetHealth } from "./feed.js";
 import { judge, type PingView } from "./judge.js";
 import { CURRENT_LAG_MS, EVALUATE_MS, JUDGE_WINDOW_MS, PING_WINDOW_MS, STALE_MS } from "./rules.js";
@@ -122,8 +124,8 @@ export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
     const fromT = w.newestT() - PING_WINDOW_MS;
     let judged = 0;
     let bad = 0;
-    for (const p of w.obs) {
-      if (p.t < fromT) continue;
+    for (let i = firstAtOrAfter(w.obs, fromT); i < w.obs.length; i++) {
+      const p = w.obs[i]!;
       judged++;
       if (failedOutcome(p.outcome) || isSlowAgainst(p, w.typicalMs("ping"))) bad++;
     }
@@ -136,7 +138,12 @@ export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
   const current = (w: ObservationWindow, nowMs: number) =>
     w.lastReceivedMs >= nowMs - STALE_MS && w.newestT() + w.minLagMs() >= nowMs - CURRENT_LAG_MS;
 
-  function evaluate(): void {
+  /**
+   * One judging of every target, a step per source: the timer runs it in
+   * slices of SLICE_MS with a turn of the event loop between them, so a
+   * thousand pages' views never hold up an echo for long.
+   */
+  function* evaluation(): Generator<void, void, void> {
     const nowMs = o.nowMs();
     evidence.prune(nowMs);
     const targets = known();
@@ -156,11 +163,33 @@ export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
         s.window.learn(newest - JUDGE_WINDOW_MS, v?.state === "up");
         if (v === null) silent++;
         else views.push(v);
+        yield;
       }
       const j = judge({ target, observer: o.observer, views, silent, pings: pingView, name: nameOf });
       tracker.step(j, nowMs);
     }
   }
+
+  /** Judges every target now, in one go (tests step the clock themselves). */
+  function evaluate(): void {
+    const steps = evaluation();
+    while (!steps.next().done);
+  }
+
+  let running: Generator<void, void, void> | null = null;
+  const drive = () => {
+    const startMs = performance.now();
+    while (running !== null) {
+      if (running.next().done) {
+        running = null;
+        return;
+      }
+      if (performance.now() - startMs >= SLICE_MS) {
+        setImmediate(drive);
+        return;
+      }
+    }
+  };
 
   const lags = { note: [] as number[], report: [] as number[] };
   const noteLag = (via: "note" | "report", obs: Observation, receivedMs: number) => {
@@ -170,7 +199,13 @@ export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
     if (kept.length > FAILURE_LAGS_KEPT) kept.shift();
   };
 
-  const timer = (o.evaluateMs ?? EVALUATE_MS) > 0 ? setInterval(evaluate, o.evaluateMs ?? EVALUATE_MS) : undefined;
+  // A judging still running when the next is due (a very large deployment on a busy machine) is left to finish.
+  const tick = () => {
+    if (running !== null) return;
+    running = evaluation();
+    drive();
+  };
+  const timer = (o.evaluateMs ?? EVALUATE_MS) > 0 ? setInterval(tick, o.evaluateMs ?? EVALUATE_MS) : undefined;
   timer?.unref();
 
   return {
@@ -227,6 +262,7 @@ export function createHealthMonitor(o: HealthMonitorOptions): HealthMonitor {
     },
     stop() {
       clearInterval(timer);
+      running = null;
       listeners.clear();
     },
   };

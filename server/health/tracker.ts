@@ -38,6 +38,9 @@ interface Track {
   sinceMs: number;
 }
 
+/** Affected clients an incident names at most (its summary counts them all). */
+export const INCIDENT_CLIENTS_MAX = 100;
+
 const worse = (a: HealthState, kind: Incident["kind"]) => a === kind || (kind === "degraded" && a === "down");
 
 function peakOf(j: Judgement): IncidentPeak {
@@ -175,7 +178,7 @@ export class IncidentTracker {
       verdict: j.verdict,
       summary: incidentSummary(j, kind, start),
       methods: j.methods,
-      clients: j.clients.map((c) => this.o.publicId(c)),
+      clients: j.clients.slice(0, INCIDENT_CLIENTS_MAX).map((c) => this.o.publicId(c)),
       evidence: j.evidence,
       peak: peakOf(j),
       observer: this.o.observer,
@@ -196,7 +199,9 @@ export class IncidentTracker {
     i.verdict = j.verdict;
     i.summary = incidentSummary(j, i.kind, i.start);
     i.methods = [...new Set([...i.methods, ...j.methods])].sort();
-    i.clients = [...new Set([...i.clients, ...j.clients.map((c) => this.o.publicId(c))])].sort();
+    i.clients = [...new Set([...i.clients, ...j.clients.map((c) => this.o.publicId(c))])]
+      .sort()
+      .slice(0, INCIDENT_CLIENTS_MAX);
     i.evidence = j.evidence;
     i.peak = worsePeak(i.peak, peakOf(j));
     const shown = this.shownOf(i);

@@ -2,7 +2,7 @@
 // (JUDGE_WINDOW_MS up to its newest), is the target up, degraded or down for
 // it, since when, and, if slow, why (the attribution rules). Pure.
 import { attribute, seriesKey, type Cause, type ForensicSample } from "../../shared/forensics/attribution.js";
-import { feltMs, type Observation, type ObservationWindow, type SourceKind } from "./evidence.js";
+import { feltMs, firstAtOrAfter, type Observation, type ObservationWindow, type SourceKind } from "./evidence.js";
 import {
   DEGRADED_FAILURE_SHARE,
   DOWN_RUN_MIN,
@@ -15,6 +15,9 @@ import {
 } from "./rules.js";
 
 export type ViewState = "up" | "degraded" | "down";
+
+/** How far back (ms) a trailing run of good probes is read: twice the judging window is past any close. */
+const GOOD_RUN_MS_MAX = 2 * JUDGE_WINDOW_MS;
 
 export interface SourceView {
   id: string;
@@ -104,8 +107,9 @@ export function viewOf(input: ViewInput): SourceView | null {
   let slowest: Observation | null = null;
   let slowestTypical: number | null = null;
   const isBad = (o: Observation) => judgedAs(o) === "failed" || isSlowAgainst(o, w.typicalMs(o.method));
-  for (const o of w.obs) {
-    if (o.t < fromT) continue;
+  const windowStart = firstAtOrAfter(w.obs, fromT);
+  for (let i = windowStart; i < w.obs.length; i++) {
+    const o = w.obs[i]!;
     const as = judgedAs(o);
     if (as === null) continue;
     judged++;
@@ -145,9 +149,12 @@ export function viewOf(input: ViewInput): SourceView | null {
     run++;
     runStartT = o.t;
   }
+  // The good run is read back only so far: an incident closes within seconds of it, and a long-healthy
+  // window would otherwise be walked whole every second.
   let goodSinceT: number | null = null;
+  const goodFromT = newestT - GOOD_RUN_MS_MAX;
   if (run === 0)
-    for (let i = w.obs.length - 1; i >= 0; i--) {
+    for (let i = w.obs.length - 1; i >= 0 && w.obs[i]!.t >= goodFromT; i--) {
       const o = w.obs[i]!;
       if (judgedAs(o) === null) continue;
       if (isBad(o)) break;
@@ -155,8 +162,7 @@ export function viewOf(input: ViewInput): SourceView | null {
     }
   // Trouble that began before the window (a report brings 5 s at once) starts with its first bad probe, however early.
   if (badSinceT !== null) {
-    let i = w.obs.findIndex((o) => o.t >= fromT);
-    for (i--; i >= 0; i--) {
+    for (let i = windowStart - 1; i >= 0; i--) {
       const o = w.obs[i]!;
       if (judgedAs(o) === null) continue;
       if (!isBad(o)) break;
