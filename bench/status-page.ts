@@ -19,7 +19,7 @@ import { openStore } from "../server/store/sqlite/store.js";
 import type { Sample, SampleBatch } from "../shared/contract/index.js";
 import { STATUS_DAYS, statusResponseSchema } from "../shared/contract/status.js";
 import { parseWith } from "../shared/contract/parse.js";
-import { prng } from "../testkit/prng.js";
+import { mulberry32 as prng } from "../shared/prng.js";
 import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
@@ -170,5 +170,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   ];
 }
 
-export const bench: Benchmark = { name: "status-page", run };
+export const bench: Benchmark = {
+  name: "status-page",
+  about:
+    "GET /api/status computed afresh (its cache expired) over 90 days of rollups of ten servers probed in every 5-minute bucket, beside /api/stats over the same days and methods in the same run.",
+  run,
+};
 if (isMain(import.meta.url)) await runAlone(bench);

@@ -11,8 +11,8 @@ import type { Incident, IncidentsResponse, StatusResponse } from "../../shared/c
 import { artifactPath } from "../../testkit/browser.js";
 import { postgresAvailable } from "../../testkit/postgres.js";
 import { publicIdOf } from "../../testkit/public-id.js";
-import { startServerProcess, waitFor, type ServerProcess } from "../../testkit/server-process.js";
-import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
+import { startServerProcess, waitFor, waitForPeerName, type ServerProcess } from "../../testkit/server-process.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { testPostgres } from "../helpers/store-kinds.js";
 

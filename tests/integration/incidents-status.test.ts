@@ -12,7 +12,7 @@ import {
   type StatusResponse,
 } from "../../shared/contract/index.js";
 import { percentileSorted } from "../../shared/stats.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 as prng } from "../../shared/prng.js";
 import { publicIdOf } from "../../testkit/public-id.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { freshDb, STORE_KINDS } from "../helpers/store-kinds.js";
