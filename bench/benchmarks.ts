@@ -10,6 +10,7 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "changes-query": () => import("./changes-query.js"),
   "disk-real-rate": () => import("./disk-real-rate.js"),
   "metrics-scrape": () => import("./metrics-scrape.js"),
+  "status-page": () => import("./status-page.js"),
   "query-stall": () => import("./query-stall.js"),
   "ingest-rate": () => import("./ingest-rate.js"),
   "ingest-stall": () => import("./ingest-stall.js"),

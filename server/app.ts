@@ -27,6 +27,10 @@ import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createBudgets } from "./limits/budgets.js";
 import { capConnections } from "./limits/connection-caps.js";
+import type { HealthMonitor } from "./health/monitor.js";
+import { startHealth } from "./health/service.js";
+import { incidentsRouter } from "./api/incidents.js";
+import { statusRouter } from "./status/status-route.js";
 import { createPeerDirectory } from "./peers.js";
 import { pageSecurityHeaders } from "./page-security.js";
 import { staticPages } from "./static-pages.js";
@@ -50,6 +54,8 @@ export interface RunningServer {
   port: number;
   /** The store, with the queries the routes run over it. */
   store: StoreWithQueries;
+  /** Targets' health and incidents as they open and close (server/health/): the HealthFeed. */
+  health: HealthMonitor;
   close(): Promise<void>;
 }
 
@@ -122,6 +128,19 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const budgets = createBudgets(options.limits, addressOf, () => performance.now());
   const storage = storageHealth(store.location, log);
   const clients = createClientDirectory(store.publicIdKey, () => store.storedClientIds());
+  const health = startHealth({
+    observer: options.name,
+    nowMs,
+    log,
+    peers: () => peers.list(),
+    deploymentTargets: () => store.deploymentTargets(),
+    timeoutMs: options.timeoutMs,
+    publicIdKey: store.publicIdKey,
+    publicId: (clientId) => clients.publicId(clientId),
+    addClient: (clientId) => clients.add(clientId),
+    insertBatch: (batch) => store.insertBatch(batch, { userAgent: null, receivedAtMs: nowMs() }),
+    incidents: store.incidents,
+  });
   const ingestOptions: IngestOptions = {
     nowMs,
     admit: budgets.admitIngest,
@@ -135,6 +154,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       peerNames: () => peers.list().map((p) => p.name),
       deployment: { targets: () => store.deploymentTargets(), announce: (targets) => store.announceTargets(targets) },
     }),
+    onStored: health.onStored,
   };
   const ingestRaw = ingestRawPath(store, ingestOptions);
   app.use(ingestRouter(store, ingestOptions));
@@ -156,7 +176,18 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(metricsRouter(store));
   app.use(forensicsRouter(store, nowMs, clients));
   app.use(changesRouter(store, clients));
+  app.use(incidentsRouter(store.incidents, nowMs));
   app.use(pageSecurityHeaders(options.peers, options.tlsCertPath !== undefined));
+  const servers = () => [options.name, ...peers.list().map((p) => p.name), ...store.deploymentTargets()];
+  app.use(
+    statusRouter({
+      nowMs,
+      servers: () => [...new Set(servers())],
+      health: health.monitor,
+      queries: store,
+      incidents: store.incidents,
+    }),
+  );
   app.use(staticPages(deps.clientDir ?? defaultClientDir()));
   app.use((_req, res) => sendError(res, 404, "NOT_FOUND", "no such path"));
   app.use(jsonErrorHandler);
@@ -187,7 +218,12 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     trusted: proxies,
   });
 
-  const wsEcho = createWsEcho(options.name, baselines, addressOf, limits, stall);
+  const wsHooks = {
+    onClient: baselines.onClient,
+    onClientGone: baselines.onClientGone,
+    onHealthNote: health.onHealthNote,
+  };
+  const wsEcho = createWsEcho(options.name, wsHooks, addressOf, limits, stall);
   server.on("upgrade", (req, socket, head) => wsEcho.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {
@@ -207,7 +243,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     url: `${scheme}://${displayHost}:${port}`,
     port,
     store,
+    health: health.monitor,
     async close() {
+      await health.stop();
       peers.stop();
       baselines.stop();
       wsEcho.close();

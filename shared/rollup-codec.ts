@@ -239,13 +239,6 @@ function addExact(
   if (into.max === null || max > into.max) into.max = max;
 }
 
-/** The number of values in a stored rollup, read from its first field without decoding the buckets. */
-export function encodedCount(blob: Uint8Array): number {
-  cursor.blob = blob;
-  cursor.pos = blob[0] === COMPACT_TAG ? 1 : 0;
-  return varint();
-}
-
 /** What a stored rollup's buckets are added to. */
 export interface BucketSink {
   add(index: number, n: number): void;
@@ -317,6 +310,13 @@ export function decodeInto(
   }
   if (left < 1) throw new Error("corrupt rollup");
   sink.add(last, left);
+}
+
+/** How many values a stored rollup holds (either form), read from its header alone: a count needs no buckets. */
+export function encodedCount(blob: Uint8Array): number {
+  cursor.blob = blob;
+  cursor.pos = blob[0] === COMPACT_TAG ? 1 : 0;
+  return varint();
 }
 
 /** Merges a stored rollup into `into`: the same as mergeInto(into, decoded), without building the decoded one. */

@@ -22,6 +22,7 @@ import { rawHistogram, rollupHistogram } from "./histogram.js";
 import { rawRaces, rollupRaces } from "./races.js";
 import { rollupsAnswer, type ReadContext } from "./reader.js";
 import { seriesTotals, type SeriesTotals } from "./series-totals.js";
+import { targetHealth, type TargetBuckets, type TargetHealthQuery } from "./target-health.js";
 import { rawStats, rollupStats } from "./stats.js";
 import { rollupTimeAxis } from "./time-axis.js";
 import type { StoredClient } from "./stored-client.js";
@@ -63,6 +64,8 @@ export interface Queries {
   sessionClocks(filter: SampleFilter): Promise<SessionClock[]>;
   /** Level shifts found in the rollups (server/changes/), ordered by time. */
   changes(filter: ChangeFilter, options?: QueryOptions): Promise<FoundChange[]>;
+  /** Per server and bucket, probes ok and failed and latency percentiles, the filter's methods merged (the status page); from rollups always. */
+  targetHealth(filter: SampleFilter, q: TargetHealthQuery, options?: QueryOptions): Promise<TargetBuckets[]>;
 }
 
 /** What the queries read: a store's read port, and the time before which its raw samples are gone. */
@@ -113,5 +116,6 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
     clients: () => clientsQuery(pool),
     sessionClocks: (f) => sessionClocksQuery(pool, f),
     changes: (f, o) => findChanges(f, pace(o)),
+    targetHealth: (f, q, o) => targetHealth(ctx, f, q, pace(o)),
   };
 }

@@ -8,6 +8,7 @@
 // load itself, since a function cannot be posted to a thread.
 import type { IngestResult, SampleBatch } from "../../shared/contract/index.js";
 import type { BodyIngest, SampleRules } from "../ingest/read-batch.js";
+import type { IncidentStore } from "./incidents.js";
 import type { PageReader } from "./page-reader.js";
 import type { ReadPool } from "./read-pool.js";
 
@@ -56,6 +57,8 @@ export interface Store {
   deploymentTargets(): readonly string[];
   /** Makes this server's targets known to the other servers on the database (idempotent; SQLite: nothing to do). */
   announceTargets(targets: readonly string[]): void;
+  /** The health monitors' incidents (incidents.ts). */
+  readonly incidents: IncidentStore;
   /** Stops retention and the writer (after the batches already posted are committed), closes every connection. */
   close(): Promise<void>;
 }

@@ -18,3 +18,5 @@ export * from "./clients.js";
 export * from "./races.js";
 export * from "./forensics.js";
 export * from "./changes.js";
+export * from "./incidents.js";
+export * from "./status.js";

@@ -44,6 +44,9 @@ export const REASON_USES: Readonly<Record<Method, Uses>> = {
   }),
   wsping: uses({ error: ["ws-send-failed"], skipped: ["ws-closed"] }),
   tcprtt: uses({ error: ["ss-busy", "ss-failed", "no-tcp-info"] }),
+  // A server's own probes of its peers (server/health/peer-http-probe.ts, peer-ws-channel.ts).
+  peerhttp: uses({ error: ["network", "http-429", "http-4xx", "http-5xx", "http-other"] }),
+  peerws: uses({ error: WS_LEG }),
 };
 
 /** Each (method, outcome) pair a reason is used with, in METHODS then OUTCOMES order: what docs/api.md lists. */

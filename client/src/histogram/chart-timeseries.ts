@@ -3,11 +3,12 @@
 // across panels (and the heatmap) so aligned oscillations line up under the
 // pointer; a drag on any panel sets the focus window.
 import uPlot from "uplot";
-import type { TimeseriesResponse } from "../../../shared/contract/index.js";
+import type { Incident, TimeseriesResponse } from "../../../shared/contract/index.js";
 import { formatCount } from "../../../shared/format.js";
 import { axis, chartHeight, latencyTicks, latencyValue, readTheme, timeTicks, widthOf } from "./chart-style.js";
 import { focusHooks, type FocusSource } from "./focus-band.js";
-import { PERCENTILE_COLOURS } from "./palette.js";
+import { bandsFor } from "./incident-bands.js";
+import { INCIDENT_COLOURS, PERCENTILE_COLOURS } from "./palette.js";
 import { onPlotClick, type OnPick } from "./pick.js";
 import { seriesLabel } from "./series-label.js";
 import { timeseriesColumns } from "./transforms.js";
@@ -77,6 +78,7 @@ export class TimeseriesPanels {
   private periods = new Map<string, PeriodMark>();
   private changes = new Map<string, ChangeMark[]>();
   private onMark: (id: string) => void = () => {};
+  private incidents: readonly Incident[] = [];
   private readonly ro: ResizeObserver;
 
   constructor(
@@ -201,6 +203,35 @@ export class TimeseriesPanels {
     marksHost.replaceChildren(...buttons);
   }
 
+  /** Shades each incident on its server's panels; an empty list clears them. */
+  setIncidents(incidents: readonly Incident[]): void {
+    this.incidents = incidents;
+    for (const p of this.panels.values()) p.u.redraw(false, false);
+  }
+
+  /**
+   * An incident's band: a light wash over its time and a strip along the top
+   * in its kind's colour, under the lines and beside the focus band.
+   */
+  private drawIncidents(key: string, u: uPlot): void {
+    const target = key.slice(key.indexOf("@") + 1);
+    const bands = bandsFor(this.incidents, target, this.range, Date.now());
+    if (bands.length === 0) return;
+    const ctx = u.ctx;
+    const { left, top, width, height } = u.bbox;
+    ctx.save();
+    for (const b of bands) {
+      const x0 = Math.max(left, u.valToPos(b.fromMs, "x", true));
+      const x1 = Math.min(left + width, Math.max(x0 + uPlot.pxRatio, u.valToPos(b.toMs, "x", true)));
+      const colour = b.kind === "down" ? INCIDENT_COLOURS.down : INCIDENT_COLOURS.degraded;
+      ctx.fillStyle = `${colour}26`;
+      ctx.fillRect(x0, top, x1 - x0, height);
+      ctx.fillStyle = colour;
+      ctx.fillRect(x0, top, x1 - x0, 4 * uPlot.pxRatio);
+    }
+    ctx.restore();
+  }
+
   /** A click on a panel: the slowest sample of its series in the bucket under the pointer. */
   private pick(key: string, u: uPlot): void {
     const ts = this.ts;
@@ -303,7 +334,12 @@ export class TimeseriesPanels {
         ],
         hooks: {
           ...band,
-          draw: [...(band.draw ?? []), (u) => this.drawPeriod(key, u), (u) => this.drawChanges(key, u, marks)],
+          draw: [
+            (u) => this.drawIncidents(key, u),
+            ...(band.draw ?? []),
+            (u) => this.drawPeriod(key, u),
+            (u) => this.drawChanges(key, u, marks),
+          ],
         },
       },
       data,

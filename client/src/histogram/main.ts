@@ -8,6 +8,7 @@ import "./histogram.css";
 import { AttributionPanel } from "./attribution-panel.js";
 import { mountChangesList } from "./changes-list.js";
 import { mountForensicsPanel } from "./forensics-panel.js";
+import { mountIncidentsPanel } from "./incidents-panel.js";
 import { mountNotices } from "./notices.js";
 import { mountRacesPanel } from "./races-panel.js";
 import { Workbench } from "./workbench.js";
@@ -27,4 +28,5 @@ const forensics = mountForensicsPanel(document.getElementById("forensics")!, wor
 // A change chosen (in its list or on a time chart): its series after against before, in the compare panel.
 const changes = mountChangesList(document.getElementById("changes")!, workbench, (c) => forensics.compareChange(c));
 workbench.onChangeMark((id) => changes.choose(id));
+mountIncidentsPanel(document.getElementById("incidents")!, workbench);
 markStarted();

@@ -2,7 +2,7 @@
 // sample flags ("tab visible only", "exclude late ticks"). It edits a view
 // and hands the new one back; it never fetches anything itself.
 import { DERIVED_SERIES, MAX_LATE_MS_CHOICES, type ClientInfo } from "../../../shared/contract/index.js";
-import { METHODS } from "../../../shared/methods.js";
+import { METHODS, methodOrder } from "../../../shared/methods.js";
 import { methodColour } from "./palette.js";
 import { methodLabel } from "./series-label.js";
 import type { ViewState } from "./url-state.js";
@@ -15,10 +15,13 @@ export interface PickerCallbacks {
 }
 
 /**
- * Methods offered even before any sample of them exists (probes, baselines
- * and the derived kernel min RTT): exactly those the API's method filter accepts.
+ * Methods offered even before any sample of them exists (probes, baselines,
+ * the derived kernel min RTT and the servers' own probes of their peers):
+ * exactly those the API's method filter accepts, in the tables' order.
  */
-export const PICKER_METHODS: readonly string[] = [...METHODS, ...Object.keys(DERIVED_SERIES)];
+export const PICKER_METHODS: readonly string[] = [...METHODS, ...Object.keys(DERIVED_SERIES)].sort(
+  (a, b) => methodOrder(a) - methodOrder(b),
+);
 
 /** Ticked list → filter value: all ticked means no filter (so new series appear by themselves). */
 export function listFilter(ticked: string[], all: readonly string[]): string[] {

@@ -2,6 +2,7 @@
 // refresh at a time (a newer view aborts the stale requests; a periodic tick
 // lets a slow one finish), and every chart redrawn from what arrived.
 import {
+  type Incident,
   configSchema,
   parseWith,
   statsResponseSchema,
@@ -150,6 +151,16 @@ export class Workbench {
   /** Calls back with a change's id when its mark on a time chart is clicked. */
   onChangeMark(cb: (id: string) => void): void {
     this.panels.onChangeMark(cb);
+  }
+
+  /** Shades incidents on their servers' time charts. */
+  markIncidents(incidents: readonly Incident[]): void {
+    this.panels.setIncidents(incidents);
+  }
+
+  /** The focus window now (epoch ms), or null. */
+  focus(): TimeWindow | null {
+    return this.view.focus;
   }
 
   /** Calls back when a chart is clicked to ask why (a tail point, a heatmap cell, a time bucket). */

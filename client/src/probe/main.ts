@@ -5,6 +5,7 @@
 import "../common/page.css";
 import { browserClock } from "../common/clock.js";
 import { markStarted } from "../common/started.js";
+import { HealthNotes } from "../report/health-notes.js";
 import { browserTransport, Outbox } from "../report/outbox.js";
 import { openOutboxStore } from "../report/outbox-store.js";
 import { showOutboxLine, showStorageWarning } from "../report/outbox-status.js";
@@ -79,6 +80,10 @@ async function start(): Promise<void> {
     .catch((err: unknown) => console.warn(`tailprobe: spilled samples not restored: ${(err as Error).message}`));
   await outbox.start();
   const exit = watchPageExit(outbox, sessionId, localStorageSpill);
+  // Failures go home over the home server's socket at the next housekeeping
+  // slot, not with the next report; the socket exists once the servers are known.
+  let sendNote: (text: string) => boolean = () => false;
+  const notes = new HealthNotes((text) => sendNote(text), browserClock);
   let sent = 0;
   let ticks = 0;
   // Exposed for tests and for the curious: read-only facts about this session.
@@ -99,6 +104,9 @@ async function start(): Promise<void> {
     },
     get pending() {
       return outbox.counters.pending;
+    },
+    get healthNotes() {
+      return { ...notes.counters };
     },
   };
 
@@ -144,13 +152,15 @@ async function start(): Promise<void> {
     warn.textContent = blocked.map((s) => `${s.name}: ${s.blockedReason}`).join("\n");
   }
 
+  const channels = new Map<string, WsChannel>();
+  sendNote = (text) => (home === undefined ? false : (channels.get(home)?.note(text) ?? false));
   const emit = (s: Sample) => {
     sent++;
     outbox.add(s);
     live.record(s);
+    notes.record(s);
   };
 
-  const channels = new Map<string, WsChannel>();
   // eslint-disable-next-line prefer-const
   let prober: Prober;
   for (const s of servers) {
@@ -184,6 +194,7 @@ async function start(): Promise<void> {
     probe: (tick) => prober.onTick(tick),
     reportServerProbesInFlight: () => (home === undefined ? 0 : prober.inFlightTo(home)),
     local: () => {
+      notes.flush();
       outbox.commit();
       if (cadence.take()) {
         live.render(!cadence.attended());

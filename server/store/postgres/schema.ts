@@ -4,6 +4,7 @@
 // Created on start under an advisory lock (migrations/migrate.ts), so servers
 // starting together do not race.
 import { BEST2_LEGS, OUTCOMES } from "../../../shared/methods.js";
+import { INCIDENTS_TABLES_PG } from "./incidents.js";
 
 /** pg_advisory_lock key for schema changes and partition creation ("tailprob" in ASCII). */
 export const SCHEMA_LOCK_KEY = 0x7461696c70726f62n;
@@ -81,6 +82,7 @@ export const TABLES_PG: readonly string[] = [
   // The targets each server measures (its name, its peers, their best-of-two
   // pair): a sample naming any of them is accepted by every server on the database.
   "CREATE TABLE IF NOT EXISTS deployment_targets (target text PRIMARY KEY, announced_ms bigint NOT NULL)",
+  ...INCIDENTS_TABLES_PG,
 ];
 
 /**

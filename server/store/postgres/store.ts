@@ -8,6 +8,7 @@ import { DAY_MS, retentionOf } from "../retention.js";
 import type { Store, StoreOptions } from "../store.js";
 import { deleteClientPostgres } from "./admin.js";
 import { PgCodes } from "./codes.js";
+import { postgresIncidents } from "./incidents.js";
 import { connect, READ_CONNECTIONS_MAX, WRITE_CONNECTIONS_MAX } from "./connect.js";
 import { redactUrl, scrubber } from "./dialect.js";
 import { asStorageError } from "./errors.js";
@@ -114,6 +115,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
       toAnnounce.push(...fresh);
     },
     readPool: pool,
+    incidents: postgresIncidents(pool, writeSql, guarded),
     openPageReader: () => postgresPageReader(readSql, guarded),
     insertBatch: (batch, meta) => guarded(() => writer.insertBatch(batch, meta)),
     // Read on the event loop: PostgreSQL writes leave it anyway, and every server of the deployment reads its own.

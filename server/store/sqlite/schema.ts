@@ -2,6 +2,7 @@
 // session and 5-minute bucket; small-integer codes, integer µs, raw-block.ts)
 // and rollup histograms per (level, time bucket, series, client, flag class).
 // Older files are upgraded step by step (migrations/).
+import { INCIDENTS_DDL } from "./incidents.js";
 
 /**
  * 5: version 4's tables, raw_samples' sparse columns folded (raw-layout.ts).
@@ -113,4 +114,5 @@ CREATE TABLE IF NOT EXISTS rollups (
 ) WITHOUT ROWID;
 ${RAW_BLOCKS_DDL}
 ${RAW_BLOCKS_SEQ_INDEX_DDL}
+${INCIDENTS_DDL}
 `;

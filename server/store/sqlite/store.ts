@@ -8,6 +8,7 @@ import { ingestHere } from "../../ingest/read-batch.js";
 import { retentionOf } from "../retention.js";
 import type { IngestMeta, Store, StoreOptions } from "../store.js";
 import { deleteClientData } from "./admin.js";
+import { sqliteIncidents } from "./incidents.js";
 import { Codes } from "./codes.js";
 import { CHECKPOINT_INTERVAL_MS, openWriteConnection, WRITER_BUSY_TIMEOUT_MS } from "./connection.js";
 import { loadPublicIdKey, storedClientIds } from "./meta.js";
@@ -65,10 +66,12 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): SqliteStore 
   };
   const runStatements = statementRunner(db);
   const readPool = openReadPool(dbPath, db);
+  const writes: SqliteWrites = { run: async (statements) => runStatements(statements) };
   return {
     ...sqliteCommon(db, dbPath),
     readPool,
-    writes: { run: async (statements) => runStatements(statements) },
+    writes,
+    incidents: sqliteIncidents(readPool, writes),
     insertBatch: async (batch, meta) => insertBatch(batch, meta),
     ingestBody: (body, rules, meta) => ingestHere(body, rules, meta, async (batch, m) => insertBatch(batch, m)),
     deleteClient: async (clientId) => {
@@ -111,10 +114,12 @@ export async function openStoreThreaded(dbPath: string, opts: SqliteStoreOptions
     (beforeMs) => (prunedBeforeMs = beforeMs),
   );
   const readPool = openReadPool(dbPath, db);
+  const writes: SqliteWrites = { run: (statements) => writer.runStatements(statements) };
   return {
     ...sqliteCommon(db, dbPath),
     readPool,
-    writes: { run: (statements) => writer.runStatements(statements) },
+    writes,
+    incidents: sqliteIncidents(readPool, writes),
     insertBatch: (batch, meta) => writer.insertBatch(batch, meta),
     ingestBody: (body, rules, meta) => writer.ingestBody(body, rules, meta),
     deleteClient: (clientId) => writer.deleteClient(clientId),
