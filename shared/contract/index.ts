@@ -16,3 +16,4 @@ export * from "./charts.js";
 export * from "./clients.js";
 export * from "./races.js";
 export * from "./forensics.js";
+export * from "./stress.js";

@@ -2,6 +2,7 @@
 // answers (the counts after its commit, or the samples it refuses by name).
 import { BEST2_LEGS, METHODS, OUTCOMES } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
+import { STRESS_PHASES } from "../stress/phases.js";
 import { z } from "../zod.js";
 import { count, epochMs, latencyMs, token } from "./fields.js";
 import { sampleReasonSchema } from "./reasons.js";
@@ -65,6 +66,13 @@ export const sampleSchema = z
      * own reporting may have shared the probe's moment. Absent on unsent ticks and baselines.
      */
     reportInFlight: z.optional(z.boolean()),
+    /**
+     * Taken during a stress test (docs/stress.md): the run's id (the token its
+     * POST /api/stress report carries as `run`) and the phase it was in. A probe
+     * is in the phase it was sent in; a baseline in the phase it reached the page in.
+     */
+    stressRun: z.optional(token),
+    load: z.optional(z.enum(STRESS_PHASES)),
   })
   .check(
     z.superRefine((s, ctx) => {
@@ -75,6 +83,8 @@ export const sampleSchema = z
         ctx.addIssue({ code: "custom", message: "winner/otherMs/otherOutcome belong to best2 samples" });
       if (s.minrtt !== undefined && s.method !== "tcprtt")
         ctx.addIssue({ code: "custom", message: "minrtt belongs to tcprtt samples" });
+      if ((s.stressRun === undefined) !== (s.load === undefined))
+        ctx.addIssue({ code: "custom", message: "stressRun and load go together" });
     }),
   );
 export type Sample = z.infer<typeof sampleSchema>;

@@ -9,6 +9,7 @@ import { EPOCH_MS_MAX, EPOCH_MS_MIN, LATENCY_MS_MAX } from "../../shared/contrac
 import { SAMPLE_REASONS } from "../../shared/contract/reasons.js";
 import { readSample } from "../../shared/contract/sample-reader.js";
 import { BEST2_LEGS, METHODS, OUTCOMES } from "../../shared/methods.js";
+import { STRESS_PHASES } from "../../shared/stress/phases.js";
 
 const FIELDS = [
   "seq",
@@ -32,6 +33,8 @@ const FIELDS = [
   "serverLagMs",
   "serverMs",
   "reportInFlight",
+  "stressRun",
+  "load",
 ] as const;
 
 /** Values near every boundary the contract draws, of every JSON type. */
@@ -71,11 +74,15 @@ const anyValue = fc.oneof(
     [],
     {},
     "1",
+    "download",
+    "Download",
+    "run-0001",
+    "short",
   ),
   fc.double(),
   fc.integer(),
   fc.string({ maxLength: 8 }),
-  fc.constantFrom<unknown>(...METHODS, ...OUTCOMES, ...BEST2_LEGS, ...SAMPLE_REASONS),
+  fc.constantFrom<unknown>(...METHODS, ...OUTCOMES, ...BEST2_LEGS, ...SAMPLE_REASONS, ...STRESS_PHASES),
 );
 
 /** A sample the contract accepts, of any method and outcome. */
@@ -112,13 +119,18 @@ const validSample = fc
       { requiredKeys: [] },
     ),
     minrtt: fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: undefined }),
+    stress: fc.option(
+      fc.record({ stressRun: fc.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), load: fc.constantFrom(...STRESS_PHASES) }),
+      { nil: undefined },
+    ),
   })
-  .map(({ optional, race, minrtt, ...s }) => ({
+  .map(({ optional, race, minrtt, stress, ...s }) => ({
     ...s,
     ms: s.outcome === "error" || s.outcome === "skipped" ? null : s.ms,
     ...optional,
     ...(s.method === "best2" ? race : {}),
     ...(s.method === "tcprtt" && minrtt !== undefined ? { minrtt } : {}),
+    ...stress,
   }));
 
 /** A sample with one field changed, added or removed, or not an object at all. */
@@ -178,6 +190,11 @@ describe("readSample", () => {
     expect(readSample({ ...good, winner: "ws" })).toEqual({
       ok: false,
       error: "winner/otherMs/otherOutcome belong to best2 samples",
+    });
+    expect(readSample({ ...good, load: "download" })).toEqual({ ok: false, error: "stressRun and load go together" });
+    expect(readSample({ ...good, stressRun: "run-0001", load: "Download" })).toEqual({
+      ok: false,
+      error: "load: expected one of idle, download, upload, bidirectional, cooldown",
     });
   });
 });
