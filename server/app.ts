@@ -32,6 +32,7 @@ import { staticPages } from "./static-pages.js";
 import { startupStorageMessage, storageHealth } from "./storage-faults.js";
 import { createClientDirectory } from "./privacy/public-ids.js";
 import { type StoreWithQueries, withQueries } from "./query/with-queries.js";
+import { startLoadServers, type LoadServers } from "./stress/load-servers.js";
 import { openStoreFor } from "./store/open.js";
 import type { Store, StoreOptions } from "./store/store.js";
 
@@ -49,6 +50,8 @@ export interface RunningServer {
   port: number;
   /** The store, with the queries the routes run over it. */
   store: StoreWithQueries;
+  /** The stress test's load listeners; null with --no-stress. */
+  load: LoadServers | null;
   close(): Promise<void>;
 }
 
@@ -84,6 +87,13 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const store = withQueries(
     await openStoreOrExplain(options.dbPath, { log, rawDays: options.rawDays, rollupDays: options.rollupDays, nowMs }),
   );
+  let load: LoadServers | null = null;
+  try {
+    load = options.stress.enabled ? await startLoadServers(options, KEEP_ALIVE_TIMEOUT_MS) : null;
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
   const baselines = createBaselines({
@@ -112,6 +122,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       timeoutMs: options.timeoutMs,
       peers: () => peers.list(),
       baselines: () => baselines.status(),
+      stress: load === null ? undefined : { downPort: load.ports.down, upPort: load.ports.up },
     }),
   );
   if (testStall !== undefined) app.use(testStall.router());
@@ -193,6 +204,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       server.off("error", reject);
       resolve();
     });
+  }).catch(async (err: unknown) => {
+    await load?.close();
+    throw err;
   });
   const port = (server.address() as AddressInfo).port;
   const scheme = options.tlsCertPath !== undefined ? "https" : "http";
@@ -204,7 +218,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     url: `${scheme}://${displayHost}:${port}`,
     port,
     store,
+    load,
     async close() {
+      await load?.close();
       peers.stop();
       baselines.stop();
       wsEcho.close();

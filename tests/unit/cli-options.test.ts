@@ -87,6 +87,34 @@ describe("tailprobe serve flags", () => {
     });
   });
 
+  it("the stress test's flags: on by default with any two free ports, budgets, and --no-stress", () => {
+    expect(parseServeArgs([])).toMatchObject({
+      ok: true,
+      value: {
+        stress: { enabled: true, port: 0, bytesPerHour: 8 * 1024 ** 3, streamsPerAddress: 16, streamsMax: 64 },
+      },
+    });
+    const r = parseServeArgs([
+      "--stress-port",
+      "9100",
+      "--stress-bytes-per-hour",
+      "1000000000",
+      "--stress-streams-per-address",
+      "8",
+      "--stress-streams-max",
+      "20",
+    ]);
+    expect(r).toMatchObject({
+      ok: true,
+      value: { stress: { enabled: true, port: 9100, bytesPerHour: 1e9, streamsPerAddress: 8, streamsMax: 20 } },
+    });
+    expect(parseServeArgs(["--no-stress"])).toMatchObject({ ok: true, value: { stress: { enabled: false } } });
+    expect(parseServeArgs(["--no-stress", "--stress-port", "9100"])).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/--no-stress .*--stress-port/),
+    });
+  });
+
   it("--proxy-address names proxies on other machines and implies --trust-proxy", () => {
     const r = parseServeArgs(["--proxy-address", "10.0.0.5", "--proxy-address", "fd00::5"]);
     expect(r).toMatchObject({ ok: true, value: { trustProxy: true, proxyAddresses: ["10.0.0.5", "fd00::5"] } });
@@ -106,6 +134,10 @@ describe("tailprobe serve flags", () => {
     [["--tls-cert", "c.pem"], /--tls-cert needs --tls-key/],
     [["--tls-key", "k.pem"], /--tls-key needs --tls-cert/],
     [["--proxy-address", "proxy.example"], /--proxy-address/],
+    [["--stress-port", "65535"], /--stress-port/],
+    [["--stress-bytes-per-hour", "1000"], /--stress-bytes-per-hour/],
+    [["--stress-streams-per-address", "0"], /--stress-streams-per-address/],
+    [["--stress-streams-max", "many"], /--stress-streams-max/],
     [["stray"], /stray|positional/i],
   ])("refuses %j naming the flag", (argv, message) => {
     const r = parseServeArgs(argv);
