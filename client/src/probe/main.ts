@@ -22,6 +22,9 @@ import { buildPlan, resolveServers } from "./plan.js";
 import { Prober } from "./prober.js";
 import { ATTENTION_EVENTS, RenderCadence } from "./render-cadence.js";
 import { clockSlots, Scheduler } from "./scheduler.js";
+import { StressControl } from "./stress/control.js";
+import { readStressRequest } from "./stress/plan.js";
+import { StressRunner } from "./stress/runner.js";
 import { measureTimerResolutionMs } from "./timer-resolution.js";
 import { WsChannel } from "./ws-channel.js";
 
@@ -77,6 +80,7 @@ async function start(): Promise<void> {
   const exit = watchPageExit(outbox, sessionId, localStorageSpill);
   let sent = 0;
   let ticks = 0;
+  let stressRunning = () => false;
   // Exposed for tests and for the curious: read-only facts about this session.
   (window as unknown as { tailprobe: object }).tailprobe = {
     clientId,
@@ -94,6 +98,9 @@ async function start(): Promise<void> {
     },
     get pending() {
       return outbox.counters.pending;
+    },
+    get stressActive() {
+      return stressRunning();
     },
   };
 
@@ -139,8 +146,29 @@ async function start(): Promise<void> {
     warn.textContent = blocked.map((s) => `${s.name}: ${s.blockedReason}`).join("\n");
   }
 
-  const emit = (s: Sample) => {
+  // The stress test (docs/stress.md): its load runs in a worker; a sample taken during a run
+  // carries the run and phase it was taken in (a probe's send time, a baseline's arrival).
+  const stress = new StressRunner({
+    clock: browserClock,
+    clientId,
+    sessionId,
+    endpoint: "/api/stress",
+    worker: () => new Worker(new URL("./stress/load.worker.ts", import.meta.url), { type: "module" }),
+    onEnd: (end) => stressControl.ended(end),
+  });
+  const stressControl = new StressControl({
+    root: $("stress"),
+    runner: stress,
+    servers,
+    homeStress: config.servers[0]?.stress,
+    request: readStressRequest(location.search),
+    clock: browserClock,
+  });
+  stressRunning = () => stress.active;
+  const emit = (s: Sample, taggedAtMs = s.t) => {
     sent++;
+    const tag = stress.tagAt(taggedAtMs);
+    if (tag !== null) Object.assign(s, tag);
     outbox.add(s);
     live.record(s);
   };
@@ -157,7 +185,7 @@ async function start(): Promise<void> {
         hello: { clientId, sessionId },
         // A baseline is attributed to the server whose socket delivered it.
         onBaseline: (_announced, samples) => {
-          for (const b of samples) emit(prober.baselineSample({ ...b, target: s.name }));
+          for (const b of samples) emit(prober.baselineSample({ ...b, target: s.name }), browserClock.nowMs());
         },
       }),
     );
@@ -168,7 +196,7 @@ async function start(): Promise<void> {
     channels,
     context,
     clock: browserClock,
-    emit,
+    emit: (sample) => emit(sample),
     // Reports go to the home server only.
     reportInFlight: (server) => server === home && outbox.requestInFlight,
     onSettled: () => scheduler.onProbeSettled(),
@@ -186,6 +214,7 @@ async function start(): Promise<void> {
       }
       for (const ch of channels.values()) ch.maintain();
       clearResourceTimings();
+      stressControl.housekeeping();
     },
     report: (deadlineMs, nextProbeMs) => outbox.pump(deadlineMs, nextProbeMs),
   });
