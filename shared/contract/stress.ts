@@ -23,6 +23,8 @@ export const STREAMS_REPORTED_MAX = 64;
 /** How a run ended: all phases done, stopped by the page, refused by the load server's budget (429), or failed. */
 export const RUN_OUTCOMES = ["complete", "aborted", "refused", "failed"] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
+/** In answers: a run whose page never reported it (closed mid-run); its phases come from its samples. */
+export const RUN_UNREPORTED = "unreported";
 
 const bytesPerSecond = z
   .array(z.int().check(z.minimum(0), z.maximum(Number.MAX_SAFE_INTEGER)))
@@ -135,7 +137,7 @@ export const stressRunSchema = z.object({
   target: z.string(),
   start: z.number(),
   end: z.number(),
-  outcome: z.enum(RUN_OUTCOMES),
+  outcome: z.enum([...RUN_OUTCOMES, RUN_UNREPORTED]),
   reason: z.nullable(z.string()),
   phases: z.array(stressPhaseResultSchema),
   /** WebSocket p50 minus idle's per loaded phase (ms). */
