@@ -31,11 +31,13 @@ export async function launchBrowser(
     ignoreHTTPSErrors?: boolean;
     /** Variables added to the browser's environment (e.g. a locale). */
     env?: Record<string, string>;
+    /** Another Chromium executable, e.g. a wrapper that starts it in a network namespace (testkit/netns.ts). */
+    executablePath?: string;
   } = {},
 ): Promise<LaunchedBrowser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM_PATH,
+    executablePath: options.executablePath ?? CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_ARGS,
     colorScheme: options.colorScheme ?? "light",
