@@ -126,7 +126,7 @@ describe("analyzeRun", () => {
   });
 
   it("RPM: the bidirectional phase's, from the WebSocket and the self probes' trimmed means", () => {
-    const tm = (xs: number[]) => {
+    const tm = (xs: readonly number[]) => {
       const s = [...xs].sort((a, b) => a - b).slice(0, Math.ceil(xs.length * 0.95));
       return s.reduce((a, b) => a + b, 0) / s.length;
     };
