@@ -9,6 +9,7 @@ import { AttributionPanel } from "./attribution-panel.js";
 import { mountForensicsPanel } from "./forensics-panel.js";
 import { mountNotices } from "./notices.js";
 import { mountRacesPanel } from "./races-panel.js";
+import { mountStressPanel } from "./stress-panel.js";
 import { Workbench } from "./workbench.js";
 
 const workbench = new Workbench();
@@ -16,6 +17,11 @@ workbench.start();
 mountNotices(document.getElementById("notices")!);
 mountRacesPanel(
   document.getElementById("races")!,
+  () => workbench.panelFilters(),
+  (cb) => workbench.onViewChange(cb),
+);
+mountStressPanel(
+  document.getElementById("stress")!,
   () => workbench.panelFilters(),
   (cb) => workbench.onViewChange(cb),
 );
