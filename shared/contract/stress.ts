@@ -20,11 +20,14 @@ export const SELF_PROBES_PER_PHASE_MAX = 5000;
 /** Load streams per direction a run may report. */
 export const STREAMS_REPORTED_MAX = 64;
 
-/** How a run ended: all phases done, stopped by the page, refused by the load server's budget (429), or failed. */
-export const RUN_OUTCOMES = ["complete", "aborted", "refused", "failed"] as const;
+/**
+ * How a run went: still running (the page reports each phase as it ends, so
+ * a run whose page was closed keeps the phases it finished), all phases done,
+ * stopped on the page or by its closing, refused by the load server's budget
+ * (429), or failed (load requests kept failing).
+ */
+export const RUN_OUTCOMES = ["running", "complete", "aborted", "refused", "failed"] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
-/** In answers: a run whose page never reported it (closed mid-run); its phases come from its samples. */
-export const RUN_UNREPORTED = "unreported";
 
 const bytesPerSecond = z
   .array(z.int().check(z.minimum(0), z.maximum(Number.MAX_SAFE_INTEGER)))
@@ -49,7 +52,7 @@ export const phaseReportSchema = z.strictObject({
 });
 export type PhaseReport = z.infer<typeof phaseReportSchema>;
 
-/** POST /api/stress: one run, reported by its page when it ends. */
+/** POST /api/stress: one run, reported by its page after each phase and when it ends; each report replaces the last. */
 export const stressReportSchema = z
   .strictObject({
     clientId: token,
@@ -78,7 +81,7 @@ export const stressReportSchema = z
   );
 export type StressReport = z.infer<typeof stressReportSchema>;
 
-/** 200 to POST /api/stress: the run is stored (a second report of the same run replaces the first). */
+/** 200 to POST /api/stress: the run is stored (a later report of the same run replaces it). */
 export const stressReportResultSchema = z.object({ stored: z.literal(true) });
 
 /** GET /api/stress?from=MS&to=MS[&client=ID]: runs that began in the range, oldest first. */
@@ -137,7 +140,7 @@ export const stressRunSchema = z.object({
   target: z.string(),
   start: z.number(),
   end: z.number(),
-  outcome: z.enum([...RUN_OUTCOMES, RUN_UNREPORTED]),
+  outcome: z.enum(RUN_OUTCOMES),
   reason: z.nullable(z.string()),
   phases: z.array(stressPhaseResultSchema),
   /** WebSocket p50 minus idle's per loaded phase (ms). */

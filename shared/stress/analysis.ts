@@ -25,12 +25,10 @@ export interface RunInput {
   target: string;
   outcome: StressRun["outcome"];
   reason: string | null;
-  /** The page's report of each phase; empty when it never reported (the phases then come from the samples). */
+  /** The page's report of each phase it finished. */
   phases: readonly PhaseReport[];
   /** The run's samples to its target, per phase. */
   latencies: Partial<Record<StressPhase, PhaseLatencies>>;
-  /** Each phase's first and last sample (epoch ms), for a run without a report. */
-  sampleSpans: Partial<Record<StressPhase, { start: number; end: number }>>;
 }
 
 /** Goodput (Mbit/s) of one direction of a phase: the bytes after its first second over the time after it. */
@@ -62,13 +60,12 @@ export function analyzeRun(r: RunInput): StressRun {
   const rises: PhaseRise[] = [];
   for (const name of STRESS_PHASES) {
     const report = reports.get(name);
-    const span = report ?? r.sampleSpans[name];
-    if (span === undefined) continue;
+    if (report === undefined) continue;
     const lat = r.latencies[name] ?? {};
     const latency: Record<string, LatencySummary> = {};
     for (const [series, values] of Object.entries(lat)) if (values.length > 0) latency[series] = brief(values);
     const loaded = (LOADED_PHASES as readonly string[]).includes(name);
-    const selfMs = report?.selfMs ?? [];
+    const selfMs = report.selfMs;
     const addedMs = name === "idle" ? null : minus(p50Of(lat, FOREIGN_SERIES), p50Of(idle, FOREIGN_SERIES));
     let verdict: StressPhaseResult["verdict"] = null;
     let summary: string | null = null;
@@ -84,12 +81,12 @@ export function analyzeRun(r: RunInput): StressRun {
     }
     phases.push({
       name,
-      start: span.start,
-      end: span.end,
-      downMbps: report === undefined ? null : goodputMbps(report, "down"),
-      upMbps: report === undefined ? null : goodputMbps(report, "up"),
-      streamsDown: report?.streamsDown ?? 0,
-      streamsUp: report?.streamsUp ?? 0,
+      start: report.start,
+      end: report.end,
+      downMbps: goodputMbps(report, "down"),
+      upMbps: goodputMbps(report, "up"),
+      streamsDown: report.streamsDown,
+      streamsUp: report.streamsUp,
       latency,
       self: selfMs.length === 0 ? null : brief(selfMs),
       rpm: selfMs.length === 0 ? null : responsiveness(lat[FOREIGN_SERIES] ?? [], selfMs),

@@ -81,7 +81,6 @@ describe("analyzeRun", () => {
       report("cooldown", 4),
     ],
     latencies,
-    sampleSpans: {},
   };
   const run = analyzeRun(input);
 
@@ -136,19 +135,19 @@ describe("analyzeRun", () => {
     expect(run.phases[1]!.self).toMatchObject({ count: 40 });
   });
 
-  it("a run the page never reported takes its phases from its samples, without goodput", () => {
-    const unreported = analyzeRun({
+  it("a run interrupted after download has the phases it finished, graded from download alone", () => {
+    const cut = analyzeRun({
       ...input,
-      outcome: "unreported",
-      phases: [],
-      sampleSpans: { idle: { start: T0, end: T0 + 9000 }, download: { start: T0 + 10_000, end: T0 + 19_000 } },
+      outcome: "running",
+      phases: input.phases.slice(0, 2),
       latencies: { idle: latencies.idle!, download: latencies.download! },
     });
-    expect(unreported.phases.map((p) => p.name)).toEqual(["idle", "download"]);
-    expect(unreported.phases[1]!.downMbps).toBeNull();
+    expect(cut.phases.map((p) => p.name)).toEqual(["idle", "download"]);
+    expect(cut.addedMs.upload).toBeNull();
     // From download's added latency alone (~200 ms, at the C/D edge).
-    expect(unreported.grade).toBe(gradeOf(unreported.addedMs.download!));
-    expect(["C", "D"]).toContain(unreported.grade);
-    expect(unreported.rpm).toBeNull();
+    expect(cut.grade).toBe(gradeOf(cut.addedMs.download!));
+    expect(["C", "D"]).toContain(cut.grade);
+    // No bidirectional phase: the worst loaded phase's RPM.
+    expect(cut.rpm).toBe(cut.phases[1]!.rpm);
   });
 });

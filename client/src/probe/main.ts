@@ -219,7 +219,10 @@ async function start(): Promise<void> {
     report: (deadlineMs, nextProbeMs) => outbox.pump(deadlineMs, nextProbeMs),
   });
 
-  exit.setAbandon(() => prober.abandonInFlight());
+  exit.setAbandon(() => {
+    prober.abandonInFlight();
+    stress.onPageHide();
+  });
 
   const worker = new Worker(new URL("./clock.worker.ts", import.meta.url), { type: "module" });
   worker.onmessage = (ev: MessageEvent<ClockTick>) => {

@@ -1,8 +1,10 @@
 // The page's side of a stress test: starts the load worker on a target,
 // remembers when each phase began so every sample can be tagged with its run
-// and phase, and reports the run home (POST /api/stress) when it ends. Its
-// only main-thread work is a message a second and, in the housekeeping slot
-// (scheduler.ts), the report's request: nothing here shares a probe's moment.
+// and phase, and reports the run home (POST /api/stress) after each phase and
+// when it ends (a beacon if the page closes meanwhile), so a run cut short
+// keeps the phases it finished. Its only main-thread work is a message a
+// second and, in the housekeeping slot (scheduler.ts), the report's request:
+// nothing here shares a probe's moment.
 import type { Clock } from "../../common/clock.js";
 import type { PhaseReport, RunOutcome, StressReport } from "../../../../shared/contract/stress.js";
 import type { StressPhase } from "../../../../shared/stress/phases.js";
@@ -53,6 +55,8 @@ export class StressRunner {
   private run: RunState | null = null;
   private running = false;
   private outbox: { body: string; attempts: number; dueMs: number } | null = null;
+  /** One report request at a time: a newer one waits for the older to settle. */
+  private sending = false;
 
   constructor(private readonly o: RunnerOptions) {}
 
@@ -73,6 +77,14 @@ export class StressRunner {
 
   stop(): void {
     if (this.running) this.worker?.postMessage({ type: "stop" } satisfies ToLoadWorker);
+  }
+
+  /** The page is going away mid-run: the phases finished so far go home in a beacon, the run marked aborted. */
+  onPageHide(): void {
+    const r = this.run;
+    if (!this.running || r === null || r.phases.length === 0) return;
+    const body = this.reportBody(r, "aborted", "the page was closed");
+    navigator.sendBeacon(this.o.endpoint, new Blob([body], { type: "application/json" }));
   }
 
   /** The run and phase a sample taken at `t` (the page's clock, epoch ms) belongs to, or null. */
@@ -109,7 +121,8 @@ export class StressRunner {
   /** In the housekeeping slot: the run's report goes home when due. */
   pump(): void {
     const out = this.outbox;
-    if (out === null || this.o.clock.monoMs() < out.dueMs) return;
+    if (out === null || this.sending || this.o.clock.monoMs() < out.dueMs) return;
+    this.sending = true;
     out.attempts++;
     out.dueMs = this.o.clock.monoMs() + 1000 * 2 ** out.attempts;
     fetch(this.o.endpoint, {
@@ -117,14 +130,20 @@ export class StressRunner {
       headers: { "Content-Type": "application/json" },
       body: out.body,
       cache: "no-store",
-    }).then(
-      (res) => {
-        // Delivered, or refused for good (a 4xx other than a rate limit): either way it is done.
-        if (res.ok || (res.status >= 400 && res.status < 500 && res.status !== 429)) this.dropReport(out);
-        else this.giveUpAfterLast(out);
-      },
-      () => this.giveUpAfterLast(out),
-    );
+    })
+      .then(
+        (res) => {
+          // Delivered, or refused for good (a 4xx other than a rate limit or a session the
+          // server has not stored yet, 409): either way it is done.
+          if (res.ok || (res.status >= 400 && res.status < 500 && res.status !== 429 && res.status !== 409))
+            this.dropReport(out);
+          else this.giveUpAfterLast(out);
+        },
+        () => this.giveUpAfterLast(out),
+      )
+      .finally(() => {
+        this.sending = false;
+      });
   }
 
   private dropReport(out: NonNullable<StressRunner["outbox"]>): void {
@@ -133,6 +152,24 @@ export class StressRunner {
 
   private giveUpAfterLast(out: NonNullable<StressRunner["outbox"]>): void {
     if (out.attempts >= REPORT_ATTEMPTS_MAX) this.dropReport(out);
+  }
+
+  private reportBody(r: RunState, outcome: RunOutcome, reason?: string): string {
+    const report: StressReport = {
+      clientId: this.o.clientId,
+      sessionId: this.o.sessionId,
+      run: r.id,
+      target: r.target,
+      outcome,
+      phases: r.phases,
+    };
+    if (reason !== undefined) report.reason = reason.slice(0, 300);
+    return JSON.stringify(report);
+  }
+
+  /** The run's report replaces any still waiting: the newest says everything the older did. */
+  private queueReport(r: RunState, outcome: RunOutcome, reason?: string): void {
+    this.outbox = { body: this.reportBody(r, outcome, reason), attempts: 0, dueMs: 0 };
   }
 
   private makeWorker(): Worker {
@@ -154,25 +191,15 @@ export class StressRunner {
         return;
       case "phase-done":
         r.phases.push(m.report);
+        // Reported now, replaced by the next: a closed page leaves the phases it finished.
+        this.queueReport(r, "running");
         return;
-      case "done": {
+      case "done":
         r.endMs = m.endMs;
         this.running = false;
-        if (r.phases.length > 0) {
-          const report: StressReport = {
-            clientId: this.o.clientId,
-            sessionId: this.o.sessionId,
-            run: r.id,
-            target: r.target,
-            outcome: m.outcome,
-            phases: r.phases,
-          };
-          if (m.reason !== undefined) report.reason = m.reason.slice(0, 300);
-          this.outbox = { body: JSON.stringify(report), attempts: 0, dueMs: 0 };
-        }
+        if (r.phases.length > 0) this.queueReport(r, m.outcome, m.reason);
         this.o.onEnd?.({ outcome: m.outcome, reason: m.reason, retryAfterS: m.retryAfterS });
         return;
-      }
     }
   }
 }
