@@ -5,6 +5,7 @@
 // with the ports it listens on.
 import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
@@ -18,7 +19,28 @@ import type { LoadThreadInit, LoadThreadReply, LoadThreadRequest } from "./load-
 const init = workerData as LoadThreadInit;
 const post = (m: LoadThreadReply) => parentPort!.postMessage(m);
 
+/**
+ * The load is the least urgent work of the server: at nice 19 its thread
+ * yields the cores to the event loop (echo, WebSockets, baselines) whenever
+ * both want one, so another page's probes wait on the load as little as the
+ * kernel allows. Linux's nice is per thread; lowering it needs no privilege.
+ */
+export const LOAD_THREAD_NICE = 19;
+
+function lowerOwnPriority(): string | null {
+  try {
+    const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
+    if (!Number.isInteger(tid)) return "no thread id";
+    os.setPriority(tid, LOAD_THREAD_NICE);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 async function main(): Promise<void> {
+  // Off Linux (no /proc/thread-self) the thread keeps the process's priority.
+  lowerOwnPriority();
   const proxies = trustedProxies(init.trustProxy, init.proxyAddresses);
   const budget = new StressBudget({
     perAddress: init.perAddress,
