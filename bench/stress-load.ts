@@ -98,9 +98,7 @@ async function round(
   const agent = new http.Agent({ keepAlive: true, maxSockets: STREAMS });
   const cpu0 = threadsCpuS([pid]);
   const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: STREAMS }, () => (dir === "down" ? download : upload)(origin, bytes, agent)),
-  );
+  await Promise.all(Array.from({ length: STREAMS }, () => (dir === "down" ? download : upload)(origin, bytes, agent)));
   const seconds = (performance.now() - t0) / 1000;
   const cpuS = threadsCpuS([pid]) - cpu0;
   agent.destroy();

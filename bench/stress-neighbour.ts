@@ -83,7 +83,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
     xs.filter((x) => r.phases.some((p) => names.includes(p.name) && x.t >= p.start && x.t < p.end)).map((x) => x.ms);
   const rows: BenchRow[] = [];
   const down = r.phases.find((p) => p.name === "download");
-  const gbit = down === undefined ? 0 : (down.downBytes.reduce((a, b) => a + b, 0) * 8) / ((down.end - down.start) / 1000) / 1e9;
+  const gbit =
+    down === undefined ? 0 : (down.downBytes.reduce((a, b) => a + b, 0) * 8) / ((down.end - down.start) / 1000) / 1e9;
   console.log(`stress test on loopback: download ${gbit.toFixed(2)} Gbit/s; the neighbour's latency (ms):`);
   for (const kind of ["ws", "http"] as const) {
     const idle = summarize(within(samples[kind], ["idle"]));
