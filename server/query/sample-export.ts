@@ -2,7 +2,7 @@
 // wire protocol's (shared/contract/samples.ts), plus client (the public id, never the
 // clientId, which is the browser's secret) and sessionId; the
 // flags are decoded back to booleans, empty (CSV) or null (NDJSON) where the
-// page did not record them.
+// page did not record them; load is the stress-test phase (empty outside a test).
 import { FLAG, FLAG_KNOWN_SHIFT } from "../store/flags.js";
 import type { RawSampleRow } from "../store/page-reader.js";
 
@@ -29,6 +29,8 @@ export const EXPORT_COLUMNS = [
   "minrtt",
   "serverLagMs",
   "serverMs",
+  "load",
+  "stressRun",
 ] as const;
 
 type Cell = string | number | boolean | null;
@@ -63,6 +65,8 @@ export function exportCells(r: RawSampleRow): Cell[] {
     r[16],
     r[17],
     r[18],
+    r[20],
+    r[21],
   ];
 }
 

@@ -30,6 +30,10 @@ export type RawSampleRow = [
   serverLagMs: number | null,
   serverMs: number | null,
   sessionRowId: number,
+  /** The stress-test phase it was taken in (shared/stress/phases.ts), null outside a test. */
+  load: string | null,
+  /** That test's run key (the wire's stressRun). */
+  stressRun: string | null,
 ];
 
 export interface PageReader {

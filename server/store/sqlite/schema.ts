@@ -10,8 +10,10 @@
  * version 5 BLOBs are read as they are and rewritten compact when their row changes.
  * 7: raw samples in blocks (raw_blocks, raw-block.ts) instead of a row each;
  * sessions.max_seq. No samples view: SQL cannot read a block.
+ * 8: a block's sample may carry a stress test's run and phase (raw-block.ts
+ * NULLABLE "stress"), which a version 7 reader refuses; stress_runs.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * Raw samples in blocks (raw-block.ts; store version 7, docs/architecture.md):
@@ -29,6 +31,27 @@ CREATE TABLE IF NOT EXISTS raw_blocks (
   data     BLOB NOT NULL,     -- raw-block.ts
   PRIMARY KEY (start_ms, session, seq0)
 ) WITHOUT ROWID;`;
+
+/**
+ * Stress-test runs (docs/stress.md): a code per run key, added by the writer
+ * at the run's first sample (its samples carry the code, raw-layout.ts
+ * `stress`), and the page's report (POST /api/stress) once it comes: its
+ * session, target, span, outcome and phases (JSON, as the contract's
+ * phaseReportSchema). A run without a report has NULL start_ms and is not answered.
+ */
+export const STRESS_RUNS_DDL = `
+CREATE TABLE IF NOT EXISTS stress_runs (
+  id       INTEGER PRIMARY KEY,
+  run_key  TEXT NOT NULL UNIQUE,
+  session  INTEGER,           -- sessions.id of the page that reported it
+  target   TEXT,
+  start_ms INTEGER,           -- the first phase's start (epoch ms)
+  end_ms   INTEGER,           -- the last reported phase's end
+  outcome  TEXT,
+  reason   TEXT,
+  phases   TEXT               -- JSON array of the report's phases
+);
+CREATE INDEX IF NOT EXISTS stress_runs_start ON stress_runs (start_ms);`;
 
 /**
  * Every table, created if missing at every open (migrations/migrate.ts), so a
@@ -95,4 +118,5 @@ CREATE TABLE IF NOT EXISTS rollups (
   PRIMARY KEY (level, client, class, start_ms, series)
 ) WITHOUT ROWID;
 ${RAW_BLOCKS_DDL}
+${STRESS_RUNS_DDL}
 `;

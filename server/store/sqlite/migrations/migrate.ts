@@ -14,9 +14,10 @@ import { v3ToV4 } from "./v3-to-v4-totals.js";
 import { v4ToV5 } from "./v4-to-v5-packed.js";
 import { v5ToV6 } from "./v5-to-v6-compact-rollups.js";
 import { v6ToV7 } from "./v6-to-v7-blocks.js";
+import { v7ToV8 } from "./v7-to-v8-stress.js";
 
 /** Every upgrade step, by the version it starts from. */
-export const SQLITE_STEPS: readonly SqliteStep[] = [v1ToV6, v2ToV3, v3ToV4, v4ToV5, v5ToV6, v6ToV7];
+export const SQLITE_STEPS: readonly SqliteStep[] = [v1ToV6, v2ToV3, v3ToV4, v4ToV5, v5ToV6, v6ToV7, v7ToV8];
 
 function schemaVersion(db: Database.Database): number | null {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
