@@ -15,6 +15,7 @@ import { ingestRawPath, ingestRouter, type IngestOptions } from "./api/ingest.js
 import { sampleRules } from "./api/sample-checks.js";
 import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
+import { stressRouter } from "./api/stress.js";
 import { createBaselines } from "./baseline/baselines.js";
 import { clientAddress, trustedProxies } from "./client-address.js";
 import { createEchoStall, NO_STALL } from "./echo/echo-stall.js";
@@ -161,6 +162,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(queryRouter(store, nowMs, clients));
   app.use(chartsRouter(store, nowMs, clients));
   app.use(racesRouter(store, nowMs, clients));
+  app.use(stressRouter(store, { nowMs, admit: budgets.ingest, clients }));
   app.use(exportRouter(store, nowMs, clients));
   app.use(metricsRouter(store));
   app.use(forensicsRouter(store, nowMs, clients));

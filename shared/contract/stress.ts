@@ -153,5 +153,9 @@ export const stressRunSchema = z.object({
 });
 export type StressRun = z.infer<typeof stressRunSchema>;
 
-export const stressResponseSchema = z.object({ runs: z.array(stressRunSchema) });
+export const stressResponseSchema = z.object({
+  runs: z.array(stressRunSchema),
+  /** Runs of the range left out, the oldest: an answer holds the newest 50. */
+  omitted: count,
+});
 export type StressResponse = z.infer<typeof stressResponseSchema>;
