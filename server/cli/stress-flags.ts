@@ -26,6 +26,10 @@ export const STRESS_FLAGS = {
     type: "string",
     help: `load streams the server holds at once, all addresses together (default ${L.STRESS_STREAMS_MAX_DEFAULT})`,
   },
+  "stress-mbps-per-address": {
+    type: "string",
+    help: `Mbit/s one address's load may move per direction (default ${L.STRESS_MBPS_PER_ADDRESS_DEFAULT}; 0: as fast as it goes)`,
+  },
 } as const;
 
 export const STRESS_FLAG_ARGS = {
@@ -33,6 +37,7 @@ export const STRESS_FLAG_ARGS = {
   "stress-bytes-per-hour": "BYTES",
   "stress-streams-per-address": "N",
   "stress-streams-max": "N",
+  "stress-mbps-per-address": "MBPS",
 } as const;
 
 export interface StressOptions {
@@ -43,6 +48,8 @@ export interface StressOptions {
   bytesPerHour: number;
   streamsPerAddress: number;
   streamsMax: number;
+  /** Mbit/s per address and direction; 0: unpaced. */
+  mbpsPerAddress: number;
 }
 
 type IntFlag = (flag: string, raw: string | undefined, dflt: number, min: number, max: number) => Result<number>;
@@ -73,6 +80,13 @@ export function parseStressFlags(values: Record<string, unknown>, intFlag: IntFl
     L.STRESS_STREAMS_MAX_MAX,
   );
   if (!max.ok) return max;
+  const mbps = int(
+    "stress-mbps-per-address",
+    L.STRESS_MBPS_PER_ADDRESS_DEFAULT,
+    L.STRESS_MBPS_PER_ADDRESS_MIN,
+    L.STRESS_MBPS_PER_ADDRESS_MAX,
+  );
+  if (!mbps.ok) return mbps;
   const enabled = values["no-stress"] !== true;
   const given = Object.keys(STRESS_FLAG_ARGS).filter((f) => values[f] !== undefined);
   if (!enabled && given.length > 0)
@@ -83,5 +97,6 @@ export function parseStressFlags(values: Record<string, unknown>, intFlag: IntFl
     bytesPerHour: bytes.value,
     streamsPerAddress: perAddress.value,
     streamsMax: max.value,
+    mbpsPerAddress: mbps.value,
   });
 }

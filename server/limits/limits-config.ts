@@ -125,3 +125,13 @@ export const STRESS_STREAMS_PER_ADDRESS_MAX = 10_000;
 export const STRESS_STREAMS_MAX_DEFAULT = 64;
 export const STRESS_STREAMS_MAX_MIN = 1;
 export const STRESS_STREAMS_MAX_MAX = 100_000;
+/**
+ * Mbit/s one address's load may move per direction: a gigabit plan's whole
+ * link (its TCP goodput is ~940), and no more of the server's own uplink
+ * than that. A browser moving several Gbit/s is the bottleneck itself: on
+ * loopback at 2.7 Gbit/s Chromium's network process, which also carries the
+ * WebSocket probe, delayed it by ~10 ms while ping stayed flat. 0: unpaced.
+ */
+export const STRESS_MBPS_PER_ADDRESS_DEFAULT = 1000;
+export const STRESS_MBPS_PER_ADDRESS_MIN = 0;
+export const STRESS_MBPS_PER_ADDRESS_MAX = 1_000_000;

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { writeJson } from "../json-answer.js";
 import type { StressBudget, StressRefusal } from "../limits/stress-budget.js";
+import type { StressPacing } from "../limits/stress-pacing.js";
 import { retryAfterSeconds } from "../limits/rate-limiter.js";
 
 /** Largest download or upload one request may ask for (bytes); the page asks for about a second's worth. */
@@ -28,6 +29,8 @@ const COMMON_HEADERS = {
 
 export interface LoadDeps {
   budget: StressBudget;
+  /** Each address's rate per direction (--stress-mbps-per-address). */
+  pacing: StressPacing;
   /** The client's address as the budgets key it (X-Forwarded-For only from a trusted proxy). */
   address(req: IncomingMessage): string;
 }
@@ -90,7 +93,8 @@ export function loadHandler(deps: LoadDeps): (req: IncomingMessage, res: ServerR
 }
 
 function download(req: IncomingMessage, res: ServerResponse, deps: LoadDeps, random: Buffer, bytes: number): void {
-  const admission = deps.budget.take(deps.address(req), bytes);
+  const address = deps.address(req);
+  const admission = deps.budget.take(address, bytes);
   if (!admission.ok) return refuse(res, admission.why, admission.retryAfterMs);
   let sent = 0;
   res.once("close", () => admission.release(sent));
@@ -99,12 +103,26 @@ function download(req: IncomingMessage, res: ServerResponse, deps: LoadDeps, ran
     "Content-Type": "application/octet-stream",
     "Content-Length": String(bytes),
   });
+  /** Hands the next n bytes to the socket; false when it wants a drain first. */
+  const write = (n: number): boolean => {
+    const at = sent % RANDOM_PERIOD_BYTES;
+    sent += n;
+    return res.write(random.subarray(at, at + n));
+  };
   const pump = (): void => {
     while (sent < bytes && !res.destroyed) {
       const n = Math.min(WRITE_BYTES, bytes - sent);
-      const at = sent % RANDOM_PERIOD_BYTES;
-      sent += n;
-      if (!res.write(random.subarray(at, at + n))) {
+      const waitMs = deps.pacing.delayMs(address, "down", n);
+      if (waitMs > 0) {
+        // The chunk's turn is booked: it is written when it comes, then the pump goes on.
+        setTimeout(() => {
+          if (res.destroyed) return;
+          if (write(n)) pump();
+          else res.once("drain", pump);
+        }, waitMs);
+        return;
+      }
+      if (!write(n)) {
         res.once("drain", pump);
         return;
       }
@@ -125,10 +143,18 @@ function upload(req: IncomingMessage, res: ServerResponse, deps: LoadDeps): void
     return sendError(res, 413, "TOO_LARGE", `an upload may carry at most ${LOAD_REQUEST_BYTES_MAX} bytes`, {
       Connection: "close",
     });
-  const admission = deps.budget.take(deps.address(req), bytes);
+  const address = deps.address(req);
+  const admission = deps.budget.take(address, bytes);
   let received = 0;
   req.on("data", (chunk: Buffer) => {
     received += chunk.length;
+    if (!admission.ok) return;
+    // Read on at the address's rate: while paused, TCP slows the sender.
+    const waitMs = deps.pacing.delayMs(address, "up", chunk.length);
+    if (waitMs > 0) {
+      req.pause();
+      setTimeout(() => req.resume(), waitMs);
+    }
   });
   if (!admission.ok) {
     // Answered now, the body still read and thrown away (at most the limit above): a browser

@@ -12,6 +12,8 @@ export interface LoadThreadInit {
   bytesPerHour: number;
   streamsPerAddress: number;
   streamsMax: number;
+  /** Mbit/s per address and direction; 0: unpaced. */
+  mbpsPerAddress: number;
   connectionsMax: number;
   connectionsPerAddress: number;
   keepAliveTimeoutMs: number;

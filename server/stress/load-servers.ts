@@ -43,6 +43,8 @@ export async function startLoadServers(o: ServeOptions, keepAliveTimeoutMs: numb
     bytesPerHour: o.stress.bytesPerHour,
     streamsPerAddress: o.stress.streamsPerAddress,
     streamsMax: o.stress.streamsMax,
+    // --no-rate-limit lifts every per-address budget, the rate too (lab runs, benchmarks).
+    mbpsPerAddress: o.limits.rateLimit ? o.stress.mbpsPerAddress : 0,
     connectionsMax: o.limits.connectionsMax,
     connectionsPerAddress: o.limits.connectionsPerAddress,
     keepAliveTimeoutMs,

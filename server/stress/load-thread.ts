@@ -13,6 +13,7 @@ import { clientAddress, trustedProxies } from "../client-address.js";
 import { capConnections } from "../limits/connection-caps.js";
 import { LIMITER_ADDRESSES_MAX } from "../limits/limits-config.js";
 import { StressBudget } from "../limits/stress-budget.js";
+import { StressPacing } from "../limits/stress-pacing.js";
 import { loadHandler } from "./load-paths.js";
 import type { LoadThreadInit, LoadThreadReply, LoadThreadRequest } from "./load-protocol.js";
 
@@ -51,7 +52,12 @@ async function main(): Promise<void> {
     // Refilled on the monotonic clock: a wall-clock step must not empty or fill a budget.
     nowMs: () => performance.now(),
   });
-  const handler = loadHandler({ budget, address: (req) => clientAddress(req, proxies) });
+  const pacing = new StressPacing({
+    mbpsPerAddress: init.mbpsPerAddress,
+    addressesMax: LIMITER_ADDRESSES_MAX,
+    nowMs: () => performance.now(),
+  });
+  const handler = loadHandler({ budget, pacing, address: (req) => clientAddress(req, proxies) });
   const options: http.ServerOptions = {
     keepAliveTimeout: init.keepAliveTimeoutMs,
     headersTimeout: init.headersTimeoutMs,

@@ -134,6 +134,27 @@ describe("load paths", () => {
     held[1]!.close();
   });
 
+  it("the rate per address: all of an address's streams together move at most --stress-mbps-per-address", async () => {
+    server = await startInProcess(["--stress-mbps-per-address", "80"]);
+    const o = await origins(server);
+    const t0 = performance.now();
+    const bodies = await Promise.all([
+      fetch(`${o.down}/stress/down?bytes=${8 * MIB}`).then((r) => r.arrayBuffer()),
+      fetch(`${o.down}/stress/down?bytes=${8 * MIB}`).then((r) => r.arrayBuffer()),
+    ]);
+    const seconds = (performance.now() - t0) / 1000;
+    expect(bodies.map((b) => b.byteLength)).toEqual([8 * MIB, 8 * MIB]);
+    const mbps = (16 * MIB * 8) / seconds / 1e6;
+    // 80 Mbit/s and a 20 ms burst: 16 MiB take at least 1.66 s; slower on a busy machine, never faster.
+    expect(mbps).toBeLessThanOrEqual(82);
+    expect(mbps).toBeGreaterThan(20);
+    // Uploads are read at the rate too: the sender is slowed by TCP.
+    const u0 = performance.now();
+    const up = await fetch(`${o.up}/stress/up`, { method: "POST", body: new Uint8Array(4 * MIB) });
+    expect(await up.json()).toEqual({ bytes: 4 * MIB });
+    expect((4 * MIB * 8) / ((performance.now() - u0) / 1000) / 1e6).toBeLessThanOrEqual(82);
+  });
+
   it("--no-stress: no load paths, and /api/config offers none", async () => {
     server = await startInProcess(["--no-stress"]);
     expect(server.load).toBeNull();

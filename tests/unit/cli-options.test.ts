@@ -91,7 +91,14 @@ describe("tailprobe serve flags", () => {
     expect(parseServeArgs([])).toMatchObject({
       ok: true,
       value: {
-        stress: { enabled: true, port: 0, bytesPerHour: 8 * 1024 ** 3, streamsPerAddress: 16, streamsMax: 64 },
+        stress: {
+          enabled: true,
+          port: 0,
+          bytesPerHour: 8 * 1024 ** 3,
+          streamsPerAddress: 16,
+          streamsMax: 64,
+          mbpsPerAddress: 1000,
+        },
       },
     });
     const r = parseServeArgs([
@@ -103,10 +110,21 @@ describe("tailprobe serve flags", () => {
       "8",
       "--stress-streams-max",
       "20",
+      "--stress-mbps-per-address",
+      "0",
     ]);
     expect(r).toMatchObject({
       ok: true,
-      value: { stress: { enabled: true, port: 9100, bytesPerHour: 1e9, streamsPerAddress: 8, streamsMax: 20 } },
+      value: {
+        stress: {
+          enabled: true,
+          port: 9100,
+          bytesPerHour: 1e9,
+          streamsPerAddress: 8,
+          streamsMax: 20,
+          mbpsPerAddress: 0,
+        },
+      },
     });
     expect(parseServeArgs(["--no-stress"])).toMatchObject({ ok: true, value: { stress: { enabled: false } } });
     expect(parseServeArgs(["--no-stress", "--stress-port", "9100"])).toMatchObject({
@@ -138,6 +156,7 @@ describe("tailprobe serve flags", () => {
     [["--stress-bytes-per-hour", "1000"], /--stress-bytes-per-hour/],
     [["--stress-streams-per-address", "0"], /--stress-streams-per-address/],
     [["--stress-streams-max", "many"], /--stress-streams-max/],
+    [["--stress-mbps-per-address", "-1"], /--stress-mbps-per-address/],
     [["stray"], /stray|positional/i],
   ])("refuses %j naming the flag", (argv, message) => {
     const r = parseServeArgs(argv);

@@ -3,6 +3,7 @@
 // bytes not moved given back, and bounded memory.
 import { describe, expect, it } from "vitest";
 import { StressBudget, STREAMS_RETRY_MS, type StressBudgetOptions } from "../../server/limits/stress-budget.js";
+import { StressPacing } from "../../server/limits/stress-pacing.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -91,5 +92,46 @@ describe("StressBudget", () => {
     expect(b.tokensOf("y")).toBe(3600);
     expect(b.tokensOf("x")).toBe(0);
     if (held.ok) held.release(3600);
+  });
+});
+
+describe("StressPacing", () => {
+  const pacing = (mbps: number) => {
+    let now = 0;
+    const p = new StressPacing({ mbpsPerAddress: mbps, addressesMax: 100, nowMs: () => now });
+    return { p, step: (ms: number) => (now += ms) };
+  };
+  // 8 Mbit/s = 1,000 bytes a millisecond.
+  it("lets a burst go at once, then books each chunk at the rate, all of an address's streams together", () => {
+    const { p } = pacing(8);
+    expect(p.delayMs("a", "down", 10_000)).toBe(0); // 10 ms of sending, within the 20 ms burst
+    expect(p.delayMs("a", "down", 10_000)).toBe(0); // now 20 ms ahead
+    expect(p.delayMs("a", "down", 10_000)).toBe(0);
+    // The virtual clock is 30 ms ahead, the burst 20: this chunk waits 10.
+    expect(p.delayMs("a", "down", 10_000)).toBe(10);
+    // A second stream of the same address queues behind the first's bookings.
+    expect(p.delayMs("a", "down", 1000)).toBe(20);
+    // The other direction, and another address, have clocks of their own.
+    expect(p.delayMs("a", "up", 10_000)).toBe(0);
+    expect(p.delayMs("b", "down", 10_000)).toBe(0);
+  });
+
+  it("over a long run moves the rate: 8 Mbit/s is 1,000 bytes a ms", () => {
+    const { p, step } = pacing(8);
+    let t = 0;
+    let bytes = 0;
+    for (let i = 0; i < 1000; i++) {
+      const wait = p.delayMs("a", "down", 65_536);
+      step(wait);
+      t += wait;
+      bytes += 65_536;
+    }
+    // The first 20 ms went ahead of the rate (the burst).
+    expect(bytes / (t + 20 + 65.536)).toBeCloseTo(1000, 0);
+  });
+
+  it("0 paces nothing", () => {
+    const { p } = pacing(0);
+    for (let i = 0; i < 100; i++) expect(p.delayMs("a", "down", 1e9)).toBe(0);
   });
 });
