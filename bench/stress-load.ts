@@ -88,6 +88,15 @@ function upload(origin: string, bytes: number, agent: http.Agent): Promise<void>
   });
 }
 
+/** Bytes per request: the load paths take at most 64 MiB a request; a stream is a loop of them, as the page's are. */
+const REQUEST_BYTES = 32 * MIB;
+
+/** One stream: `bytes` in requests of REQUEST_BYTES, one after another. */
+async function stream(dir: "down" | "up", origin: string, bytes: number, agent: http.Agent): Promise<void> {
+  for (let left = bytes; left > 0; left -= REQUEST_BYTES)
+    await (dir === "down" ? download : upload)(origin, Math.min(REQUEST_BYTES, left), agent);
+}
+
 /** One round: STREAMS streams of `bytes` each to `origin`; Gbit/s and the server's CPU seconds per Gbit. */
 async function round(
   dir: "down" | "up",
@@ -98,7 +107,7 @@ async function round(
   const agent = new http.Agent({ keepAlive: true, maxSockets: STREAMS });
   const cpu0 = threadsCpuS([pid]);
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: STREAMS }, () => (dir === "down" ? download : upload)(origin, bytes, agent)));
+  await Promise.all(Array.from({ length: STREAMS }, () => stream(dir, origin, bytes, agent)));
   const seconds = (performance.now() - t0) / 1000;
   const cpuS = threadsCpuS([pid]) - cpu0;
   agent.destroy();

@@ -55,8 +55,8 @@ async function neighbour(url: string, stop: AbortSignal): Promise<{ ws: Timed[];
 
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { phaseMs, idleMs } = SIZES[size];
-  // No per-address budget: the page moves gigabytes on loopback.
-  const server = await startServerProcess(["--no-ping", "--no-rate-limit"]);
+  // The server as deployed (its per-address rate included), with a byte budget loopback cannot spend.
+  const server = await startServerProcess(["--no-ping", "--stress-bytes-per-hour", String(2 ** 50)]);
   const browser = await launchBrowser();
   const stop = new AbortController();
   let report: StressReport | undefined;
@@ -64,7 +64,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   try {
     const page = await browser.context.newPage();
     page.on("request", (r) => {
-      if (r.url().endsWith("/api/stress") && r.method() === "POST") report = JSON.parse(r.postData() ?? "{}");
+      if (!r.url().endsWith("/api/stress") || r.method() !== "POST") return;
+      // The page reports after each phase: the last report says "complete".
+      const sent = JSON.parse(r.postData() ?? "{}") as StressReport;
+      if (sent.outcome !== "running") report = sent;
     });
     const running = neighbour(server.url, stop.signal);
     await page.goto(
