@@ -19,6 +19,8 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "baselines-browser": () => import("./baselines-browser.js"),
   "ping-fanout": () => import("./ping-fanout.js"),
   "bare-page": () => import("./bare-page.js"),
+  "stress-load": () => import("./stress-load.js"),
+  "stress-neighbour": () => import("./stress-neighbour.js"),
 };
 
 /** The benchmarks with a long part (`npm run bench -- long` runs these). */

@@ -5,8 +5,7 @@
 // rounds. CPU is every thread of the server (the load thread included).
 // Run: npm run bench -- stress-load  (or: npx tsx bench/stress-load.ts [smoke|full])
 import http from "node:http";
-import path from "node:path";
-import { startChild } from "./child-server.js";
+import { startNodeServer, startServerProcess } from "../testkit/server-process.js";
 import { threadsCpuS } from "./proc-usage.js";
 import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
@@ -118,12 +117,9 @@ async function round(
 async function run(size: BenchSize): Promise<BenchRow[]> {
   const { rounds, streamMib } = SIZES[size];
   const bytes = streamMib * MIB;
-  const bin = path.resolve("bin/tailprobe.js");
-  const bare = await startChild(["-e", BARE_SERVER], "bare node:http");
-  const tp = await startChild(
-    [bin, "serve", "--port", "0", "--db", ":memory:", "--no-ping", "--no-rate-limit"],
-    "tailprobe",
-  );
+  const bare = await startNodeServer(["-e", BARE_SERVER]);
+  // Lab run: no per-address budget or rate, so the load paths move what the machine can.
+  const tp = await startServerProcess(["--db", ":memory:", "--no-ping", "--no-rate-limit"]);
   const results: Record<string, { gbps: number[]; cpu: number[] }> = {};
   try {
     const cfg = (await (await fetch(`${tp.url}/api/config`)).json()) as {
@@ -150,8 +146,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       }
     }
   } finally {
-    bare.child.kill();
-    tp.child.kill();
+    await bare.stop();
+    await tp.stop();
   }
   const rows: BenchRow[] = [];
   console.log(`${STREAMS} streams × ${streamMib} MiB, ${rounds} rounds; server CPU s per Gbit moved (all threads)`);
@@ -182,5 +178,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   return rows;
 }
 
-export const bench: Benchmark = { name: "stress-load", run };
+export const bench: Benchmark = {
+  name: "stress-load",
+  about:
+    "The stress test's load paths (their own thread, ports and budgets off) against a bare node:http server streaming the same random bytes: 4 streams of 32 MiB requests on loopback, interleaved rounds; server CPU over all its threads.",
+  run,
+};
 if (isMain(import.meta.url)) await runAlone(bench);

@@ -117,5 +117,10 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
   return rows;
 }
 
-export const bench: Benchmark = { name: "stress-neighbour", run };
+export const bench: Benchmark = {
+  name: "stress-neighbour",
+  about:
+    "Another client's WebSocket echo and HTTP /echo (10 Hz each) while Chromium runs a stress test against the same server on loopback, the server as deployed (its per-address rate included); baseline: the same client in the run's idle phase.",
+  run,
+};
 if (isMain(import.meta.url)) await runAlone(bench);
