@@ -5,6 +5,7 @@
 // rounds. CPU is every thread of the server (the load thread included).
 // Run: npm run bench -- stress-load  (or: npx tsx bench/stress-load.ts [smoke|full])
 import http from "node:http";
+import { STRESS_MBPS_PER_ADDRESS_DEFAULT } from "../server/limits/limits-config.js";
 import { startNodeServer, startServerProcess } from "../testkit/server-process.js";
 import { threadsCpuS } from "./proc-usage.js";
 import { median, type Benchmark, type BenchRow, type BenchSize } from "./result.js";
@@ -13,10 +14,21 @@ import { isMain, runAlone } from "./table.js";
 const MIB = 1024 * 1024;
 const SIZES = { smoke: { rounds: 1, streamMib: 8 }, full: { rounds: 5, streamMib: 256 } } as const;
 const STREAMS = 4;
-/** CPU per Gbit/s within this of a bare server streaming the same bytes. */
-const CPU_RATIO_MAX = 1.25;
-/** Throughput at least this share of the bare server's. */
-const THROUGHPUT_SHARE_MIN = 0.8;
+/**
+ * CPU per Gbit/s within this of a bare server streaming the same bytes. The
+ * load runs in a worker at nice 19 so that the echo loop keeps its core; it
+ * moves bytes in smaller turns than a main thread at nice 0 (measured ratio
+ * 1.2–1.9 on the shared 2-core machine, uploads the dearer:
+ * docs/decisions/0026-stress-load-on-origins-of-its-own.md). A regression
+ * that copies the bytes again shows as 3× and more.
+ */
+const CPU_RATIO_MAX = 2.5;
+/**
+ * Throughput at least this (Gbit/s): two addresses at the default per-address
+ * rate (limits-config.ts STRESS_MBPS_PER_ADDRESS_DEFAULT), on a shared 2-core
+ * machine whose client shares the cores. The bare server's is printed beside it.
+ */
+const THROUGHPUT_GBPS_MIN = (2 * STRESS_MBPS_PER_ADDRESS_DEFAULT) / 1000;
 
 /** The baseline: node:http alone, the same 4 MiB of random bytes in 256 KiB writes, uploads read and dropped. */
 const BARE_SERVER = `
@@ -163,8 +175,8 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
         figure: `load ${what} throughput, ${STREAMS} streams on loopback (Gbit/s)`,
         value: median(t.gbps),
         baseline: median(b.gbps),
-        goal: `≥ ${THROUGHPUT_SHARE_MIN}× bare node:http`,
-        pass: size === "smoke" ? null : median(t.gbps) >= THROUGHPUT_SHARE_MIN * median(b.gbps),
+        goal: `≥ ${THROUGHPUT_GBPS_MIN} Gbit/s (two addresses at the default rate)`,
+        pass: size === "smoke" ? null : median(t.gbps) >= THROUGHPUT_GBPS_MIN,
       },
       {
         figure: `load ${what} server CPU per Gbit moved (s)`,
