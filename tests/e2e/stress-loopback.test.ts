@@ -115,6 +115,57 @@ describe("stress test on loopback", () => {
     await page.close();
   });
 
+  it("opted in on the page, a test runs now and then every hour, one tab at a time, kept across reloads", {
+    timeout: 120_000,
+  }, async () => {
+    const server = await startServerProcess(["--stress-bytes-per-hour", String(2 ** 50)]);
+    servers.push(server);
+    const page = await browser().context.newPage();
+    const short = "?stressPhaseMs=2000&stressIdleMs=2000&stressCooldownMs=2000";
+    await page.goto(`${server.url}/${short}`);
+    await page.locator("#stress-start").waitFor();
+    const startMs = Date.now();
+    expect(await page.locator("#stress-every").inputValue()).toBe("3600000");
+    await page.locator("#stress-schedule").check();
+    const runs = async () =>
+      (await page.evaluate((from: number) => fetch(`/api/stress?from=${from}`).then((r) => r.json()), startMs - 1000))
+        .runs as { outcome: string }[];
+    // The first runs at once (in the next housekeeping slot), without ?stress=1.
+    await expect
+      .poll(async () => (await runs()).filter((r) => r.outcome === "complete").length, {
+        timeout: 60_000,
+        interval: 1000,
+      })
+      .toBe(1);
+    const next = Number(await page.evaluate(() => localStorage.getItem("tailprobe.stress.nextMs")));
+    expect(next).toBeGreaterThan(startMs + 3_600_000 - 60_000);
+    expect(next).toBeLessThan(Date.now() + 3_600_000 + 1000);
+    // A reload keeps the schedule, and the next test waits for its hour.
+    await page.reload();
+    await page.locator("#stress-schedule").waitFor();
+    expect(await page.locator("#stress-schedule").isChecked()).toBe(true);
+    await page.waitForTimeout(5000);
+    expect(
+      await page.evaluate(() => (window as unknown as { tailprobe: { stressActive: boolean } }).tailprobe.stressActive),
+    ).toBe(false);
+    expect(await runs()).toHaveLength(1);
+    // Due again with two tabs open: one of them runs it.
+    const other = await browser().context.newPage();
+    await other.goto(`${server.url}/${short}`);
+    await other.locator("#stress-schedule").waitFor();
+    await page.evaluate(() => localStorage.setItem("tailprobe.stress.nextMs", String(Date.now())));
+    await expect
+      .poll(async () => (await runs()).filter((r) => r.outcome === "complete").length, {
+        timeout: 60_000,
+        interval: 1000,
+      })
+      .toBe(2);
+    await page.waitForTimeout(5000);
+    expect(await runs()).toHaveLength(2);
+    await other.close();
+    await page.close();
+  });
+
   it("with --no-stress the page offers no stress test", { timeout: 30_000 }, async () => {
     const server = await startServerProcess(["--no-stress"]);
     servers.push(server);
