@@ -23,6 +23,8 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "ping-fanout": () => import("./ping-fanout.js"),
   "bare-page": () => import("./bare-page.js"),
   "engine-fidelity": () => import("./engine-fidelity.js"),
+  "stress-load": () => import("./stress-load.js"),
+  "stress-neighbour": () => import("./stress-neighbour.js"),
 };
 
 /** The benchmarks with a long part (`npm run bench -- long` runs these). */

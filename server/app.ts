@@ -15,6 +15,7 @@ import { ingestRawPath, ingestRouter, type IngestOptions } from "./api/ingest.js
 import { sampleRules } from "./api/sample-checks.js";
 import { queryRouter } from "./api/query.js";
 import { racesRouter } from "./api/races.js";
+import { stressRouter } from "./api/stress.js";
 import { createBaselines } from "./baseline/baselines.js";
 import { clientAddress, trustedProxies } from "./client-address.js";
 import { createEchoStall, NO_STALL } from "./echo/echo-stall.js";
@@ -37,6 +38,7 @@ import { staticPages } from "./static-pages.js";
 import { startupStorageMessage, storageHealth } from "./storage-faults.js";
 import { createClientDirectory } from "./privacy/public-ids.js";
 import { type StoreWithQueries, withQueries } from "./query/with-queries.js";
+import { startLoadServers, type LoadServers } from "./stress/load-servers.js";
 import { openStoreFor } from "./store/open.js";
 import type { Store, StoreOptions } from "./store/store.js";
 
@@ -56,6 +58,8 @@ export interface RunningServer {
   store: StoreWithQueries;
   /** Targets' health and incidents as they open and close (server/health/): the HealthFeed. */
   health: HealthMonitor;
+  /** The stress test's load listeners; null with --no-stress. */
+  load: LoadServers | null;
   close(): Promise<void>;
 }
 
@@ -91,6 +95,13 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const store = withQueries(
     await openStoreOrExplain(options.dbPath, { log, rawDays: options.rawDays, rollupDays: options.rollupDays, nowMs }),
   );
+  let load: LoadServers | null = null;
+  try {
+    load = options.stress.enabled ? await startLoadServers(options, KEEP_ALIVE_TIMEOUT_MS) : null;
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const lag = startLoopLag();
   const peers = createPeerDirectory(options.name, options.peers, log);
   const baselines = createBaselines({
@@ -119,6 +130,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       timeoutMs: options.timeoutMs,
       peers: () => peers.list(),
       baselines: () => baselines.status(),
+      stress: load === null ? undefined : { downPort: load.ports.down, upPort: load.ports.up },
     }),
   );
   if (testStall !== undefined) app.use(testStall.router());
@@ -172,6 +184,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(queryRouter(store, nowMs, clients));
   app.use(chartsRouter(store, nowMs, clients));
   app.use(racesRouter(store, nowMs, clients));
+  app.use(stressRouter(store, { nowMs, trustedProxies: proxies, admit: budgets.ingest, clients }));
   app.use(exportRouter(store, nowMs, clients));
   app.use(metricsRouter(store));
   app.use(forensicsRouter(store, nowMs, clients));
@@ -232,6 +245,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
       server.off("error", reject);
       resolve();
     });
+  }).catch(async (err: unknown) => {
+    await load?.close();
+    throw err;
   });
   const port = (server.address() as AddressInfo).port;
   const scheme = options.tlsCertPath !== undefined ? "https" : "http";
@@ -244,7 +260,9 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     port,
     store,
     health: health.monitor,
+    load,
     async close() {
+      await load?.close();
       await health.stop();
       peers.stop();
       baselines.stop();

@@ -33,11 +33,13 @@ export async function launchBrowser(
     env?: Record<string, string>;
     /** Chromium flags beyond CHROMIUM_ARGS (e.g. --host-resolver-rules to give this browser a path of its own). */
     args?: readonly string[];
+    /** Another Chromium executable, e.g. a wrapper that starts it in a network namespace (testkit/netns.ts). */
+    executablePath?: string;
   } = {},
 ): Promise<LaunchedBrowser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM_PATH,
+    executablePath: options.executablePath ?? CHROMIUM_PATH,
     headless: true,
     args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
     colorScheme: options.colorScheme ?? "light",

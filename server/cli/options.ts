@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { SERVER_NAME_PATTERN } from "../../shared/names.js";
 import { fail, ok, type Result } from "../../shared/result.js";
 import { parseSecurityFlags, SECURITY_FLAG_ARGS, SECURITY_FLAGS, type SecurityOptions } from "./security-flags.js";
+import { parseStressFlags, STRESS_FLAG_ARGS, STRESS_FLAGS, type StressOptions } from "./stress-flags.js";
 import { RAW_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN, ROLLUP_DAYS_DEFAULT } from "../store/retention.js";
 
 export const PORT_DEFAULT = 8080;
@@ -52,6 +53,8 @@ export interface ServeOptions extends SecurityOptions {
   rawDays: number;
   /** Days hour and day rollups are kept (default 400); at least rawDays. */
   rollupDays: number;
+  /** The stress test's load paths (docs/stress.md). */
+  stress: StressOptions;
 }
 
 export const SERVE_FLAGS = {
@@ -83,6 +86,7 @@ export const SERVE_FLAGS = {
   "no-ping": { type: "boolean", help: "do not send ICMP pings to connected pages" },
   "ping-command": { type: "string", help: "the iputils ping binary for the ping baseline (default: ping from PATH)" },
   ...SECURITY_FLAGS,
+  ...STRESS_FLAGS,
   "raw-days": {
     type: "string",
     help: `days raw samples are kept (default ${RAW_DAYS_DEFAULT}); older ranges are answered from hourly and daily rollups`,
@@ -112,6 +116,7 @@ const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
   "ping-command": "PATH",
   "proxy-address": "ADDR",
   ...SECURITY_FLAG_ARGS,
+  ...STRESS_FLAG_ARGS,
   "raw-days": "N",
   "rollup-days": "N",
 };
@@ -261,6 +266,8 @@ export function parseServeArgs(
 
   const security = parseSecurityFlags(values, intervalMs.value, env, intFlag);
   if (!security.ok) return security;
+  const stress = parseStressFlags(values, intFlag);
+  if (!stress.ok) return stress;
 
   return ok({
     port: port.value,
@@ -279,5 +286,6 @@ export function parseServeArgs(
     ...security.value,
     rawDays: rawDays.value,
     rollupDays: rollupDays.value,
+    stress: stress.value,
   });
 }

@@ -255,8 +255,8 @@ async function readRaw(
     run.toMs,
     client,
     (series) => methods.get(series),
-    ({ t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs }) => {
-      if (!classes.has(classOf(flags, lateUs))) return;
+    ({ t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs, load }) => {
+      if (!classes.has(classOf(flags, lateUs, load))) return;
       const c = cellOf(series, t);
       if (c !== null)
         addToCell(c, {

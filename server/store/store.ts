@@ -11,6 +11,7 @@ import type { BodyIngest, SampleRules } from "../ingest/read-batch.js";
 import type { IncidentStore } from "./incidents.js";
 import type { PageReader } from "./page-reader.js";
 import type { ReadPool } from "./read-pool.js";
+import type { StressRunStore } from "./stress-runs.js";
 
 export interface IngestMeta {
   userAgent: string | null;
@@ -39,6 +40,8 @@ export interface Store {
   readonly readPool: ReadPool;
   /** Pages of raw samples in time order on a connection of their own (export, forensics). */
   openPageReader(): PageReader;
+  /** Stress-test runs as their pages reported them (stress-runs.ts). */
+  readonly stressRuns: StressRunStore;
   /** Epoch ms before which raw samples have been pruned (--raw-days): older ranges answer from rollups only. */
   rawKeptFromMs(): number;
   /** Runs retention now instead of at its next interval; resolves with the rows deleted. */

@@ -20,3 +20,4 @@ export * from "./forensics.js";
 export * from "./changes.js";
 export * from "./incidents.js";
 export * from "./status.js";
+export * from "./stress.js";

@@ -83,6 +83,8 @@ export interface PairedFields {
   minrtt?: number | undefined;
   scheduledT?: number | undefined;
   lateMs?: number | undefined;
+  stressRun?: string | undefined;
+  load?: string | undefined;
 }
 
 /** What is wrong with a well-typed sample's combination of fields, as "field: problem", or undefined. */
@@ -92,6 +94,7 @@ export function samplePairProblem(s: PairedFields): string | undefined {
   if (s.method !== "best2" && (s.winner !== undefined || s.otherMs !== undefined || s.otherOutcome !== undefined))
     return "winner/otherMs/otherOutcome belong to best2 samples";
   if (s.minrtt !== undefined && s.method !== "tcprtt") return "minrtt belongs to tcprtt samples";
+  if ((s.stressRun === undefined) !== (s.load === undefined)) return "stressRun and load go together";
   if (s.method === "best2" ? !isBest2Target(s.target) : !isServerName(s.target))
     return s.method === "best2"
       ? `target: best2 races two servers, named "A+B" (got '${s.target}')`

@@ -4,6 +4,7 @@ import { BEST2_LEGS, BROWSER_ENGINES, METHODS, OUTCOMES } from "../methods.js";
 
 export type { BrowserEngine } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
+import { STRESS_PHASES } from "../stress/phases.js";
 import { z } from "../zod.js";
 import { count, epochMs, HIDDEN_MS_MAX, isWellFormed, latencyMs, token } from "./fields.js";
 import { sampleReasonSchema } from "./reasons.js";
@@ -68,6 +69,13 @@ export const sampleSchema = z
      * own reporting may have shared the probe's moment. Absent on unsent ticks and baselines.
      */
     reportInFlight: z.optional(z.boolean()),
+    /**
+     * Taken during a stress test (docs/stress.md): the run's id (the token its
+     * POST /api/stress report carries as `run`) and the phase it was in. A probe
+     * is in the phase it was sent in; a baseline in the phase it reached the page in.
+     */
+    stressRun: z.optional(token),
+    load: z.optional(z.enum(STRESS_PHASES)),
   })
   .check(
     z.superRefine((s, ctx) => {

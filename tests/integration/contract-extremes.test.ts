@@ -186,6 +186,8 @@ function expectedRecord(s: Wire, sessionId: string, session: SessionFields): Rec
     "serverLagMs",
     "serverMs",
     "reportInFlight",
+    "load",
+    "stressRun",
   ])
     out[k] = s[k] ?? null;
   out.timerResolutionUs = session.timerResolutionMs === undefined ? null : Math.round(session.timerResolutionMs * 1000);

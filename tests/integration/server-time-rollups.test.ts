@@ -70,7 +70,8 @@ describe.each(STORE_KINDS)("%s: server time in the rollups", (kind) => {
     // What the version before wrote: no srv column, the older version number.
     await executeOn(first, "ALTER TABLE rollups DROP COLUMN srv");
     await executeOn(first, "UPDATE meta SET value = ? WHERE key = 'schema_version'", [
-      String(kind === "sqlite" ? SQLITE_VERSION - 1 : POSTGRES_VERSION - 1),
+      // The version before rollups.srv: SQLite 9, PostgreSQL 7 (migrations/ v9-to-v10, v7-to-v8).
+      kind === "sqlite" ? "9" : "7",
     ]);
 
     const upgraded = await startInProcess(args);

@@ -11,6 +11,7 @@ import { mountForensicsPanel } from "./forensics-panel.js";
 import { mountIncidentsPanel } from "./incidents-panel.js";
 import { mountNotices } from "./notices.js";
 import { mountRacesPanel } from "./races-panel.js";
+import { mountStressPanel } from "./stress-panel.js";
 import { Workbench } from "./workbench.js";
 import { markStarted } from "../common/started.js";
 
@@ -19,6 +20,11 @@ workbench.start();
 mountNotices(document.getElementById("notices")!);
 mountRacesPanel(
   document.getElementById("races")!,
+  () => workbench.panelFilters(),
+  (cb) => workbench.onViewChange(cb),
+);
+mountStressPanel(
+  document.getElementById("stress")!,
   () => workbench.panelFilters(),
   (cb) => workbench.onViewChange(cb),
 );

@@ -25,6 +25,9 @@ import { Prober } from "./prober.js";
 import { ATTENTION_EVENTS, RenderCadence } from "./render-cadence.js";
 import { clockSlots, Scheduler } from "./scheduler.js";
 import { detectEngine } from "./engine.js";
+import { StressControl } from "./stress/control.js";
+import { readStressRequest } from "./stress/plan.js";
+import { StressRunner } from "./stress/runner.js";
 import { measureTimerResolutionMs } from "./timer-resolution.js";
 import { WsChannel } from "./ws-channel.js";
 
@@ -86,6 +89,7 @@ async function start(): Promise<void> {
   const notes = new HealthNotes((text) => sendNote(text), browserClock);
   let sent = 0;
   let ticks = 0;
+  let stressRunning = () => false;
   // Exposed for tests and for the curious: read-only facts about this session.
   (window as unknown as { tailprobe: object }).tailprobe = {
     clientId,
@@ -107,6 +111,9 @@ async function start(): Promise<void> {
     },
     get healthNotes() {
       return { ...notes.counters };
+    },
+    get stressActive() {
+      return stressRunning();
     },
   };
 
@@ -154,8 +161,29 @@ async function start(): Promise<void> {
 
   const channels = new Map<string, WsChannel>();
   sendNote = (text) => (home === undefined ? false : (channels.get(home)?.note(text) ?? false));
-  const emit = (s: Sample) => {
+  // The stress test (docs/stress.md): its load runs in a worker; a sample taken during a run
+  // carries the run and phase it was taken in (a probe's send time, a baseline's arrival).
+  const stress = new StressRunner({
+    clock: browserClock,
+    clientId,
+    sessionId,
+    endpoint: "/api/stress",
+    worker: () => new Worker(new URL("./stress/load.worker.ts", import.meta.url), { type: "module" }),
+    onEnd: (end) => stressControl.ended(end),
+  });
+  const stressControl = new StressControl({
+    root: $("stress"),
+    runner: stress,
+    servers,
+    homeStress: config.servers[0]?.stress,
+    request: readStressRequest(location.search),
+    clock: browserClock,
+  });
+  stressRunning = () => stress.active;
+  const emit = (s: Sample, taggedAtMs = s.t) => {
     sent++;
+    const tag = stress.tagAt(taggedAtMs);
+    if (tag !== null) Object.assign(s, tag);
     outbox.add(s);
     live.record(s);
     notes.record(s);
@@ -172,7 +200,7 @@ async function start(): Promise<void> {
         hello: { clientId, sessionId },
         // A baseline is attributed to the server whose socket delivered it.
         onBaseline: (_announced, samples) => {
-          for (const b of samples) emit(prober.baselineSample({ ...b, target: s.name }));
+          for (const b of samples) emit(prober.baselineSample({ ...b, target: s.name }), browserClock.nowMs());
         },
       }),
     );
@@ -183,7 +211,7 @@ async function start(): Promise<void> {
     channels,
     context,
     clock: browserClock,
-    emit,
+    emit: (sample) => emit(sample),
     // Reports go to the home server only.
     reportInFlight: (server) => server === home && outbox.requestInFlight,
     onSettled: () => scheduler.onProbeSettled(),
@@ -202,11 +230,15 @@ async function start(): Promise<void> {
       }
       for (const ch of channels.values()) ch.maintain();
       clearResourceTimings();
+      stressControl.housekeeping();
     },
     report: (deadlineMs, nextProbeMs) => outbox.pump(deadlineMs, nextProbeMs),
   });
 
-  exit.setAbandon(() => prober.abandonInFlight());
+  exit.setAbandon(() => {
+    prober.abandonInFlight();
+    stress.onPageHide();
+  });
 
   const worker = new Worker(new URL("./clock.worker.ts", import.meta.url), { type: "module" });
   worker.onmessage = (ev: MessageEvent<ClockTick>) => {

@@ -39,6 +39,7 @@ export async function deleteClientPostgres(sql: postgres.Sql, clientId: string):
         emptyCell(r.level as number, r.start_ms as number, r.series as number, ANY_CLIENT, ANY_CLASS),
       );
     await tx`DELETE FROM rollups WHERE client = ANY(${arrayLiteral(codes)}::integer[])`;
+    await tx`DELETE FROM stress_runs WHERE session IN (SELECT id FROM sessions WHERE client_id = ${clientId})`;
     const sessions = await tx`DELETE FROM sessions WHERE client_id = ${clientId}`;
     await tx`DELETE FROM clients WHERE id = ANY(${arrayLiteral(codes)}::integer[])`;
     if (aggregates.size > 0) {

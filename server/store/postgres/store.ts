@@ -17,6 +17,7 @@ import { postgresPageReader } from "./page-reader.js";
 import { dayOf, ensurePartitions, existingPartitions } from "./partitions.js";
 import { postgresReadPool } from "./read-pool.js";
 import { readPrunedBeforeMs, startPostgresRetention } from "./retention.js";
+import { postgresStressRuns } from "./stress-runs.js";
 import { postgresWriter } from "./writer.js";
 
 /**
@@ -116,6 +117,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
     },
     readPool: pool,
     incidents: postgresIncidents(pool, writeSql, guarded),
+    stressRuns: postgresStressRuns(writeSql, pool, guarded),
     openPageReader: () => postgresPageReader(readSql, guarded),
     insertBatch: (batch, meta) => guarded(() => writer.insertBatch(batch, meta)),
     // Read on the event loop: PostgreSQL writes leave it anyway, and every server of the deployment reads its own.

@@ -16,7 +16,7 @@ import {
   type RollupCell,
   type StoredCell,
 } from "../rollup-batch.js";
-import { CLASS_COUNT, LEVEL_COUNT } from "../rollup-class.js";
+import { ALL_CLASSES, LEVEL_COUNT } from "../rollup-class.js";
 import type { DeletedClient } from "../store.js";
 import { blockStartMs } from "./raw-block.js";
 
@@ -55,6 +55,7 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
       }
       db.prepare("DELETE FROM rollups WHERE client = ?").run(code);
     }
+    db.prepare("DELETE FROM stress_runs WHERE session IN (SELECT id FROM sessions WHERE client_id = ?)").run(clientId);
     const sessions = db.prepare("DELETE FROM sessions WHERE client_id = ?").run(clientId).changes;
     for (const code of codes) db.prepare("DELETE FROM clients WHERE id = ?").run(code);
     // Rebuild: one key range per (level, remaining client, class), the rollups' key order.
@@ -66,7 +67,7 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
       const { fromMs, toMs } = span[level]!;
       if (fromMs > toMs) continue;
       for (const client of remaining)
-        for (let cls = 0; cls < CLASS_COUNT; cls++)
+        for (const cls of ALL_CLASSES)
           for (const r of rows.iterate(level, client, cls, fromMs, toMs) as Iterable<
             StoredCell & { start_ms: number; series: number }
           >) {

@@ -7,11 +7,12 @@
 // in pages, so memory is one bucket's rows whatever the range.
 import Database from "better-sqlite3";
 import { BEST2_LEGS, OUTCOMES } from "../../../shared/methods.js";
+import { phaseOfCode } from "../../../shared/stress/phases.js";
 import { toMsOrNull } from "../logical-row.js";
 import { yieldTurn } from "../pace.js";
 import { PAGE_ROWS_DEFAULT, type PageReader, type RawSampleRow } from "../page-reader.js";
 import type { PackedRow } from "./raw-block.js";
-import { unpackSample } from "./raw-layout.js";
+import { PACKED_STRESS_INDEX, unpackSample, unpackStress } from "./raw-layout.js";
 import { bucketRange, rowsOfBlock, type StoredBlock } from "./raw-reads.js";
 import { rowMatcher, type RowContext } from "./row-matcher.js";
 
@@ -39,6 +40,18 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
     let text = reasons.get(id);
     if (text === undefined) reasons.set(id, (text = readReason.get(id)?.text ?? null));
     return text;
+  };
+  const readRunKey = db.prepare<[number], { run_key: string }>("SELECT run_key FROM stress_runs WHERE id = ?");
+  const findRun = db.prepare<[string], { id: number }>("SELECT id FROM stress_runs WHERE run_key = ?");
+  // Runs are read as rows name them: the table is not read whole (a year of hourly tests from many clients).
+  const runKeys = new Map<number, string | null>();
+  const runKey = (id: number): string | null => {
+    let key = runKeys.get(id);
+    if (key === undefined) {
+      if (runKeys.size > 10_000) runKeys.clear();
+      runKeys.set(id, (key = readRunKey.get(id)?.run_key ?? null));
+    }
+    return key;
   };
   const nextBucket = db.prepare<[number, number], { start: number | null }>(
     "SELECT min(start_ms) AS start FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?",
@@ -87,6 +100,7 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
     const { method, target } = series.get(seriesId)!;
     const { client_id, session_key, timer_resolution_us, engine } = sessions.get(session)!;
     const u = unpackSample(method, status, sched ?? null, lateUs ?? null, detail ?? null);
+    const stress = unpackStress(r[PACKED_STRESS_INDEX]);
     return [
       t,
       client_id,
@@ -110,11 +124,14 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
       session,
       timer_resolution_us,
       engine,
+      stress.load === null ? null : phaseOfCode(stress.load),
+      stress.run === null ? null : runKey(stress.run),
     ];
   };
   return {
     async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
       reload();
+      ctx.stressRunCode = filter.stressRun === undefined ? undefined : (findRun.get(filter.stressRun)?.id ?? null);
       const keep = rowMatcher(filter, ctx);
       const fromMs = Math.ceil(filter.fromMs);
       const toMs = Math.floor(filter.toMs);

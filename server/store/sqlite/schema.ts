@@ -1,4 +1,4 @@
-// The SQLite layout, version 10: raw samples in blocks (one row per write,
+// The SQLite layout, version 11: raw samples in blocks (one row per write,
 // session and 5-minute bucket; small-integer codes, integer µs, raw-block.ts)
 // and rollup histograms per (level, time bucket, series, client, flag class).
 // Older files are upgraded step by step (migrations/).
@@ -16,8 +16,10 @@ import { INCIDENTS_DDL } from "./incidents.js";
  * 9: sessions.engine, the page's browser engine (docs/engines.md).
  * 10: rollups.srv, the server's handler time of ok probes (the change finder's
  * "server time"); rows written before have none.
+ * 11: a block's sample may carry a stress test's run and phase (raw-block.ts
+ * NULLABLE "stress"), which a version 10 reader refuses; stress_runs.
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /**
  * Raw samples in blocks (raw-block.ts; store version 7, docs/architecture.md):
@@ -43,6 +45,27 @@ CREATE TABLE IF NOT EXISTS raw_blocks (
   data     BLOB NOT NULL,     -- raw-block.ts
   PRIMARY KEY (start_ms, session, seq0)
 ) WITHOUT ROWID;`;
+
+/**
+ * Stress-test runs (docs/stress.md): a code per run key, added by the writer
+ * at the run's first sample (its samples carry the code, raw-layout.ts
+ * `stress`), and the page's report (POST /api/stress) once it comes: its
+ * session, target, span, outcome and phases (JSON, as the contract's
+ * phaseReportSchema). A run without a report has NULL start_ms and is not answered.
+ */
+export const STRESS_RUNS_DDL = `
+CREATE TABLE IF NOT EXISTS stress_runs (
+  id       INTEGER PRIMARY KEY,
+  run_key  TEXT NOT NULL UNIQUE,
+  session  INTEGER,           -- sessions.id of the page that reported it
+  target   TEXT,
+  start_ms INTEGER,           -- the first phase's start (epoch ms)
+  end_ms   INTEGER,           -- the last reported phase's end
+  outcome  TEXT,
+  reason   TEXT,
+  phases   TEXT               -- JSON array of the report's phases
+);
+CREATE INDEX IF NOT EXISTS stress_runs_start ON stress_runs (start_ms);`;
 
 /**
  * Every table, created if missing at every open (migrations/migrate.ts), so a
@@ -115,4 +138,5 @@ CREATE TABLE IF NOT EXISTS rollups (
 ${RAW_BLOCKS_DDL}
 ${RAW_BLOCKS_SEQ_INDEX_DDL}
 ${INCIDENTS_DDL}
+${STRESS_RUNS_DDL}
 `;

@@ -18,6 +18,7 @@ import { v6ToV7 } from "./v6-to-v7-blocks.js";
 import { v7ToV8 } from "./v7-to-v8-seq-index.js";
 import { v8ToV9 } from "./v8-to-v9-session-engine.js";
 import { v9ToV10 } from "./v9-to-v10-server-time.js";
+import { v10ToV11 } from "./v10-to-v11-stress.js";
 
 /** Every upgrade step, by the version it starts from. */
 export const SQLITE_STEPS: readonly SqliteStep[] = [
@@ -30,6 +31,7 @@ export const SQLITE_STEPS: readonly SqliteStep[] = [
   v7ToV8,
   v8ToV9,
   v9ToV10,
+  v10ToV11,
 ];
 
 function schemaVersion(db: Database.Database): number | null {
