@@ -7,6 +7,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import type { ServeOptions } from "./cli/options.js";
+import { startAlerts } from "./alerts/alerts.js";
+import type { ChangeSource, HealthFeed } from "./alerts/feeds.js";
+import { memoryAlertState } from "./alerts/state-store.js";
 import { adminRouter } from "./api/admin.js";
 import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
@@ -65,6 +68,9 @@ export interface ServerDeps {
   clientDir?: string;
   /** Mount test-only hooks (POST /api/test/stall); set from TAILPROBE_TEST_HOOKS=1 by the CLI. */
   testHooks?: boolean;
+  /** Alert sources in place of the server's own (tests). */
+  healthFeed?: HealthFeed;
+  changeSource?: ChangeSource;
 }
 
 /** The built pages: dist/client beside dist/server, or dist/client from the source tree. */
@@ -238,13 +244,26 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const displayHost = host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host;
   baselines.setLocalPort(port);
+  const url = `${scheme}://${displayHost}:${port}`;
+  const alerts = await startAlerts(options.alerts, {
+    serverName: options.name,
+    queries: store,
+    state: memoryAlertState(),
+    publicId: (clientKey) => clients.publicId(clientKey),
+    externalUrl: () => url,
+    health: deps.healthFeed,
+    changes: deps.changeSource,
+    nowMs,
+    log,
+  });
 
   return {
-    url: `${scheme}://${displayHost}:${port}`,
+    url,
     port,
     store,
     health: health.monitor,
     async close() {
+      await alerts.stop();
       await health.stop();
       peers.stop();
       baselines.stop();

@@ -1,0 +1,144 @@
+// Evaluates rules on the 5-minute rollups: for each rule, each series it
+// selects (method × target, and client when asked) gets its window's cells
+// merged, judged (judge.ts) and stepped (rule-state.ts); firing and resolved
+// transitions go to the alert book.
+import { bucketStartMs } from "../store/rollup-class.js";
+import { emptyWindowCell, SAMPLE_MODES, type BucketRows, type WindowCell } from "../query/alert-window.js";
+import { mergeInto } from "../../shared/rollup.js";
+import { fingerprint, type Alert, type Labels } from "./alert.js";
+import type { FireRequest } from "./book.js";
+import { judge, type RuleJudgement } from "./judge.js";
+import { initialState, step, type InstanceState } from "./rule-state.js";
+import { WINDOW_STEP_MS, type AlertRule } from "./rule.js";
+import { ruleAnnotations } from "./rule-text.js";
+
+/** The methods a rule judges when it names none: what a browser probes a server with. */
+export const DEFAULT_METHODS = ["xhr", "jsonp", "ws"] as const;
+
+/** What the evaluator needs of the alert book. */
+export interface AlertSink {
+  fire(req: FireRequest): Promise<void>;
+  resolve(labels: Labels, endsAtMs?: number): Promise<void>;
+  isFiring(fingerprint: string): boolean;
+}
+
+export interface EvaluatorOptions {
+  rules: readonly AlertRule[];
+  /** The rollup rows of the buckets overlapping [fromMs, toMs] (bucket-cache.ts). */
+  read: (fromMs: number, toMs: number) => Promise<BucketRows>;
+  /** A stored clientId's public id (privacy/public-ids.ts): alerts never carry the secret. */
+  publicId: (clientKey: string) => string;
+  sink: AlertSink;
+  nowMs: () => number;
+  /** The histogram page at the alert's series and window, or "". */
+  link: (labels: Labels, fromMs: number, toMs: number) => string;
+}
+
+interface Instance {
+  labels: Labels;
+  state: InstanceState;
+}
+
+/** One series of a rule in one window, its cell merged over the window's buckets. */
+interface Found {
+  method: string;
+  target: string;
+  client: string | null;
+  cell: WindowCell;
+}
+
+export class RuleEvaluator {
+  /** Per rule, its series' states by fingerprint. */
+  private readonly instances = new Map<AlertRule, Map<string, Instance>>();
+
+  constructor(private readonly o: EvaluatorOptions) {}
+
+  /** Alerts a previous life left firing: their rule takes them up as firing, so a good evaluation resolves them. */
+  adopt(firing: readonly { fingerprint: string; alert: Alert }[]): void {
+    for (const { fingerprint: fp, alert } of firing) {
+      const rule = this.o.rules.find((r) => r.name === alert.labels.alertname);
+      if (rule === undefined) continue;
+      const state: InstanceState = { ...initialState(), phase: "firing", bad: true, firingSinceMs: alert.startsAtMs };
+      let states = this.instances.get(rule);
+      if (states === undefined) this.instances.set(rule, (states = new Map()));
+      states.set(fp, { labels: alert.labels, state });
+    }
+  }
+
+  /** Evaluates the given rules once, at nowMs. */
+  async evaluate(rules: readonly AlertRule[]): Promise<void> {
+    const nowMs = this.o.nowMs();
+    for (const rule of rules) {
+      const fromMs = nowMs - rule.windowMs;
+      const current = await this.series(rule, fromMs, nowMs);
+      const earlier = rule.threshold.relative
+        ? await this.series(rule, fromMs - rule.threshold.baselineMs, nowMs - rule.threshold.baselineMs)
+        : new Map<string, Found>();
+      let states = this.instances.get(rule);
+      if (states === undefined) this.instances.set(rule, (states = new Map()));
+      const keys = new Map<string, Labels>();
+      for (const [fp, f] of current) keys.set(fp, this.labelsOf(rule, f));
+      for (const [fp, inst] of states) if (!keys.has(fp)) keys.set(fp, inst.labels);
+      for (const [fp, labels] of keys) {
+        const inst = states.get(fp) ?? { labels, state: initialState() };
+        const j = judge(rule, current.get(fp)?.cell, earlier.get(fp)?.cell);
+        const { state, transition } = step(rule, inst.state, j, nowMs);
+        if (state.phase === "inactive" && state.history.every((b) => !b)) states.delete(fp);
+        else states.set(fp, { labels, state });
+        const link = this.o.link(labels, bucketStartMs(0, fromMs), nowMs);
+        if (transition === "firing" || (state.phase === "firing" && !this.o.sink.isFiring(fp)))
+          await this.o.sink.fire({
+            labels,
+            annotations: ruleAnnotations(rule, labels, j, state),
+            startsAtMs: state.firingSinceMs ?? nowMs,
+            generatorUrl: link,
+          });
+        else if (transition === "resolved") await this.o.sink.resolve(labels, nowMs);
+      }
+    }
+  }
+
+  /** Series (by their alert's fingerprint) of the rule in [fromMs, toMs], each merged over the window. */
+  private async series(rule: AlertRule, fromMs: number, toMs: number): Promise<Map<string, Found>> {
+    const rows = await this.o.read(fromMs, toMs);
+    const mode = SAMPLE_MODES.indexOf(rule.samples);
+    const methods: readonly string[] = rule.series.methods ?? DEFAULT_METHODS;
+    const targets = rule.series.targets;
+    const client = rule.series.client;
+    const byKey = new Map<string, Found>();
+    for (let start = bucketStartMs(0, fromMs); start <= toMs; start += WINDOW_STEP_MS) {
+      for (const r of rows.get(start) ?? []) {
+        if (!methods.includes(r.method)) continue;
+        if (targets !== null && !targets.includes(r.target)) continue;
+        let who: string | null = null;
+        if (client !== "all") {
+          who = this.o.publicId(r.clientKey);
+          if (client !== "each" && who !== client) continue;
+        }
+        const key = `${r.method}\u0000${r.target}\u0000${who ?? ""}`;
+        let found = byKey.get(key);
+        if (found === undefined)
+          byKey.set(key, (found = { method: r.method, target: r.target, client: who, cell: emptyWindowCell() }));
+        const c = r.cells[mode]!;
+        found.cell.failures += c.failures;
+        found.cell.skipped += c.skipped;
+        mergeInto(found.cell.lat, c.lat);
+      }
+    }
+    const out = new Map<string, Found>();
+    for (const f of byKey.values()) out.set(fingerprint(this.labelsOf(rule, f)), f);
+    return out;
+  }
+
+  private labelsOf(rule: AlertRule, f: { method: string; target: string; client: string | null }): Labels {
+    return {
+      ...rule.labels,
+      alertname: rule.name,
+      target: f.target,
+      method: f.method,
+      ...(f.client !== null ? { client: f.client } : {}),
+    };
+  }
+}
+
+export type { RuleJudgement };
