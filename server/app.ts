@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import type { ServeOptions } from "./cli/options.js";
-import { startAlerts } from "./alerts/alerts.js";
+import { startAlerts, type AlertDeps } from "./alerts/alerts.js";
 import type { ChangeSource, HealthFeed } from "./alerts/feeds.js";
 import { memoryAlertState } from "./alerts/state-store.js";
 import { adminRouter } from "./api/admin.js";
@@ -71,6 +71,8 @@ export interface ServerDeps {
   /** Alert sources in place of the server's own (tests). */
   healthFeed?: HealthFeed;
   changeSource?: ChangeSource;
+  /** Shorter alerting timers (tests). */
+  alertTuning?: AlertDeps["tuning"];
 }
 
 /** The built pages: dist/client beside dist/server, or dist/client from the source tree. */
@@ -255,6 +257,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     changes: deps.changeSource,
     nowMs,
     log,
+    tuning: deps.alertTuning,
   });
 
   return {

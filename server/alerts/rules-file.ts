@@ -197,8 +197,8 @@ export function parseRulesFile(source: string, fileName: string): Result<AlertsC
   const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   const first = doc.errors[0];
   if (first !== undefined) {
-    const line = first.linePos?.[0].line ?? 1;
-    return fail(`${fileName}:${line}: ${first.message.split("\n")[0]!.replace(/ at line \d+, column \d+.*$/, "")}`);
+    const line = lines.linePos(first.pos[0]).line;
+    return fail(`${fileName}:${line}: ${first.message.split("\n")[0]}`);
   }
   const lineOf = (n: Node | Pair | null | undefined): number => {
     const range = n !== null && n !== undefined && "range" in n ? n.range : undefined;

@@ -4,13 +4,14 @@
 // a baseline a day back, the dead-man, TargetDown and TailRegression.
 import { describe, expect, it } from "vitest";
 import { RuleEvaluator } from "../../server/alerts/evaluator.js";
-import type { ChangeView, HealthFeed, IncidentView } from "../../server/alerts/feeds.js";
+import type { ChangeView, IncidentView } from "../../server/alerts/feeds.js";
 import { checkNoReports } from "../../server/alerts/no-reports.js";
 import { TAIL_LATENCY_HIGH, type AlertRule } from "../../server/alerts/rule.js";
 import { TailRegression } from "../../server/alerts/tail-regression.js";
 import { TargetDown } from "../../server/alerts/target-down.js";
 import { percentileSorted } from "../../shared/stats.js";
 import { prng } from "../../testkit/prng.js";
+import { fakeHealthFeed } from "../helpers/fake-health.js";
 import {
   BUCKET_MS,
   manualClock,
@@ -212,21 +213,6 @@ describe("the dead-man (NoReports)", () => {
 });
 
 describe("TargetDown from the health feed", () => {
-  function fakeFeed() {
-    const listeners = new Set<(e: { type: "opened" | "updated" | "closed"; incident: IncidentView }) => void>();
-    const states: { target: string; state: "up" | "down" | "degraded" | "unknown"; sinceMs: number }[] = [];
-    const feed: HealthFeed = {
-      states: () => states,
-      subscribe: (l) => {
-        listeners.add(l);
-        return () => listeners.delete(l);
-      },
-    };
-    const emit = (type: "opened" | "updated" | "closed", incident: IncidentView) => {
-      for (const l of listeners) l({ type, incident });
-    };
-    return { feed, emit, states, listeners };
-  }
   const incident = (over: Partial<IncidentView> = {}): IncidentView => ({
     id: "i1",
     target: "B",
@@ -242,7 +228,7 @@ describe("TargetDown from the health feed", () => {
   });
 
   it("fires when a down incident opens, with its verdict and summary, and resolves when it closes", async () => {
-    const { feed, emit, listeners } = fakeFeed();
+    const { feed, emit, listeners } = fakeHealthFeed();
     const sink = recordingSink();
     const clock = manualClock(T0);
     const td = new TargetDown({ feed, sink, nowMs: clock.nowMs, link: () => "" });
@@ -266,7 +252,7 @@ describe("TargetDown from the health feed", () => {
   });
 
   it("after a restart, a TargetDown left firing resolves once the feed says the target is up", async () => {
-    const { feed, states } = fakeFeed();
+    const { feed, states } = fakeHealthFeed();
     const sink = recordingSink();
     const clock = manualClock(T0);
     await sink.fire({ labels: { alertname: "TargetDown", target: "B", severity: "critical" }, annotations: {} });
