@@ -27,31 +27,45 @@ export interface AlertTransition {
   alert: Alert;
 }
 
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
-const MASK_64 = 0xffffffffffffffffn;
 /** Separates names and values in the hashed bytes (never valid in UTF-8), as Prometheus' label signatures do. */
 const SEPARATOR = 0xff;
+const encoder = new TextEncoder();
 
 /**
  * The label set's identity: 64-bit FNV-1a over the labels sorted by name,
  * each name and value followed by 0xff, as 16 hex digits (the form of
  * Alertmanager's `fingerprint`). Order-independent; any change of a name or
- * value changes it.
+ * value changes it. The 64-bit state is kept in four 16-bit limbs: exact in
+ * doubles, and many times faster than BigInt.
  */
 export function fingerprint(labels: Labels): string {
-  let h = FNV_OFFSET;
-  const encoder = new TextEncoder();
-  const step = (bytes: Uint8Array) => {
-    for (const b of bytes) h = ((h ^ BigInt(b)) * FNV_PRIME) & MASK_64;
+  // Offset basis 0xcbf29ce484222325, low limb first.
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
+  const step = (b: number) => {
+    h0 ^= b;
+    // × the FNV prime 2^40 + 0x1b3, modulo 2^64.
+    const t0 = h0 * 0x1b3;
+    let t1 = h1 * 0x1b3;
+    let t2 = h2 * 0x1b3 + (h0 << 8);
+    const t3 = h3 * 0x1b3 + (h1 << 8);
+    t1 += t0 >>> 16;
+    h0 = t0 & 0xffff;
+    t2 += t1 >>> 16;
+    h1 = t1 & 0xffff;
+    h3 = (t3 + (t2 >>> 16)) & 0xffff;
+    h2 = t2 & 0xffff;
   };
   for (const name of Object.keys(labels).sort()) {
-    step(encoder.encode(name));
-    step(Uint8Array.of(SEPARATOR));
-    step(encoder.encode(labels[name]!));
-    step(Uint8Array.of(SEPARATOR));
+    for (const b of encoder.encode(name)) step(b);
+    step(SEPARATOR);
+    for (const b of encoder.encode(labels[name]!)) step(b);
+    step(SEPARATOR);
   }
-  return h.toString(16).padStart(16, "0");
+  const hex = (x: number) => x.toString(16).padStart(4, "0");
+  return hex(h3) + hex(h2) + hex(h1) + hex(h0);
 }
 
 /** Epoch ms as RFC 3339 (what Alertmanager reads and writes). */

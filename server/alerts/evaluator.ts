@@ -50,6 +50,8 @@ interface Found {
 export class RuleEvaluator {
   /** Per rule, its series' states by fingerprint. */
   private readonly instances = new Map<AlertRule, Map<string, Instance>>();
+  /** Per rule, its series' fingerprints by merge key (hashed once, not every cycle). */
+  private readonly fingerprints = new Map<AlertRule, Map<string, string>>();
 
   constructor(private readonly o: EvaluatorOptions) {}
 
@@ -59,23 +61,42 @@ export class RuleEvaluator {
       const rule = this.o.rules.find((r) => r.name === alert.labels.alertname);
       if (rule === undefined) continue;
       const state: InstanceState = { ...initialState(), phase: "firing", bad: true, firingSinceMs: alert.startsAtMs };
-      let states = this.instances.get(rule);
-      if (states === undefined) this.instances.set(rule, (states = new Map()));
-      states.set(fp, { labels: alert.labels, state });
+      this.statesOf(rule).set(fp, { labels: alert.labels, state });
     }
   }
 
   /** Evaluates the given rules once, at nowMs. */
   async evaluate(rules: readonly AlertRule[]): Promise<void> {
     const nowMs = this.o.nowMs();
+    // Each distinct range is read once per cycle, however many rules share it: the
+    // current one covers the longest window, each baseline offset has its own.
+    const longest = Math.max(...rules.map((r) => r.windowMs));
+    const ranges = new Map<number, Promise<BucketRows>>();
+    const rowsAt = (offsetMs: number) => {
+      let p = ranges.get(offsetMs);
+      if (p === undefined) ranges.set(offsetMs, (p = this.o.read(nowMs - offsetMs - longest, nowMs - offsetMs)));
+      return p;
+    };
+    // Rules sharing a window, population and client split share one merge.
+    const merges = new Map<string, Map<string, Found>>();
+    const window = async (rule: AlertRule, offsetMs: number) => {
+      const mode = SAMPLE_MODES.indexOf(rule.samples);
+      const perClient = rule.series.client !== "all";
+      const key = `${offsetMs} ${rule.windowMs} ${mode} ${perClient}`;
+      let m = merges.get(key);
+      if (m === undefined) {
+        const toMs = nowMs - offsetMs;
+        merges.set(key, (m = this.merged(await rowsAt(offsetMs), toMs - rule.windowMs, toMs, mode, perClient)));
+      }
+      return this.series(rule, m);
+    };
     for (const rule of rules) {
       const fromMs = nowMs - rule.windowMs;
-      const current = await this.series(rule, fromMs, nowMs);
+      const current = await window(rule, 0);
       const earlier = rule.threshold.relative
-        ? await this.series(rule, fromMs - rule.threshold.baselineMs, nowMs - rule.threshold.baselineMs)
+        ? await window(rule, rule.threshold.baselineMs)
         : new Map<string, Found>();
-      let states = this.instances.get(rule);
-      if (states === undefined) this.instances.set(rule, (states = new Map()));
+      const states = this.statesOf(rule);
       const keys = new Map<string, Labels>();
       for (const [fp, f] of current) keys.set(fp, this.labelsOf(rule, f));
       for (const [fp, inst] of states) if (!keys.has(fp)) keys.set(fp, inst.labels);
@@ -98,23 +119,21 @@ export class RuleEvaluator {
     }
   }
 
-  /** Series (by their alert's fingerprint) of the rule in [fromMs, toMs], each merged over the window. */
-  private async series(rule: AlertRule, fromMs: number, toMs: number): Promise<Map<string, Found>> {
-    const rows = await this.o.read(fromMs, toMs);
-    const mode = SAMPLE_MODES.indexOf(rule.samples);
-    const methods: readonly string[] = rule.series.methods ?? DEFAULT_METHODS;
-    const targets = rule.series.targets;
-    const client = rule.series.client;
+  private statesOf(rule: AlertRule): Map<string, Instance> {
+    let states = this.instances.get(rule);
+    if (states === undefined) this.instances.set(rule, (states = new Map()));
+    return states;
+  }
+
+  /**
+   * Every series' cells merged over [fromMs, toMs] in one population, by
+   * "method\0target\0client" (client "" when merged over all clients).
+   */
+  private merged(rows: BucketRows, fromMs: number, toMs: number, mode: number, perClient: boolean): Map<string, Found> {
     const byKey = new Map<string, Found>();
     for (let start = bucketStartMs(0, fromMs); start <= toMs; start += WINDOW_STEP_MS) {
       for (const r of rows.get(start) ?? []) {
-        if (!methods.includes(r.method)) continue;
-        if (targets !== null && !targets.includes(r.target)) continue;
-        let who: string | null = null;
-        if (client !== "all") {
-          who = this.o.publicId(r.clientKey);
-          if (client !== "each" && who !== client) continue;
-        }
+        const who = perClient ? this.o.publicId(r.clientKey) : null;
         const key = `${r.method}\u0000${r.target}\u0000${who ?? ""}`;
         let found = byKey.get(key);
         if (found === undefined)
@@ -125,8 +144,25 @@ export class RuleEvaluator {
         mergeInto(found.cell.lat, c.lat);
       }
     }
+    return byKey;
+  }
+
+  /** The rule's series (by their alert's fingerprint) among the merged ones. */
+  private series(rule: AlertRule, merged: Map<string, Found>): Map<string, Found> {
+    const methods: readonly string[] = rule.series.methods ?? DEFAULT_METHODS;
+    const targets = rule.series.targets;
+    const client = rule.series.client;
+    let fps = this.fingerprints.get(rule);
+    if (fps === undefined) this.fingerprints.set(rule, (fps = new Map()));
     const out = new Map<string, Found>();
-    for (const f of byKey.values()) out.set(fingerprint(this.labelsOf(rule, f)), f);
+    for (const [key, f] of merged) {
+      if (!methods.includes(f.method)) continue;
+      if (targets !== null && !targets.includes(f.target)) continue;
+      if (client !== "all" && client !== "each" && f.client !== client) continue;
+      let fp = fps.get(key);
+      if (fp === undefined) fps.set(key, (fp = fingerprint(this.labelsOf(rule, f))));
+      out.set(fp, f);
+    }
     return out;
   }
 

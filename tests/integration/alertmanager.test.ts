@@ -11,6 +11,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
+import { fingerprint } from "../../server/alerts/alert.js";
 import { webhookPayload } from "../../server/alerts/notify/payloads.js";
 import { freePort } from "../../testkit/free-port.js";
 import { tempDir, waitFor } from "../../testkit/server-process.js";
@@ -159,6 +160,8 @@ describe("a real Alertmanager", () => {
       expect(Object.keys(ours).sort()).toEqual(Object.keys(body).sort());
       expect(Object.keys(ours.alerts[0]!).sort()).toEqual(Object.keys(body.alerts[0]!).sort());
       expect(body.version).toBe(ours.version);
+      // Alertmanager's fingerprint of the label set is the one tailprobe computes.
+      expect(body.alerts[0]!.fingerprint).toBe(fingerprint(body.alerts[0]!.labels));
 
       // The incident closes: tailprobe posts the real endsAt, Alertmanager sends resolved.
       const endMs = Date.now();
