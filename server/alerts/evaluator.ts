@@ -5,6 +5,7 @@
 import { bucketStartMs } from "../store/rollup-class.js";
 import { emptyWindowCell, SAMPLE_MODES, type BucketRows, type WindowCell } from "../query/alert-window.js";
 import { mergeInto } from "../../shared/rollup.js";
+import { Pace } from "../store/read-pool.js";
 import { fingerprint, type Alert, type Labels } from "./alert.js";
 import type { FireRequest } from "./book.js";
 import { judge, type RuleJudgement } from "./judge.js";
@@ -68,6 +69,8 @@ export class RuleEvaluator {
   /** Evaluates the given rules once, at nowMs. */
   async evaluate(rules: readonly AlertRule[]): Promise<void> {
     const nowMs = this.o.nowMs();
+    // Work in short slices: a cycle over many clients must not hold up an echo.
+    const pace = new Pace();
     // Each distinct range is read once per cycle, however many rules share it: the
     // current one covers the longest window, each baseline offset has its own.
     const longest = Math.max(...rules.map((r) => r.windowMs));
@@ -86,7 +89,10 @@ export class RuleEvaluator {
       let m = merges.get(key);
       if (m === undefined) {
         const toMs = nowMs - offsetMs;
-        merges.set(key, (m = this.merged(await rowsAt(offsetMs), toMs - rule.windowMs, toMs, mode, perClient)));
+        merges.set(
+          key,
+          (m = await this.merged(await rowsAt(offsetMs), toMs - rule.windowMs, toMs, mode, perClient, pace)),
+        );
       }
       return this.series(rule, m);
     };
@@ -101,6 +107,7 @@ export class RuleEvaluator {
       for (const [fp, f] of current) keys.set(fp, this.labelsOf(rule, f));
       for (const [fp, inst] of states) if (!keys.has(fp)) keys.set(fp, inst.labels);
       for (const [fp, labels] of keys) {
+        await pace.maybeYield();
         const inst = states.get(fp) ?? { labels, state: initialState() };
         const j = judge(rule, current.get(fp)?.cell, earlier.get(fp)?.cell);
         const { state, transition } = step(rule, inst.state, j, nowMs);
@@ -129,10 +136,18 @@ export class RuleEvaluator {
    * Every series' cells merged over [fromMs, toMs] in one population, by
    * "method\0target\0client" (client "" when merged over all clients).
    */
-  private merged(rows: BucketRows, fromMs: number, toMs: number, mode: number, perClient: boolean): Map<string, Found> {
+  private async merged(
+    rows: BucketRows,
+    fromMs: number,
+    toMs: number,
+    mode: number,
+    perClient: boolean,
+    pace: Pace,
+  ): Promise<Map<string, Found>> {
     const byKey = new Map<string, Found>();
     for (let start = bucketStartMs(0, fromMs); start <= toMs; start += WINDOW_STEP_MS) {
       for (const r of rows.get(start) ?? []) {
+        await pace.maybeYield();
         const who = perClient ? this.o.publicId(r.clientKey) : null;
         const key = `${r.method}\u0000${r.target}\u0000${who ?? ""}`;
         let found = byKey.get(key);

@@ -21,6 +21,8 @@ export interface IncidentView {
   /** Public ids. */
   clients: readonly string[];
   evidence: readonly string[];
+  /** The server whose health monitor saw it (with PostgreSQL each server opens its own). */
+  observer?: string | undefined;
 }
 
 export type HealthState = "up" | "degraded" | "down" | "unknown";
