@@ -3,7 +3,13 @@
 // merged, judged (judge.ts) and stepped (rule-state.ts); firing and resolved
 // transitions go to the alert book.
 import { bucketStartMs } from "../store/rollup-class.js";
-import { emptyWindowCell, SAMPLE_MODES, type BucketRows, type WindowCell } from "../query/alert-window.js";
+import {
+  emptyWindowCell,
+  SAMPLE_MODES,
+  type BucketRow,
+  type BucketRows,
+  type WindowCell,
+} from "../query/alert-window.js";
 import { mergeInto } from "../../shared/rollup.js";
 import { Pace } from "../store/read-pool.js";
 import { fingerprint, type Alert, type Labels } from "./alert.js";
@@ -53,6 +59,12 @@ export class RuleEvaluator {
   private readonly instances = new Map<AlertRule, Map<string, Instance>>();
   /** Per rule, its series' fingerprints by merge key (hashed once, not every cycle). */
   private readonly fingerprints = new Map<AlertRule, Map<string, string>>();
+  /** Merged windows by (first bucket, buckets, population, client split), with the bucket arrays they came from. */
+  private readonly windows = new Map<string, { parts: (BucketRow[] | undefined)[]; merged: Map<string, Found> }>();
+  /** Window keys merged or reused this cycle: the others are dropped at its end. */
+  private readonly used = new Set<string>();
+  /** Each bucket array's rows merged over clients. */
+  private readonly aggregates = new WeakMap<BucketRow[], BucketRow[]>();
 
   constructor(private readonly o: EvaluatorOptions) {}
 
@@ -124,6 +136,8 @@ export class RuleEvaluator {
         else if (transition === "resolved") await this.o.sink.resolve(labels, nowMs);
       }
     }
+    for (const key of this.windows.keys()) if (!this.used.has(key)) this.windows.delete(key);
+    this.used.clear();
   }
 
   private statesOf(rule: AlertRule): Map<string, Instance> {
@@ -134,7 +148,10 @@ export class RuleEvaluator {
 
   /**
    * Every series' cells merged over [fromMs, toMs] in one population, by
-   * "method\0target\0client" (client "" when merged over all clients).
+   * "method\0target\0client" (client "" when merged over all clients). A
+   * window made of the very bucket arrays it was last merged from (settled
+   * buckets come from the cache as the same arrays) is not merged again: a
+   * day-old baseline is merged once per bucket boundary, not every cycle.
    */
   private async merged(
     rows: BucketRows,
@@ -144,22 +161,61 @@ export class RuleEvaluator {
     perClient: boolean,
     pace: Pace,
   ): Promise<Map<string, Found>> {
+    const first = bucketStartMs(0, fromMs);
+    const parts: (BucketRow[] | undefined)[] = [];
+    for (let start = first; start <= toMs; start += WINDOW_STEP_MS) {
+      const r = rows.get(start);
+      parts.push(r === undefined || perClient ? r : this.overClients(r));
+    }
+    const key = `${first} ${parts.length} ${mode} ${perClient}`;
+    this.used.add(key);
+    const memo = this.windows.get(key);
+    if (memo?.parts.every((p, i) => p === parts[i])) return memo.merged;
     const byKey = new Map<string, Found>();
-    for (let start = bucketStartMs(0, fromMs); start <= toMs; start += WINDOW_STEP_MS) {
-      for (const r of rows.get(start) ?? []) {
+    for (const part of parts)
+      for (const r of part ?? []) {
         await pace.maybeYield();
         const who = perClient ? this.o.publicId(r.clientKey) : null;
-        const key = `${r.method}\u0000${r.target}\u0000${who ?? ""}`;
-        let found = byKey.get(key);
+        const k = `${r.method}\u0000${r.target}\u0000${who ?? ""}`;
+        let found = byKey.get(k);
         if (found === undefined)
-          byKey.set(key, (found = { method: r.method, target: r.target, client: who, cell: emptyWindowCell() }));
+          byKey.set(k, (found = { method: r.method, target: r.target, client: who, cell: emptyWindowCell() }));
         const c = r.cells[mode]!;
         found.cell.failures += c.failures;
         found.cell.skipped += c.skipped;
         mergeInto(found.cell.lat, c.lat);
       }
-    }
+    this.windows.set(key, { parts, merged: byKey });
     return byKey;
+  }
+
+  /** A bucket's rows merged over clients (clientKey ""), once per bucket array. */
+  private overClients(rows: BucketRow[]): BucketRow[] {
+    const memo = this.aggregates.get(rows);
+    if (memo !== undefined) return memo;
+    const bySeries = new Map<string, BucketRow>();
+    for (const r of rows) {
+      const k = `${r.method}\u0000${r.target}`;
+      let a = bySeries.get(k);
+      if (a === undefined)
+        bySeries.set(
+          k,
+          (a = {
+            method: r.method,
+            target: r.target,
+            clientKey: "",
+            cells: [emptyWindowCell(), emptyWindowCell(), emptyWindowCell()],
+          }),
+        );
+      for (let m = 0; m < a.cells.length; m++) {
+        a.cells[m]!.failures += r.cells[m]!.failures;
+        a.cells[m]!.skipped += r.cells[m]!.skipped;
+        mergeInto(a.cells[m]!.lat, r.cells[m]!.lat);
+      }
+    }
+    const out = [...bySeries.values()];
+    this.aggregates.set(rows, out);
+    return out;
   }
 
   /** The rule's series (by their alert's fingerprint) among the merged ones. */

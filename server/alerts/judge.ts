@@ -14,8 +14,22 @@ export interface Measure {
   samples: number;
 }
 
+/**
+ * Measures already taken of a cell: a merged window that did not change (a
+ * baseline a day back) is measured once, not every cycle.
+ */
+const measured = new WeakMap<WindowCell, Map<Statistic, Measure>>();
+
 export function measure(cell: WindowCell | undefined, statistic: Statistic): Measure {
   if (cell === undefined) return { value: null, samples: 0 };
+  let memo = measured.get(cell);
+  if (memo === undefined) measured.set(cell, (memo = new Map()));
+  let m = memo.get(statistic);
+  if (m === undefined) memo.set(statistic, (m = measureNow(cell, statistic)));
+  return m;
+}
+
+function measureNow(cell: WindowCell, statistic: Statistic): Measure {
   const ok = cell.lat.count;
   if (isLatency(statistic)) {
     const us = quantile(cell.lat, PERCENTILE_OF[statistic]);
