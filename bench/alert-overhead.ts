@@ -17,7 +17,8 @@ import { performance } from "node:perf_hooks";
 import { startAlerts } from "../server/alerts/alerts.js";
 import { parseRulesFile } from "../server/alerts/rules-file.js";
 import { memoryAlertState } from "../server/alerts/state-store.js";
-import { openStore, openStoreThreaded } from "../server/store/store.js";
+import { withQueries } from "../server/query/with-queries.js";
+import { openStore, openStoreThreaded } from "../server/store/sqlite/store.js";
 import type { Sample } from "../shared/contract/index.js";
 import { summarize } from "../shared/stats.js";
 import { prng } from "../testkit/prng.js";
@@ -149,7 +150,7 @@ async function load(url: string, durationMs: number): Promise<number[]> {
 async function cycleMs(dbPath: string, rulesText: string, cycles: number): Promise<{ coldMs: number; warmMs: number }> {
   const parsed = parseRulesFile(rulesText, "bench.yml");
   if (!parsed.ok) throw new Error(parsed.error);
-  const store = await openStoreThreaded(dbPath, { rawDays: 30 });
+  const store = withQueries(await openStoreThreaded(dbPath, { rawDays: 30 }));
   const service = await startAlerts(
     { rules: parsed.value.rules, builtins: parsed.value.builtins, notify: [], alertmanager: undefined },
     {

@@ -11,7 +11,7 @@ import {
   type WindowCell,
 } from "../query/alert-window.js";
 import { mergeInto } from "../../shared/rollup.js";
-import { Pace } from "../store/read-pool.js";
+import { Pace } from "../store/pace.js";
 import { fingerprint, type Alert, type Labels } from "./alert.js";
 import type { FireRequest } from "./book.js";
 import { judge, type RuleJudgement } from "./judge.js";

@@ -7,7 +7,8 @@
 // traffic. server/alerts/bucket-cache.ts keeps settled buckets between cycles.
 import { MAX_LATE_MS_CHOICES } from "../../shared/contract/index.js";
 import { emptyRollup, mergeEncoded, mergeInto, type Rollup } from "../../shared/rollup.js";
-import type { Pace, ReadPool } from "../store/read-pool.js";
+import type { Pace } from "../store/pace.js";
+import type { ReadPool } from "../store/read-pool.js";
 import { bucketStartMs, CLASS_COUNT, classesFor } from "../store/rollup-class.js";
 
 /**
