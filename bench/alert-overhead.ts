@@ -16,7 +16,6 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { startAlerts } from "../server/alerts/alerts.js";
 import { parseRulesFile } from "../server/alerts/rules-file.js";
-import { memoryAlertState } from "../server/alerts/state-store.js";
 import { withQueries } from "../server/query/with-queries.js";
 import { openStore, openStoreThreaded } from "../server/store/sqlite/store.js";
 import type { Sample } from "../shared/contract/index.js";
@@ -156,7 +155,7 @@ async function cycleMs(dbPath: string, rulesText: string, cycles: number): Promi
     {
       serverName: "A",
       queries: store,
-      state: memoryAlertState(),
+      state: store.alertState,
       publicId: (k) => k,
       externalUrl: () => "",
       log: () => {},

@@ -9,7 +9,6 @@ import express from "express";
 import type { ServeOptions } from "./cli/options.js";
 import { startAlerts, type AlertDeps } from "./alerts/alerts.js";
 import type { ChangeSource, HealthFeed } from "./alerts/feeds.js";
-import { memoryAlertState } from "./alerts/state-store.js";
 import { adminRouter } from "./api/admin.js";
 import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
@@ -250,7 +249,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const alerts = await startAlerts(options.alerts, {
     serverName: options.name,
     queries: store,
-    state: memoryAlertState(),
+    state: store.alertState,
     publicId: (clientKey) => clients.publicId(clientKey),
     externalUrl: () => url,
     health: deps.healthFeed,

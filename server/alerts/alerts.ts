@@ -14,7 +14,7 @@ import { Dispatcher } from "./notify/dispatcher.js";
 import type { ReceiverSpec } from "./notify/receiver-url.js";
 import { makeReceiver, SEND_TIMEOUT_MS_DEFAULT } from "./notify/receivers.js";
 import { TAIL_LATENCY_HIGH, type AlertRule } from "./rule.js";
-import type { AlertStateStore, StoredAlert } from "./state-store.js";
+import type { AlertStateStore, StoredAlert } from "../store/alert-state.js";
 import { TailRegression } from "./tail-regression.js";
 import { TargetDown } from "./target-down.js";
 import type { BucketRows } from "../query/alert-window.js";

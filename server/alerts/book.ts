@@ -3,7 +3,7 @@
 // store first and announced only if this server won it, so a restart or a
 // second server on the same database never announces it twice.
 import { fingerprint, type Alert, type AlertTransition, type Labels } from "./alert.js";
-import type { AlertStateStore, StoredAlert } from "./state-store.js";
+import type { AlertStateStore, StoredAlert } from "../store/alert-state.js";
 
 /** A resolved alert stays listed this long (ms): Alertmanager is re-sent resolved alerts for as long, as Prometheus does. */
 export const RESOLVED_KEEP_MS = 15 * 60_000;

@@ -4,7 +4,7 @@
 // with exponential backoff and jitter while the receiver is down. Nothing
 // here is awaited by a request handler, so the echo paths never wait on it.
 import type { Announced } from "../book.js";
-import type { SentState } from "../state-store.js";
+import type { SentState } from "../../store/alert-state.js";
 import { DeliveryError } from "./post.js";
 import type { ReceiverSpec } from "./receiver-url.js";
 
@@ -22,7 +22,7 @@ export interface Receiver {
 
 export interface DispatcherOptions {
   receivers: readonly Receiver[];
-  /** Records that a receiver acknowledged a message (state-store.ts), so a restart does not send it again. */
+  /** Records that a receiver acknowledged a message (server/store/alert-state.ts), so a restart does not send it again. */
   markSent: (fingerprint: string, startsAtMs: number, receiverKey: string, what: SentState) => Promise<void>;
   log: (line: string) => void;
   queueMax?: number;

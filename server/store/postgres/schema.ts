@@ -83,6 +83,18 @@ export const TABLES_PG: readonly string[] = [
   // pair): a sample naming any of them is accepted by every server on the database.
   "CREATE TABLE IF NOT EXISTS deployment_targets (target text PRIMARY KEY, announced_ms bigint NOT NULL)",
   ...INCIDENTS_TABLES_PG,
+  // Alert state (../alert-state.ts, alert-state.ts): one row per alert label set, holding its latest episode.
+  `CREATE TABLE IF NOT EXISTS alert_state (
+  fingerprint   text PRIMARY KEY,
+  labels        text NOT NULL,
+  annotations   text NOT NULL,
+  starts_at_ms  bigint NOT NULL,
+  ends_at_ms    bigint,
+  generator_url text NOT NULL,
+  sent          text NOT NULL DEFAULT '{}',
+  owner         text NOT NULL,
+  changed_ms    bigint NOT NULL
+)`,
 ];
 
 /**

@@ -44,6 +44,20 @@ CREATE TABLE IF NOT EXISTS raw_blocks (
   PRIMARY KEY (start_ms, session, seq0)
 ) WITHOUT ROWID;`;
 
+/** Alert state (../alert-state.ts, alert-state.ts): one row per alert label set, holding its latest episode. */
+export const ALERT_STATE_DDL = `
+CREATE TABLE IF NOT EXISTS alert_state (
+  fingerprint   TEXT PRIMARY KEY,
+  labels        TEXT NOT NULL,              -- JSON object
+  annotations   TEXT NOT NULL,              -- JSON object
+  starts_at_ms  INTEGER NOT NULL,
+  ends_at_ms    INTEGER,                    -- NULL while firing
+  generator_url TEXT NOT NULL,
+  sent          TEXT NOT NULL DEFAULT '{}', -- JSON: receiver key → "firing" | "resolved"
+  owner         TEXT NOT NULL,              -- the server that recorded the last transition
+  changed_ms    INTEGER NOT NULL
+);`;
+
 /**
  * Every table, created if missing at every open (migrations/migrate.ts), so a
  * table added beside them needs no version step: append its DDL here. A new
@@ -115,4 +129,5 @@ CREATE TABLE IF NOT EXISTS rollups (
 ${RAW_BLOCKS_DDL}
 ${RAW_BLOCKS_SEQ_INDEX_DDL}
 ${INCIDENTS_DDL}
+${ALERT_STATE_DDL}
 `;

@@ -15,6 +15,7 @@ import { loadPublicIdKey, storedClientIds } from "./meta.js";
 import { openSqlitePageReader } from "./page-reader.js";
 import { openReadPool } from "./read-pool.js";
 import { startRetention } from "./retention.js";
+import { sqliteAlertState } from "./alert-state.js";
 import { type SqliteWrites, statementRunner } from "./statements.js";
 import { batchWriter } from "./writer.js";
 import { startWriterThread } from "./writer-client.js";
@@ -72,6 +73,7 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): SqliteStore 
     readPool,
     writes,
     incidents: sqliteIncidents(readPool, writes),
+    alertState: sqliteAlertState(readPool, writes),
     insertBatch: async (batch, meta) => insertBatch(batch, meta),
     ingestBody: (body, rules, meta) => ingestHere(body, rules, meta, async (batch, m) => insertBatch(batch, m)),
     deleteClient: async (clientId) => {
@@ -120,6 +122,7 @@ export async function openStoreThreaded(dbPath: string, opts: SqliteStoreOptions
     readPool,
     writes,
     incidents: sqliteIncidents(readPool, writes),
+    alertState: sqliteAlertState(readPool, writes),
     insertBatch: (batch, meta) => writer.insertBatch(batch, meta),
     ingestBody: (body, rules, meta) => writer.ingestBody(body, rules, meta),
     deleteClient: (clientId) => writer.deleteClient(clientId),
