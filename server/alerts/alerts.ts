@@ -198,6 +198,7 @@ export async function startAlerts(o: AlertOptions, d: AlertDeps): Promise<AlertS
     }
     if (regression !== null && (force || due(regression, CHANGES_INTERVAL_MS, now)))
       await guarded("TailRegression", () => regression.check());
+    await guarded("resolve retry", () => book.retryResolves());
     if (due("reconcile", RECONCILE_INTERVAL_MS, now)) await guarded("reconcile", () => book.reconcile());
     if (due("prune", PRUNE_INTERVAL_MS, now))
       await guarded("prune", async () => void (await d.state.prune(now - RESOLVED_RETENTION_MS)));

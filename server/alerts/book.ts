@@ -46,6 +46,8 @@ export function toAlert(r: StoredAlert): Alert {
 export class AlertBook {
   private readonly firing = new Map<string, Alert>();
   private readonly resolved = new Map<string, Alert>();
+  /** Ends not yet recorded (the store failed), by fingerprint. */
+  private readonly unresolved = new Map<string, { labels: Labels; endsAtMs: number }>();
   /** Operations on one fingerprint run one after another (a fire and its resolve may be asked within one turn). */
   private readonly chains = new Map<string, Promise<void>>();
 
@@ -78,6 +80,8 @@ export class AlertBook {
     const fp = fingerprint(req.labels);
     return this.serial(fp, async () => {
       const current = this.firing.get(fp);
+      // Asked to fire again before an unrecorded end was retried: the episode goes on.
+      this.unresolved.delete(fp);
       if (current !== undefined) {
         if (sameLabels(current.annotations, req.annotations)) return;
         this.firing.set(fp, { ...current, annotations: req.annotations });
@@ -108,11 +112,25 @@ export class AlertBook {
       if (current === undefined) return;
       const now = this.o.nowMs();
       const alert: Alert = { ...current, endsAtMs: Math.max(current.startsAtMs, endsAtMs ?? now) };
+      let won: boolean;
+      try {
+        won = await this.o.store.resolve(fp, current.startsAtMs, alert.endsAtMs!, this.o.owner, now);
+      } catch (err) {
+        // Not recorded (the database is away): still firing here, and retried each cycle
+        // (retryResolves), since the source that ended it will not say so again.
+        this.unresolved.set(fp, { labels, endsAtMs: alert.endsAtMs! });
+        throw err;
+      }
+      this.unresolved.delete(fp);
       this.firing.delete(fp);
       this.resolved.set(fp, alert);
-      const won = await this.o.store.resolve(fp, current.startsAtMs, alert.endsAtMs!, this.o.owner, now);
       if (won) this.o.announce({ type: "resolved", alert, fingerprint: fp });
     });
+  }
+
+  /** Ends that could not be recorded, tried again (the scheduler calls this each cycle). */
+  async retryResolves(): Promise<void> {
+    for (const { labels, endsAtMs } of [...this.unresolved.values()]) await this.resolve(labels, endsAtMs);
   }
 
   /**
