@@ -6,7 +6,7 @@ import type { Labels } from "./alert.js";
 import { AlertBook, RESOLVED_KEEP_MS } from "./book.js";
 import { BucketCache } from "./bucket-cache.js";
 import type { BuiltinSettings } from "./builtins.js";
-import { RuleEvaluator } from "./evaluator.js";
+import { ALERT_SLICE_MS, RuleEvaluator } from "./evaluator.js";
 import type { ChangeSource, HealthFeed } from "./feeds.js";
 import { checkNoReports } from "./no-reports.js";
 import { RESEND_MS_DEFAULT, startResend } from "./notify/alertmanager.js";
@@ -44,7 +44,7 @@ export interface AlertOptions {
 export interface AlertDeps {
   serverName: string;
   queries: {
-    alertBuckets(fromMs: number, toMs: number): Promise<BucketRows>;
+    alertBuckets(fromMs: number, toMs: number, options?: { sliceMs?: number }): Promise<BucketRows>;
     newestSampleMs(): Promise<number | null>;
   };
   state: AlertStateStore;
@@ -135,7 +135,10 @@ export async function startAlerts(o: AlertOptions, d: AlertDeps): Promise<AlertS
 
   const link = (labels: Labels, fromMs: number, toMs: number) => histogramLink(d.externalUrl(), labels, fromMs, toMs);
   const rules = [...(o.builtins.tailLatencyHigh ? [TAIL_LATENCY_HIGH] : []), ...o.rules];
-  const cache = new BucketCache((fromMs, toMs) => d.queries.alertBuckets(fromMs, toMs), nowMs);
+  const cache = new BucketCache(
+    (fromMs, toMs) => d.queries.alertBuckets(fromMs, toMs, { sliceMs: ALERT_SLICE_MS }),
+    nowMs,
+  );
   const evaluator = new RuleEvaluator({
     rules,
     read: (fromMs, toMs) => cache.read(fromMs, toMs),

@@ -8,10 +8,12 @@ import { WINDOW_STEP_MS } from "./rule.js";
 
 /**
  * A bucket that ended this long ago (ms) is taken as settled: pages report
- * every 5 s and retry for seconds, so its rows no longer change. A backlog
- * delivered later (a tab that was offline) is seen by queries, not by alerts.
+ * every 5 s and retry within seconds, so its rows no longer change. A backlog
+ * delivered later (a tab that was offline) is seen by queries, not by the
+ * alerts, which judge the present: re-reading older buckets every cycle was
+ * most of a cycle's reading.
  */
-export const SETTLE_MS = 10 * 60_000;
+export const SETTLE_MS = 2 * 60_000;
 
 export type ReadBuckets = (fromMs: number, toMs: number) => Promise<BucketRows>;
 

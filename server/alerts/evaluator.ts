@@ -19,6 +19,13 @@ import { initialState, step, type InstanceState } from "./rule-state.js";
 import { WINDOW_STEP_MS, type AlertRule } from "./rule.js";
 import { ruleAnnotations } from "./rule-text.js";
 
+/**
+ * Alert work runs in slices this long (ms) between turns of the event loop:
+ * shorter than a query's 4 ms, since it runs on its own every cycle and an
+ * echo that arrives during a slice waits for its end.
+ */
+export const ALERT_SLICE_MS = 1;
+
 /** The methods a rule judges when it names none: what a browser probes a server with. */
 export const DEFAULT_METHODS = ["xhr", "jsonp", "ws"] as const;
 
@@ -82,7 +89,7 @@ export class RuleEvaluator {
   async evaluate(rules: readonly AlertRule[]): Promise<void> {
     const nowMs = this.o.nowMs();
     // Work in short slices: a cycle over many clients must not hold up an echo.
-    const pace = new Pace();
+    const pace = new Pace(ALERT_SLICE_MS);
     // Each distinct range is read once per cycle, however many rules share it: the
     // current one covers the longest window, each baseline offset has its own.
     const longest = Math.max(...rules.map((r) => r.windowMs));

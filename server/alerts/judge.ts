@@ -1,9 +1,9 @@
 // A rule's statistic over one series' window, and the threshold it is held
 // to at this evaluation: absolute, or a factor of the same window earlier.
-import { quantile } from "../../shared/rollup.js";
+import { quantiles } from "../../shared/rollup.js";
 import type { WindowCell } from "../query/alert-window.js";
 import type { Judgement } from "./rule-state.js";
-import { isLatency, PERCENTILE_OF, type AlertRule, type Statistic } from "./rule.js";
+import { PERCENTILE_OF, type AlertRule, type Statistic } from "./rule.js";
 
 const US_PER_MS = 1000;
 
@@ -14,31 +14,39 @@ export interface Measure {
   samples: number;
 }
 
+/** Every statistic of a cell, taken together: the three percentiles in one ordered pass over its buckets. */
+type Measures = Record<Statistic, Measure>;
+const LATENCY_STATS = ["p50", "p90", "p99"] as const;
+
 /**
  * Measures already taken of a cell: a merged window that did not change (a
- * baseline a day back) is measured once, not every cycle.
+ * baseline a day back) is measured once, not every cycle, and rules of
+ * different statistics on one window share the pass.
  */
-const measured = new WeakMap<WindowCell, Map<Statistic, Measure>>();
+const measured = new WeakMap<WindowCell, Measures>();
 
 export function measure(cell: WindowCell | undefined, statistic: Statistic): Measure {
   if (cell === undefined) return { value: null, samples: 0 };
-  let memo = measured.get(cell);
-  if (memo === undefined) measured.set(cell, (memo = new Map()));
-  let m = memo.get(statistic);
-  if (m === undefined) memo.set(statistic, (m = measureNow(cell, statistic)));
-  return m;
+  let m = measured.get(cell);
+  if (m === undefined) measured.set(cell, (m = measureAll(cell)));
+  return m[statistic];
 }
 
-function measureNow(cell: WindowCell, statistic: Statistic): Measure {
+function measureAll(cell: WindowCell): Measures {
   const ok = cell.lat.count;
-  if (isLatency(statistic)) {
-    const us = quantile(cell.lat, PERCENTILE_OF[statistic]);
-    return { value: us === null ? null : us / US_PER_MS, samples: ok };
-  }
+  const [p50, p90, p99] = quantiles(
+    cell.lat,
+    LATENCY_STATS.map((s) => PERCENTILE_OF[s]),
+  ).map((us): Measure => ({ value: us === null ? null : us / US_PER_MS, samples: ok }));
   const n = ok + cell.failures;
-  if (n === 0) return { value: null, samples: 0 };
-  const okPct = (100 * ok) / n;
-  return { value: statistic === "availability" ? okPct : 100 - okPct, samples: n };
+  const okPct = n === 0 ? null : (100 * ok) / n;
+  return {
+    p50: p50!,
+    p90: p90!,
+    p99: p99!,
+    availability: { value: okPct, samples: n },
+    failure_rate: { value: okPct === null ? null : 100 - okPct, samples: n },
+  };
 }
 
 export interface RuleJudgement extends Judgement {

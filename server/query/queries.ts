@@ -68,7 +68,7 @@ export interface Queries {
   /** Per server and bucket, probes ok and failed and latency percentiles, the filter's methods merged (the status page); from rollups always. */
   targetHealth(filter: SampleFilter, q: TargetHealthQuery, options?: QueryOptions): Promise<TargetBuckets[]>;
   /** The stored 5-minute rollups of the buckets in a range, per series, client and sample population (alert rules). */
-  alertBuckets(fromMs: number, toMs: number, options?: QueryOptions): Promise<BucketRows>;
+  alertBuckets(fromMs: number, toMs: number, options?: QueryOptions & { sliceMs?: number }): Promise<BucketRows>;
   /** The newest stored sample's send time (epoch ms), or null (the NoReports dead-man). */
   newestSampleMs(): Promise<number | null>;
 }
@@ -122,7 +122,8 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
     sessionClocks: (f) => sessionClocksQuery(pool, f),
     changes: (f, o) => findChanges(f, pace(o)),
     targetHealth: (f, q, o) => targetHealth(ctx, f, q, pace(o)),
-    alertBuckets: (fromMs, toMs, o) => readAlertBuckets(pool, fromMs, toMs, pace(o)),
+    alertBuckets: (fromMs, toMs, o) =>
+      readAlertBuckets(pool, fromMs, toMs, new Pace(o?.sliceMs ?? SLICE_MS, o?.signal)),
     newestSampleMs: () => newestSampleMs(pool),
   };
 }
