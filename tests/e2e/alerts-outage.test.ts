@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookPayload } from "../../server/alerts/notify/payloads.js";
 import { postgresAvailable } from "../../testkit/postgres.js";
-import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
-import { browserForFile, waitForPeerName } from "../helpers/e2e-fixture.js";
+import { startServerProcess, type ServerProcess, waitForPeerName } from "../../testkit/server-process.js";
+import { browserForFile } from "../helpers/e2e-fixture.js";
 import { testPostgres } from "../helpers/store-kinds.js";
 import { startWebhookSink, type WebhookSink } from "../helpers/webhook-sink.js";
 

@@ -8,7 +8,7 @@ import type { RunningServer } from "../../server/app.js";
 import { ON_TIME_LATE_MS, SAMPLE_MODES } from "../../server/query/alert-window.js";
 import { quantile } from "../../shared/rollup.js";
 import { percentileSorted } from "../../shared/stats.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 as prng } from "../../shared/prng.js";
 import { startInProcess } from "../helpers/in-process.js";
 import { freshDb, STORE_KINDS } from "../helpers/store-kinds.js";
 

@@ -10,7 +10,7 @@ import { TAIL_LATENCY_HIGH, type AlertRule } from "../../server/alerts/rule.js";
 import { TailRegression } from "../../server/alerts/tail-regression.js";
 import { TargetDown } from "../../server/alerts/target-down.js";
 import { percentileSorted } from "../../shared/stats.js";
-import { prng } from "../../testkit/prng.js";
+import { mulberry32 as prng } from "../../shared/prng.js";
 import { fakeHealthFeed } from "../helpers/fake-health.js";
 import {
   BUCKET_MS,
