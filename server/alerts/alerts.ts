@@ -109,7 +109,10 @@ export async function startAlerts(o: AlertOptions, d: AlertDeps): Promise<AlertS
   const resendMs = t.resendMs ?? RESEND_MS_DEFAULT;
   const timeoutMs = t.sendTimeoutMs ?? SEND_TIMEOUT_MS_DEFAULT;
   const specs = [...o.notify, ...(o.alertmanager !== undefined ? [o.alertmanager] : [])];
-  const receivers = specs.map((spec) => makeReceiver(spec, { externalUrl: d.externalUrl, nowMs, timeoutMs, resendMs }));
+  const stopping = new AbortController();
+  const receivers = specs.map((spec) =>
+    makeReceiver(spec, { externalUrl: d.externalUrl, nowMs, timeoutMs, resendMs, stopSignal: stopping.signal }),
+  );
   const dispatcher = new Dispatcher({
     receivers,
     markSent: (fp, startsAtMs, key, what) => d.state.markSent(fp, startsAtMs, key, what),
@@ -161,7 +164,13 @@ export async function startAlerts(o: AlertOptions, d: AlertDeps): Promise<AlertS
   regression?.adopt(firing);
   const stopResend =
     o.alertmanager !== undefined
-      ? startResend(o.alertmanager, () => book.active().map((a) => a.alert), { nowMs, resendMs, timeoutMs, log })
+      ? startResend(o.alertmanager, () => book.active().map((a) => a.alert), {
+          nowMs,
+          resendMs,
+          timeoutMs,
+          log,
+          signal: stopping.signal,
+        })
       : () => {};
   const lookbackMs = Math.max(0, ...rules.map((r) => r.windowMs + (r.threshold.relative ? r.threshold.baselineMs : 0)));
 
@@ -229,6 +238,7 @@ export async function startAlerts(o: AlertOptions, d: AlertDeps): Promise<AlertS
       targetDown?.stop();
       while (running !== null) await running;
       dispatcher.stop();
+      stopping.abort();
     },
   };
 }

@@ -10,6 +10,7 @@ import { parseNotifyUrl, type ReceiverSpec } from "../../server/alerts/notify/re
 import type { AlertStateStore } from "../../server/store/alert-state.js";
 import { memoryAlertState } from "../helpers/memory-alert-state.js";
 import { downIncident, fakeHealthFeed } from "../helpers/fake-health.js";
+import { startInProcess } from "../helpers/in-process.js";
 import { startWebhookSink, type WebhookSink } from "../helpers/webhook-sink.js";
 
 const open: { stop(): Promise<void> }[] = [];
@@ -221,5 +222,38 @@ describe("receivers", () => {
     await second.service.dispatcher.idle();
     await new Promise((r) => setTimeout(r, 300));
     expect(hook.posts.map((p) => (p.body as WebhookPayload).status)).toEqual(["firing", "firing", "resolved"]);
+  });
+});
+
+describe("a hanging receiver and the echo paths", () => {
+  it("the server answers /echo and ingest while its only receiver hangs on a message", async () => {
+    const hook = await sink();
+    hook.mode = "hang";
+    const health = fakeHealthFeed();
+    const server = await startInProcess(["--name", "A", "--notify", `${hook.url}/x`], [], {
+      healthFeed: health.feed,
+      alertTuning: { sendTimeoutMs: 60_000 },
+    });
+    open.push({ stop: () => server.close() });
+    health.emit("opened", downIncident());
+    const deadline = Date.now() + 5000;
+    while (hook.refused.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(hook.refused).toHaveLength(1); // the message is in flight, unanswered
+    for (let i = 0; i < 50; i++) {
+      const res = await fetch(`${server.url}/echo`);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    const ingest = await fetch(`${server.url}/api/samples`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        clientId: "hanging-receiver-client",
+        sessionId: "hanging-receiver-session",
+        samples: [{ seq: 0, t: Date.now(), method: "ws", target: "A", ms: 1.5, outcome: "ok" }],
+      }),
+    });
+    expect(ingest.status).toBe(200);
+    expect(hook.refused).toHaveLength(1); // still the one request, still hanging
   });
 });

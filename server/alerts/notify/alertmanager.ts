@@ -35,8 +35,13 @@ export function postableAlert(a: Alert, nowMs: number, resendMs: number): Postab
 
 export const alertsUrl = (spec: ReceiverSpec) => `${spec.url.replace(/\/+$/, "")}/api/v2/alerts`;
 
-export function postAlerts(spec: ReceiverSpec, alerts: PostableAlert[], timeoutMs: number): Promise<void> {
-  return postJson(alertsUrl(spec), alerts, { timeoutMs, authorization: spec.authorization });
+export function postAlerts(
+  spec: ReceiverSpec,
+  alerts: PostableAlert[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  return postJson(alertsUrl(spec), alerts, { timeoutMs, authorization: spec.authorization, signal });
 }
 
 /** The message of one transition: the alert alone, at once (the resend loop repeats it). */
@@ -46,15 +51,16 @@ export function sendTransition(
   nowMs: number,
   resendMs: number,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<void> {
-  return postAlerts(spec, [postableAlert(t.alert, nowMs, resendMs)], timeoutMs);
+  return postAlerts(spec, [postableAlert(t.alert, nowMs, resendMs)], timeoutMs, signal);
 }
 
 /** Re-posts every active alert each resendMs; returns the stop. A failed round is logged once until one succeeds. */
 export function startResend(
   spec: ReceiverSpec,
   active: () => Alert[],
-  o: { nowMs: () => number; resendMs: number; timeoutMs: number; log: (line: string) => void },
+  o: { nowMs: () => number; resendMs: number; timeoutMs: number; log: (line: string) => void; signal?: AbortSignal },
 ): () => void {
   let failing = false;
   let busy = false;
@@ -67,6 +73,7 @@ export function startResend(
         spec,
         alerts.map((a) => postableAlert(a, o.nowMs(), o.resendMs)),
         o.timeoutMs,
+        o.signal,
       );
       if (failing) o.log(`alerts: ${spec.display} reachable again`);
       failing = false;

@@ -18,7 +18,7 @@ const ERROR_BODY_CHARS_MAX = 200;
 export async function postJson(
   url: string,
   body: unknown,
-  o: { timeoutMs: number; authorization?: string | undefined },
+  o: { timeoutMs: number; authorization?: string | undefined; signal?: AbortSignal | undefined },
 ): Promise<void> {
   const headers: Record<string, string> = { "Content-Type": "application/json", "User-Agent": "tailprobe" };
   if (o.authorization !== undefined) headers.Authorization = o.authorization;
@@ -28,12 +28,17 @@ export async function postJson(
       method: "POST",
       headers,
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(o.timeoutMs),
+      // The timeout, or the server stopping: a stop does not wait for a receiver that hangs.
+      signal:
+        o.signal === undefined
+          ? AbortSignal.timeout(o.timeoutMs)
+          : AbortSignal.any([AbortSignal.timeout(o.timeoutMs), o.signal]),
       redirect: "error",
     });
   } catch (err) {
     const e = err as Error;
     if (e.name === "TimeoutError") throw new DeliveryError(`no answer within ${o.timeoutMs} ms`, "DELIVERY_TIMEOUT");
+    if (e.name === "AbortError") throw new DeliveryError("the server is stopping", "DELIVERY_NETWORK");
     const cause = (e.cause as Error | undefined)?.message;
     throw new DeliveryError(cause ?? e.message, "DELIVERY_NETWORK");
   }

@@ -16,11 +16,13 @@ export interface ReceiverContext {
   nowMs: () => number;
   timeoutMs: number;
   resendMs: number;
+  /** Aborted when the server stops: a POST in flight ends then. */
+  stopSignal?: AbortSignal;
 }
 
 export function makeReceiver(spec: ReceiverSpec, ctx: ReceiverContext): Receiver {
   const post = (body: unknown) =>
-    postJson(spec.url, body, { timeoutMs: ctx.timeoutMs, authorization: spec.authorization });
+    postJson(spec.url, body, { timeoutMs: ctx.timeoutMs, authorization: spec.authorization, signal: ctx.stopSignal });
   const send: (t: Announced) => Promise<void> = (() => {
     switch (spec.kind) {
       case "webhook":
@@ -30,7 +32,7 @@ export function makeReceiver(spec: ReceiverSpec, ctx: ReceiverContext): Receiver
       case "slack":
         return (t: Announced) => post(slackMessage(t));
       case "alertmanager":
-        return (t: Announced) => sendTransition(spec, t, ctx.nowMs(), ctx.resendMs, ctx.timeoutMs);
+        return (t: Announced) => sendTransition(spec, t, ctx.nowMs(), ctx.resendMs, ctx.timeoutMs, ctx.stopSignal);
     }
   })();
   return { spec, send };
