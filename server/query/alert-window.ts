@@ -6,7 +6,8 @@
 // small rows (one index range per client and flag class) whatever the
 // traffic. server/alerts/bucket-cache.ts keeps settled buckets between cycles.
 import { MAX_LATE_MS_CHOICES } from "../../shared/contract/index.js";
-import { emptyRollup, mergeEncoded, mergeInto, type Rollup } from "../../shared/rollup.js";
+import { emptyRollup, mergeInto, type Rollup } from "../../shared/rollup.js";
+import { mergeEncoded } from "../../shared/rollup-codec.js";
 import type { Pace } from "../store/pace.js";
 import type { ReadPool } from "../store/read-pool.js";
 import { bucketStartMs, CLASS_COUNT, classesFor } from "../store/rollup-class.js";

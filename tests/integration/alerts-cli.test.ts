@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli, startServerProcess, tempDir } from "../../testkit/server-process.js";
+import { runCli, startServerProcess, tempDir, waitFor } from "../../testkit/server-process.js";
 
 describe("tailprobe serve --alerts / --notify / --alertmanager", () => {
   it("refuses a bad rules file naming the flag, file, line and problem", async () => {
@@ -37,6 +37,8 @@ describe("tailprobe serve --alerts / --notify / --alertmanager", () => {
     ]);
     try {
       expect(s.output()).toMatch(/listening on/);
+      // Its last start-up line: the signal handlers are set once it is printed.
+      await waitFor(() => (s.output().includes(s.dbPath) ? true : undefined), 5000, "the database line");
     } finally {
       await s.stop();
     }
