@@ -25,6 +25,7 @@ import { startLoopLag } from "./echo/loop-lag.js";
 import { exportRouter } from "./query/export-route.js";
 import { forensicsRouter } from "./query/forensics-routes.js";
 import { changesRouter } from "./changes/route.js";
+import { createChangeSource } from "./changes/source.js";
 import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createBudgets } from "./limits/budgets.js";
@@ -253,7 +254,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     publicId: (clientKey) => clients.publicId(clientKey),
     externalUrl: () => url,
     health: deps.healthFeed,
-    changes: deps.changeSource,
+    changes: deps.changeSource ?? createChangeSource(store, clients),
     nowMs,
     log,
     tuning: deps.alertTuning,

@@ -1,8 +1,7 @@
 // The two feeds alerts consume, as INTERFACES.md fixes them: the health
-// branch's HealthFeed (server/health/feed.ts, shared/contract/incidents.ts)
-// and the changes branch's ChangeSource (server/changes/source.ts,
-// shared/contract/changes.ts). Declared here by the fields alerts reads, so
-// this module builds before those land; theirs satisfy these structurally.
+// branch's HealthFeed (server/health/feed.ts, shared/contract/incidents.ts),
+// declared here by the fields alerts reads until it lands (the real one
+// satisfies it structurally), and the ChangeSource of server/changes/source.ts.
 
 export type Verdict = "server" | "client" | "network" | "http" | "browser" | "unknown";
 
@@ -32,23 +31,6 @@ export interface HealthFeed {
   subscribe(listener: (e: { type: "opened" | "updated" | "closed"; incident: IncidentView }) => void): () => void;
 }
 
-export interface ChangeView {
-  method: string;
-  target: string;
-  /** A public id, or null for every client together. */
-  client: string | null;
-  /** epoch ms */
-  t: number;
-  statistic: "p50" | "p90" | "p99";
-  /** ms */
-  before: number;
-  /** ms */
-  after: number;
-  ratio: number;
-  verdict: string;
-  evidence: string;
-}
-
-export interface ChangeSource {
-  changes(fromMs: number, toMs: number): Promise<ChangeView[]>;
-}
+/** A change as the change source sends it (shared/contract/changes.ts). */
+export type { Change as ChangeView } from "../../shared/contract/index.js";
+export type { ChangeSource } from "../changes/source.js";

@@ -63,6 +63,7 @@ export class TailRegression {
           summary: `${c.method} ${c.target}${who} ${c.statistic} ${ms(c.before)} → ${ms(c.after)} (×${Number(c.ratio.toFixed(2))}) at ${rfc3339(c.t)}`,
           description: c.evidence,
           verdict: c.verdict,
+          change: c.id,
         },
         startsAtMs: c.t,
         generatorUrl: this.o.link(labels, c.t - LINK_SPAN_MS, c.t + LINK_SPAN_MS),

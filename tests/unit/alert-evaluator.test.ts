@@ -289,6 +289,16 @@ describe("TailRegression from the change source", () => {
     ratio: 3.9,
     verdict: "http",
     evidence: "ping B unchanged, server time unchanged: HTTP or the browser",
+    id: `xhr@B/all/${over.t ?? T0}`,
+    earliestT: (over.t ?? T0) - 300_000,
+    p: 1e-6,
+    beforeFrom: (over.t ?? T0) - 7_200_000,
+    afterTo: (over.t ?? T0) + 1_800_000,
+    samplesBefore: 7200,
+    samplesAfter: 1800,
+    resolutionMs: 300_000,
+    moves: [],
+    parts: [],
     ...over,
   });
 
