@@ -253,7 +253,7 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
     state: store.alertState,
     publicId: (clientKey) => clients.publicId(clientKey),
     externalUrl: () => url,
-    health: deps.healthFeed,
+    health: deps.healthFeed ?? health.monitor,
     changes: deps.changeSource ?? createChangeSource(store, clients),
     nowMs,
     log,

@@ -8,6 +8,7 @@ import { BucketCache } from "./bucket-cache.js";
 import type { BuiltinSettings } from "./builtins.js";
 import { ALERT_SLICE_MS, RuleEvaluator } from "./evaluator.js";
 import type { ChangeSource, HealthFeed } from "./feeds.js";
+import { PEER_PROBER_ID_PREFIX } from "../health/peer-samples.js";
 import { checkNoReports } from "./no-reports.js";
 import { RESEND_MS_DEFAULT, startResend } from "./notify/alertmanager.js";
 import { Dispatcher } from "./notify/dispatcher.js";
@@ -45,7 +46,7 @@ export interface AlertDeps {
   serverName: string;
   queries: {
     alertBuckets(fromMs: number, toMs: number, options?: { sliceMs?: number }): Promise<BucketRows>;
-    newestSampleMs(): Promise<number | null>;
+    newestSampleMs(excludePrefix?: string): Promise<number | null>;
   };
   state: AlertStateStore;
   /** A stored clientId's public id. */
@@ -201,7 +202,8 @@ export async function startAlerts(o: AlertOptions, d: AlertDeps): Promise<AlertS
           checkNoReports({
             afterMs,
             serverName: d.serverName,
-            newestSampleMs: () => d.queries.newestSampleMs(),
+            // A server's own probes of its peers are stored as a client too: they are no page.
+            newestSampleMs: () => d.queries.newestSampleMs(PEER_PROBER_ID_PREFIX),
             sink: book,
             nowMs,
             link,

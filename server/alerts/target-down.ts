@@ -30,7 +30,7 @@ export function annotationsOf(i: IncidentView): Labels {
     description: [`verdict: ${i.verdict}`, ...i.evidence].join("; "),
     verdict: i.verdict,
     incident: i.id,
-    ...(i.observer !== undefined ? { observer: i.observer } : {}),
+    observer: i.observer,
   };
 }
 

@@ -134,9 +134,19 @@ export async function readAlertBuckets(pool: ReadPool, fromMs: number, toMs: num
   return out;
 }
 
-/** The send time (epoch ms) of the newest stored sample of any session, or null if none: the dead-man's clock. */
-export async function newestSampleMs(pool: ReadPool): Promise<number | null> {
-  const rows = await pool.all<{ t: number | null }>("SELECT max(last_t) AS t FROM sessions", []);
+/**
+ * The send time (epoch ms) of the newest sample any page stored, or null if
+ * none ever did: the dead-man's clock. Sessions of clients whose id starts
+ * with `excludePrefix` (the servers' own probes of their peers) are not pages.
+ */
+export async function newestSampleMs(pool: ReadPool, excludePrefix = ""): Promise<number | null> {
+  const rows =
+    excludePrefix === ""
+      ? await pool.all<{ t: number | null }>("SELECT max(last_t) AS t FROM sessions", [])
+      : await pool.all<{ t: number | null }>(
+          "SELECT max(last_t) AS t FROM sessions WHERE substr(client_id, 1, ?) <> ?",
+          [excludePrefix.length, excludePrefix],
+        );
   const t = rows[0]?.t;
   return t === null || t === undefined ? null : Number(t);
 }

@@ -69,8 +69,8 @@ export interface Queries {
   targetHealth(filter: SampleFilter, q: TargetHealthQuery, options?: QueryOptions): Promise<TargetBuckets[]>;
   /** The stored 5-minute rollups of the buckets in a range, per series, client and sample population (alert rules). */
   alertBuckets(fromMs: number, toMs: number, options?: QueryOptions & { sliceMs?: number }): Promise<BucketRows>;
-  /** The newest stored sample's send time (epoch ms), or null (the NoReports dead-man). */
-  newestSampleMs(): Promise<number | null>;
+  /** The newest page sample's send time (epoch ms), or null (the NoReports dead-man); excludePrefix: client ids that are not pages. */
+  newestSampleMs(excludePrefix?: string): Promise<number | null>;
 }
 
 /** What the queries read: a store's read port, and the time before which its raw samples are gone. */
@@ -124,6 +124,6 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
     targetHealth: (f, q, o) => targetHealth(ctx, f, q, pace(o)),
     alertBuckets: (fromMs, toMs, o) =>
       readAlertBuckets(pool, fromMs, toMs, new Pace(o?.sliceMs ?? SLICE_MS, o?.signal)),
-    newestSampleMs: () => newestSampleMs(pool),
+    newestSampleMs: (excludePrefix) => newestSampleMs(pool, excludePrefix),
   };
 }

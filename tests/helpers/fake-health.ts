@@ -30,6 +30,8 @@ export function downIncident(over: Partial<IncidentView> = {}): IncidentView {
     methods: ["xhr", "jsonp", "ws"],
     clients: ["pub1", "pub2", "pub3"],
     evidence: ["3 of 3 clients fail", "A's own probe fails"],
+    peak: { affected: 4, reporting: 4, failureShare: 1, latencyMs: null, typicalMs: 1.2 },
+    observer: "A",
     ...over,
   };
 }

@@ -96,6 +96,7 @@ describe("receivers", () => {
         description: "verdict: server; 3 of 3 clients fail; A's own probe fails",
         verdict: "server",
         incident: "inc-1",
+        observer: "A",
       },
       externalURL: "http://127.0.0.1:8080",
       alerts: [

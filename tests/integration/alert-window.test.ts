@@ -5,6 +5,7 @@
 // and late samples fall in the populations they belong to.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/app.js";
+import { PEER_PROBER_ID_PREFIX } from "../../server/health/peer-samples.js";
 import { ON_TIME_LATE_MS, SAMPLE_MODES } from "../../server/query/alert-window.js";
 import { quantile } from "../../shared/rollup.js";
 import { percentileSorted } from "../../shared/stats.js";
@@ -146,5 +147,18 @@ describe.each(STORE_KINDS)("alert windows (%s)", (kind) => {
     expect(await server.store.alertBuckets(now + BUCKET_MS, now + 2 * BUCKET_MS)).toEqual(new Map());
     const newest = Math.max(...planted.map((p) => p.t));
     expect(await server.store.newestSampleMs()).toBe(newest);
+    // A server's own probes of its peers (a client id of its own) are newer, and no page: left out.
+    const res = await fetch(`${server.url}/api/samples`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        clientId: `${PEER_PROBER_ID_PREFIX}abcdefghijklmnopqrstuv`,
+        sessionId: `${PEER_PROBER_ID_PREFIX}session-of-the-prober`,
+        samples: [{ seq: 0, t: now, method: "ws", target: "B", ms: 2, outcome: "ok" }],
+      }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+    expect(await server.store.newestSampleMs()).toBe(now);
+    expect(await server.store.newestSampleMs(PEER_PROBER_ID_PREFIX)).toBe(newest);
   });
 });

@@ -224,6 +224,8 @@ describe("TargetDown from the health feed", () => {
     methods: ["xhr", "jsonp", "ws"],
     clients: ["p1", "p2", "p3"],
     evidence: ["3 of 3 clients fail", "A's own probe fails"],
+    peak: { affected: 4, reporting: 4, failureShare: 1, latencyMs: null, typicalMs: 1.2 },
+    observer: "A",
     ...over,
   });
 
