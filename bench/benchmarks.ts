@@ -5,6 +5,7 @@ import type { Benchmark } from "./result.js";
 export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "echo-overhead": () => import("./echo-overhead.js"),
   "ws-echo-overhead": () => import("./ws-echo-overhead.js"),
+  "alert-overhead": () => import("./alert-overhead.js"),
   "chart-queries": () => import("./chart-queries.js"),
   "change-detection": () => import("./change-detection.js"),
   "changes-query": () => import("./changes-query.js"),

@@ -7,6 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import type { ServeOptions } from "./cli/options.js";
+import { startAlerts, type AlertDeps } from "./alerts/alerts.js";
+import type { ChangeSource, HealthFeed } from "./alerts/feeds.js";
 import { adminRouter } from "./api/admin.js";
 import { chartsRouter } from "./api/charts.js";
 import { configRouter } from "./api/config.js";
@@ -24,6 +26,7 @@ import { startLoopLag } from "./echo/loop-lag.js";
 import { exportRouter } from "./query/export-route.js";
 import { forensicsRouter } from "./query/forensics-routes.js";
 import { changesRouter } from "./changes/route.js";
+import { createChangeSource } from "./changes/source.js";
 import { metricsRouter } from "./query/metrics-route.js";
 import { createWsEcho } from "./echo/ws-echo.js";
 import { createBudgets } from "./limits/budgets.js";
@@ -69,6 +72,11 @@ export interface ServerDeps {
   clientDir?: string;
   /** Mount test-only hooks (POST /api/test/stall); set from TAILPROBE_TEST_HOOKS=1 by the CLI. */
   testHooks?: boolean;
+  /** Alert sources in place of the server's own (tests). */
+  healthFeed?: HealthFeed;
+  changeSource?: ChangeSource;
+  /** Shorter alerting timers (tests). */
+  alertTuning?: AlertDeps["tuning"];
 }
 
 /** The built pages: dist/client beside dist/server, or dist/client from the source tree. */
@@ -254,15 +262,29 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const displayHost = host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host;
   baselines.setLocalPort(port);
+  const url = `${scheme}://${displayHost}:${port}`;
+  const alerts = await startAlerts(options.alerts, {
+    serverName: options.name,
+    queries: store,
+    state: store.alertState,
+    publicId: (clientKey) => clients.publicId(clientKey),
+    externalUrl: () => url,
+    health: deps.healthFeed ?? health.monitor,
+    changes: deps.changeSource ?? createChangeSource(store, clients),
+    nowMs,
+    log,
+    tuning: deps.alertTuning,
+  });
 
   return {
-    url: `${scheme}://${displayHost}:${port}`,
+    url,
     port,
     store,
     health: health.monitor,
     load,
     async close() {
       await load?.close();
+      await alerts.stop();
       await health.stop();
       peers.stop();
       baselines.stop();

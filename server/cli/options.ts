@@ -5,6 +5,8 @@ import { isPostgresUrl } from "../store/postgres/dialect.js";
 import { parseArgs } from "node:util";
 import { SERVER_NAME_PATTERN } from "../../shared/names.js";
 import { fail, ok, type Result } from "../../shared/result.js";
+import type { AlertOptions } from "../alerts/alerts.js";
+import { ALERT_FLAG_ARGS, ALERT_FLAGS, parseAlertFlags, type ReadFile } from "./alert-flags.js";
 import { parseSecurityFlags, SECURITY_FLAG_ARGS, SECURITY_FLAGS, type SecurityOptions } from "./security-flags.js";
 import { parseStressFlags, STRESS_FLAG_ARGS, STRESS_FLAGS, type StressOptions } from "./stress-flags.js";
 import { RAW_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN, ROLLUP_DAYS_DEFAULT } from "../store/retention.js";
@@ -55,6 +57,8 @@ export interface ServeOptions extends SecurityOptions {
   rollupDays: number;
   /** The stress test's load paths (docs/stress.md). */
   stress: StressOptions;
+  /** Rules (--alerts), built-in alerts and receivers (--notify, --alertmanager). */
+  alerts: AlertOptions;
 }
 
 export const SERVE_FLAGS = {
@@ -95,6 +99,7 @@ export const SERVE_FLAGS = {
     type: "string",
     help: `days hourly and daily rollups are kept (default ${ROLLUP_DAYS_DEFAULT}; at least --raw-days)`,
   },
+  ...ALERT_FLAGS,
   help: { type: "boolean", short: "h", help: "show this help" },
 } as const;
 
@@ -119,6 +124,7 @@ const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
   ...STRESS_FLAG_ARGS,
   "raw-days": "N",
   "rollup-days": "N",
+  ...ALERT_FLAG_ARGS,
 };
 
 const SERVE_EXAMPLES = [
@@ -127,6 +133,7 @@ const SERVE_EXAMPLES = [
   "  tailprobe serve --peer http://b.example:8080                on host A: pages probe A and B (name from B's /api/config)",
   "  tailprobe serve --peer B=https://b.example:8080             the same, naming the peer yourself",
   "  tailprobe serve --tls-cert cert.pem --tls-key key.pem       HTTPS and WSS; an HTTPS page can only probe HTTPS peers",
+  "  tailprobe serve --notify https://ntfy.sh/my-topic           be told when a server goes down (built-in alerts)",
 ];
 
 export function serveHelp(): string {
@@ -180,6 +187,7 @@ export function parsePeer(raw: string): Result<PeerSpec> {
 export function parseServeArgs(
   argv: string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
+  readFile?: ReadFile,
 ): Result<ServeOptions | "help"> {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
@@ -268,6 +276,8 @@ export function parseServeArgs(
   if (!security.ok) return security;
   const stress = parseStressFlags(values, intFlag);
   if (!stress.ok) return stress;
+  const alerts = parseAlertFlags(values, readFile);
+  if (!alerts.ok) return alerts;
 
   return ok({
     port: port.value,
@@ -287,5 +297,6 @@ export function parseServeArgs(
     rawDays: rawDays.value,
     rollupDays: rollupDays.value,
     stress: stress.value,
+    alerts: alerts.value,
   });
 }

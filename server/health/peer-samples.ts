@@ -35,9 +35,12 @@ export interface PeerSamples {
   stop(): Promise<void>;
 }
 
+/** What the client ids of servers' own probes start with: a page's are hex, so never this. */
+export const PEER_PROBER_ID_PREFIX = "srv_";
+
 /** The probing server's client id: `srv_` and 22 base64url characters of a keyed hash of its name. */
 export function peerProberClientId(key: Buffer, observer: string): string {
-  return `srv_${createHmac("sha256", key).update(`peer-prober:${observer}`).digest("base64url").slice(0, 22)}`;
+  return `${PEER_PROBER_ID_PREFIX}${createHmac("sha256", key).update(`peer-prober:${observer}`).digest("base64url").slice(0, 22)}`;
 }
 
 export function createPeerSamples(o: PeerSampleOptions): PeerSamples {

@@ -15,6 +15,7 @@ import { Pace, SLICE_MS } from "../store/pace.js";
 import type { ReadPool } from "../store/read-pool.js";
 import { classesFor, LEVEL_MS } from "../store/rollup-class.js";
 import type { SampleFilter } from "../store/sample-filter.js";
+import { newestSampleMs, readAlertBuckets, type BucketRows } from "./alert-window.js";
 import { rawCdf, rollupCdf } from "./cdf.js";
 import { clientsQuery } from "./clients.js";
 import { rawHeatmap, rollupHeatmap } from "./heatmap.js";
@@ -66,6 +67,10 @@ export interface Queries {
   changes(filter: ChangeFilter, options?: QueryOptions): Promise<FoundChange[]>;
   /** Per server and bucket, probes ok and failed and latency percentiles, the filter's methods merged (the status page); from rollups always. */
   targetHealth(filter: SampleFilter, q: TargetHealthQuery, options?: QueryOptions): Promise<TargetBuckets[]>;
+  /** The stored 5-minute rollups of the buckets in a range, per series, client and sample population (alert rules). */
+  alertBuckets(fromMs: number, toMs: number, options?: QueryOptions & { sliceMs?: number }): Promise<BucketRows>;
+  /** The newest page sample's send time (epoch ms), or null (the NoReports dead-man); excludePrefix: client ids that are not pages. */
+  newestSampleMs(excludePrefix?: string): Promise<number | null>;
 }
 
 /** What the queries read: a store's read port, and the time before which its raw samples are gone. */
@@ -117,5 +122,8 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
     sessionClocks: (f) => sessionClocksQuery(pool, f),
     changes: (f, o) => findChanges(f, pace(o)),
     targetHealth: (f, q, o) => targetHealth(ctx, f, q, pace(o)),
+    alertBuckets: (fromMs, toMs, o) =>
+      readAlertBuckets(pool, fromMs, toMs, new Pace(o?.sliceMs ?? SLICE_MS, o?.signal)),
+    newestSampleMs: (excludePrefix) => newestSampleMs(pool, excludePrefix),
   };
 }

@@ -9,6 +9,7 @@
 import type { IngestResult, SampleBatch } from "../../shared/contract/index.js";
 import type { BodyIngest, SampleRules } from "../ingest/read-batch.js";
 import type { IncidentStore } from "./incidents.js";
+import type { AlertStateStore } from "./alert-state.js";
 import type { PageReader } from "./page-reader.js";
 import type { ReadPool } from "./read-pool.js";
 import type { StressRunStore } from "./stress-runs.js";
@@ -62,6 +63,8 @@ export interface Store {
   announceTargets(targets: readonly string[]): void;
   /** The health monitors' incidents (incidents.ts). */
   readonly incidents: IncidentStore;
+  /** What alerts fire, since when, and what each receiver was sent (server/alerts/; alert-state.ts). */
+  readonly alertState: AlertStateStore;
   /** Stops retention and the writer (after the batches already posted are committed), closes every connection. */
   close(): Promise<void>;
 }

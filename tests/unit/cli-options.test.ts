@@ -84,6 +84,29 @@ describe("tailprobe serve flags", () => {
     "admin-token": [["--admin-token", "a-token-of-24-characters"], { adminToken: "a-token-of-24-characters" }],
     "raw-days": [["--raw-days", "7"], { rawDays: 7 }],
     "rollup-days": [["--rollup-days", "90"], { rollupDays: 90 }],
+    alerts: [
+      ["--alerts", "docs/alerts/rules.example.yml"],
+      {
+        alerts: expect.objectContaining({
+          rules: expect.arrayContaining([expect.objectContaining({ name: "WebSocketTailSlow" })]),
+        }),
+      },
+    ],
+    alertmanager: [
+      ["--alertmanager", "http://127.0.0.1:9093"],
+      { alerts: expect.objectContaining({ alertmanager: expect.objectContaining({ kind: "alertmanager" }) }) },
+    ],
+    notify: [
+      ["--notify", "https://ntfy.sh/ops", "--notify", "https://example.org/hook"],
+      {
+        alerts: expect.objectContaining({
+          notify: [
+            expect.objectContaining({ kind: "ntfy", topic: "ops" }),
+            expect.objectContaining({ kind: "webhook" }),
+          ],
+        }),
+      },
+    ],
     help: [["--help"], {}],
   };
 

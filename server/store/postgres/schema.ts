@@ -100,6 +100,18 @@ export const TABLES_PG: readonly string[] = [
   phases   text
 )`,
   "CREATE INDEX IF NOT EXISTS stress_runs_start ON stress_runs (start_ms)",
+  // Alert state (../alert-state.ts, alert-state.ts): one row per alert label set, holding its latest episode.
+  `CREATE TABLE IF NOT EXISTS alert_state (
+  fingerprint   text PRIMARY KEY,
+  labels        text NOT NULL,
+  annotations   text NOT NULL,
+  starts_at_ms  bigint NOT NULL,
+  ends_at_ms    bigint,
+  generator_url text NOT NULL,
+  sent          text NOT NULL DEFAULT '{}',
+  owner         text NOT NULL,
+  changed_ms    bigint NOT NULL
+)`,
 ];
 
 /** A phase's name from its stored code (shared/stress/phases.ts phaseCode: 1-based). */

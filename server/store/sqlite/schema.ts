@@ -46,6 +46,20 @@ CREATE TABLE IF NOT EXISTS raw_blocks (
   PRIMARY KEY (start_ms, session, seq0)
 ) WITHOUT ROWID;`;
 
+/** Alert state (../alert-state.ts, alert-state.ts): one row per alert label set, holding its latest episode. */
+export const ALERT_STATE_DDL = `
+CREATE TABLE IF NOT EXISTS alert_state (
+  fingerprint   TEXT PRIMARY KEY,
+  labels        TEXT NOT NULL,              -- JSON object
+  annotations   TEXT NOT NULL,              -- JSON object
+  starts_at_ms  INTEGER NOT NULL,
+  ends_at_ms    INTEGER,                    -- NULL while firing
+  generator_url TEXT NOT NULL,
+  sent          TEXT NOT NULL DEFAULT '{}', -- JSON: receiver key → "firing" | "resolved"
+  owner         TEXT NOT NULL,              -- the server that recorded the last transition
+  changed_ms    INTEGER NOT NULL
+);`;
+
 /**
  * Stress-test runs (docs/stress.md): a code per run key, added by the writer
  * at the run's first sample (its samples carry the code, raw-layout.ts
@@ -139,4 +153,5 @@ ${RAW_BLOCKS_DDL}
 ${RAW_BLOCKS_SEQ_INDEX_DDL}
 ${INCIDENTS_DDL}
 ${STRESS_RUNS_DDL}
+${ALERT_STATE_DDL}
 `;

@@ -15,6 +15,7 @@ import { loadPublicIdKey, storedClientIds } from "./meta.js";
 import { openSqlitePageReader } from "./page-reader.js";
 import { openReadPool } from "./read-pool.js";
 import { startRetention } from "./retention.js";
+import { sqliteAlertState } from "./alert-state.js";
 import { type SqliteWrites, statementRunner } from "./statements.js";
 import { sqliteStressRuns } from "./stress-runs.js";
 import { batchWriter } from "./writer.js";
@@ -74,6 +75,7 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): SqliteStore 
     writes,
     incidents: sqliteIncidents(readPool, writes),
     stressRuns: sqliteStressRuns(readPool, writes),
+    alertState: sqliteAlertState(readPool, writes),
     insertBatch: async (batch, meta) => insertBatch(batch, meta),
     ingestBody: (body, rules, meta) => ingestHere(body, rules, meta, async (batch, m) => insertBatch(batch, m)),
     deleteClient: async (clientId) => {
@@ -123,6 +125,7 @@ export async function openStoreThreaded(dbPath: string, opts: SqliteStoreOptions
     writes,
     incidents: sqliteIncidents(readPool, writes),
     stressRuns: sqliteStressRuns(readPool, writes),
+    alertState: sqliteAlertState(readPool, writes),
     insertBatch: (batch, meta) => writer.insertBatch(batch, meta),
     ingestBody: (body, rules, meta) => writer.ingestBody(body, rules, meta),
     deleteClient: (clientId) => writer.deleteClient(clientId),
