@@ -11,8 +11,9 @@
 // Run from the repository root: npx tsx scripts/dev/migration-fixtures.mts [name…]
 // (names as sqlite-v1, postgres-v5; all fixtures without names; each takes
 // under a minute). A new schema version adds its predecessor here: the last
-// commit that wrote it, then this script for that name. Needs git,
-// sqlite3, and for the postgres-* fixtures the PostgreSQL binaries.
+// commit on main's first-parent history that wrote it, then this script for
+// that name. Needs git, sqlite3, and for the postgres-* fixtures the
+// PostgreSQL binaries.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -32,7 +33,10 @@ interface FixtureSpec {
   engine: "sqlite" | "postgres";
   /** The schema version the commit writes. */
   version: number;
-  /** The last commit that wrote that version (git log -- server/store/schema.ts). */
+  /**
+   * The last commit on main's first-parent history that wrote that version
+   * (git log --first-parent main, each commit's SCHEMA_VERSION).
+   */
   commit: string;
 }
 
