@@ -49,11 +49,15 @@ export const FIXTURES: readonly FixtureSpec[] = [
   { name: "sqlite-v6", engine: "sqlite", version: 6, commit: "d770b5e" },
   { name: "sqlite-v7", engine: "sqlite", version: 7, commit: "58265d9" },
   { name: "sqlite-v8", engine: "sqlite", version: 8, commit: "00c4788" },
+  { name: "sqlite-v9", engine: "sqlite", version: 9, commit: "3c7b564" },
+  { name: "sqlite-v10", engine: "sqlite", version: 10, commit: "3b18248" },
   { name: "postgres-v2", engine: "postgres", version: 2, commit: "355ea1a" },
   { name: "postgres-v3", engine: "postgres", version: 3, commit: "66e7041" },
   { name: "postgres-v4", engine: "postgres", version: 4, commit: "27b8960" },
   { name: "postgres-v5", engine: "postgres", version: 5, commit: "58265d9" },
   { name: "postgres-v6", engine: "postgres", version: 6, commit: "00c4788" },
+  { name: "postgres-v7", engine: "postgres", version: 7, commit: "3c7b564" },
+  { name: "postgres-v8", engine: "postgres", version: 8, commit: "3b18248" },
 ];
 
 export interface ManifestEntry {
