@@ -7,7 +7,7 @@
 // 2. The injected delay (testkit/injected-delay.ts): +50 ms through
 //    Toxiproxy in front of B; each B series' median shift beside what the
 //    proxy added by the Node control prober's, and A's shift beside 0.
-// Run after npm run build: npm run bench -- engine-fidelity
+// Run after npm run build: npm run bench -- long engine-fidelity
 // (or: npx tsx bench/engine-fidelity.ts [smoke|full] [firefox|webkit ...])
 import { summarize } from "../shared/stats.js";
 import { type Engine, launchEngine, type LaunchedEngine } from "../testkit/engines.js";
@@ -215,6 +215,12 @@ export const bench: Benchmark = {
   about:
     "The probe page against the bare page, and a 50 ms delay injected on B, in Firefox and WebKit, each beside its own bare page; a row gives the series nearest its goal, the run prints all.",
   run: (size) => run(size),
+  // About 11 minutes: only in `npm run bench -- long` (bench/benchmarks.ts LONG_ONLY).
+  long: {
+    about:
+      "The probe page against the bare page, and a 50 ms delay injected on B, in Firefox and WebKit, each beside its own bare page; a row gives the series nearest its goal, the run prints all.",
+    run: (size) => run(size),
+  },
 };
 if (isMain(import.meta.url)) {
   const engines = process.argv
