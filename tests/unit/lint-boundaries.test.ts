@@ -50,7 +50,38 @@ const PLANTS: Plant[] = [
   },
   { dir: "shared", imports: 'import x from "node:fs";', rule: RESTRICTED, message: "no Node APIs" },
   { dir: "shared", imports: 'import x from "fs";', rule: NODE_PROTOCOL },
+  {
+    dir: "server/store/sqlite",
+    imports: 'import { x } from "../postgres/store.js";',
+    rule: RESTRICTED,
+    message: "never imports the PostgreSQL engine",
+  },
+  {
+    dir: "server/store/postgres",
+    imports: 'import { x } from "../sqlite/store.js";',
+    rule: RESTRICTED,
+    message: "never imports the SQLite engine",
+  },
+  {
+    dir: "server/store",
+    imports: 'import { x } from "../query/queries.js";',
+    rule: RESTRICTED,
+    message: "never imports server/query/",
+  },
+  {
+    dir: "server/store/sqlite",
+    imports: 'import { x } from "../../query/queries.js";',
+    rule: RESTRICTED,
+    message: "never imports server/query/",
+  },
+  {
+    dir: "server/store",
+    imports: 'import { x } from "./sqlite/store.js";',
+    rule: RESTRICTED,
+    message: "engine-neutral",
+  },
   // Allowed: the same kinds of import where no boundary applies.
+  { dir: "server/store/sqlite", imports: 'import { x } from "../read-pool.js";', rule: null },
   { dir: "client/src/probe", imports: 'import { x } from "../../../shared/stats.js";', rule: null },
   { dir: "bench", imports: 'import { x } from "../server/app.js";', rule: null },
   { dir: "scripts", imports: 'import { x } from "../client/src/probe/plan.js";', rule: null },
@@ -81,6 +112,28 @@ function lintPlants(): Map<string, Diagnostic[]> {
   for (const d of report.diagnostics) byFile.get(d.location.path)?.push(d);
   return byFile;
 }
+
+describe("import cycles (biome.json)", () => {
+  it("two files that import each other fail with noImportCycles", () => {
+    const a = path.join("server/query", `planted-cycle-${process.pid}-a.ts`);
+    const b = path.join("server/query", `planted-cycle-${process.pid}-b.ts`);
+    let stdout: string;
+    try {
+      fs.writeFileSync(a, `import { b } from "./${path.basename(b, ".ts")}.js";\n\nexport const a = b;\n`);
+      fs.writeFileSync(
+        b,
+        `import { a } from "./${path.basename(a, ".ts")}.js";\n\nexport const b = 1;\nexport const c = a;\n`,
+      );
+      stdout = spawnSync(BIOME, ["lint", "--reporter=json", a, b], { encoding: "utf8" }).stdout;
+    } finally {
+      fs.rmSync(a, { force: true });
+      fs.rmSync(b, { force: true });
+    }
+    const report = JSON.parse(stdout) as { diagnostics: Diagnostic[] };
+    const cycles = report.diagnostics.filter((d) => d.category === "lint/suspicious/noImportCycles");
+    expect(cycles.map((d) => d.location.path).sort()).toEqual([a, b].sort());
+  });
+});
 
 describe("import boundaries (biome.json)", () => {
   const byFile = lintPlants();
