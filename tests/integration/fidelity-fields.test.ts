@@ -11,7 +11,7 @@ import { migrate } from "../../server/store/sqlite/migrations/migrate.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { startInProcess } from "../helpers/in-process.js";
-import { tempDir } from "../../testkit/server-process.js";
+import { tempDir, waitFor } from "../../testkit/server-process.js";
 import { publicIdOf } from "../../testkit/public-id.js";
 import { freshDb, selectAll, STORE_KINDS } from "../helpers/store-kinds.js";
 
@@ -160,6 +160,38 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
         ],
       );
     });
+
+    it("counts the pages' sessions by engine, not a server's own probes of its peer", async () => {
+      const b = await startInProcess(["--db", await freshDb(kind, "fidelity_peer_b"), "--name", "B"]);
+      const a = await startInProcess(["--db", await freshDb(kind, "fidelity_peer_a"), "--peer", `B=${b.url}`]);
+      try {
+        const from = Date.now() - 1000;
+        const res = await fetch(`${a.url}/api/samples`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({
+            clientId: "client_page",
+            sessionId: "session_page",
+            engine: "gecko",
+            timerResolutionMs: 0.02,
+            samples: [{ seq: 0, t: Date.now(), method: "xhr", target: "A", ms: 3, outcome: "ok" }],
+          }),
+        });
+        expect(res.status).toBe(200);
+        // A's own probes of B are stored as a session of their own.
+        const statsNow = async () =>
+          (await (await fetch(`${a.url}/api/stats?from=${from}&to=${Date.now() + 1000}`)).json()) as StatsResponse;
+        await waitFor(
+          async () => ((await statsNow()).rows.some((r) => r.method.startsWith("peer")) ? true : undefined),
+          20_000,
+          "A's probes of B stored",
+        );
+        expect((await statsNow()).engines).toEqual([{ engine: "gecko", sessions: 1, timerResolutionMs: 0.02 }]);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }, 30_000);
 
     it("a version-1 database made before timer_resolution_us upgrades with it empty, once", () => {
       const db = new Database(path.join(tempDir(), "old.db"));
