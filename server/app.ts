@@ -198,7 +198,13 @@ export async function startServer(options: ServeOptions, deps: ServerDeps = {}):
   app.use(forensicsRouter(store, nowMs, clients));
   app.use(changesRouter(store, clients));
   app.use(incidentsRouter(store.incidents, nowMs));
-  app.use(pageSecurityHeaders(options.peers, options.tlsCertPath !== undefined));
+  app.use(
+    pageSecurityHeaders(
+      options.peers,
+      options.tlsCertPath !== undefined,
+      load === null ? null : [load.ports.down, load.ports.up],
+    ),
+  );
   const servers = () => [options.name, ...peers.list().map((p) => p.name), ...store.deploymentTargets()];
   app.use(
     statusRouter({

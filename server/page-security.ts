@@ -12,25 +12,37 @@ const PLAIN_HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5}
 /** The host without its port: "[::1]:8080" → "[::1]". */
 const hostName = (host: string) => host.replace(/:\d{1,5}$/, "");
 
-export function contentSecurityPolicy(peers: readonly PeerSpec[], host: string | undefined, tls: boolean): string {
+/**
+ * `loadPorts`: this server's stress-test load ports (downloads, uploads), or
+ * null with --no-stress.
+ */
+export function contentSecurityPolicy(
+  peers: readonly PeerSpec[],
+  host: string | undefined,
+  tls: boolean,
+  loadPorts: readonly number[] | null,
+): string {
   const peerOrigins = peers.map((p) => new URL(p.url).origin);
   const peerSockets = peerOrigins.map((o) => o.replace(/^http/, "ws"));
   const plainHost = host !== undefined && PLAIN_HOST.test(host) ? host : undefined;
   // 'self' covers this origin's ws:/wss: in CSP Level 3 browsers; older ones need it spelled out.
   const ownSocket = plainHost !== undefined ? [`${tls ? "wss" : "ws"}://${plainHost}`] : [];
-  // The stress test's load paths listen on other ports of the same hosts (docs/stress.md); a
-  // peer's may change when it restarts, so any port of a host the page already talks to.
-  const loadOrigins = [
-    ...(plainHost !== undefined ? [`${tls ? "https" : "http"}://${hostName(plainHost)}:*`] : []),
-    ...peers.map((p) => {
-      const u = new URL(p.url);
-      return `${u.protocol}//${u.hostname}:*`;
-    }),
-  ];
+  // The stress test's load paths listen on other ports (docs/stress.md): this server's own two
+  // by number; a peer's are its own to choose and may change when it restarts, so any port of
+  // that peer's host (docs/security.md says what that allows).
+  const ownLoad =
+    plainHost === undefined || loadPorts === null
+      ? []
+      : loadPorts.map((port) => `${tls ? "https" : "http"}://${hostName(plainHost)}:${port}`);
+  const peerLoad = peers.map((p) => {
+    const u = new URL(p.url);
+    return `${u.protocol}//${u.hostname}:*`;
+  });
+  const connect = [...new Set([...ownSocket, ...peerOrigins, ...peerSockets, ...ownLoad, ...peerLoad])];
   return [
     "default-src 'none'",
     `script-src 'self' ${peerOrigins.join(" ")}`.trim(),
-    `connect-src 'self' ${[...ownSocket, ...peerOrigins, ...peerSockets, ...loadOrigins].join(" ")}`.trim(),
+    `connect-src 'self' ${connect.join(" ")}`.trim(),
     "worker-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
@@ -44,10 +56,14 @@ export function contentSecurityPolicy(peers: readonly PeerSpec[], host: string |
 }
 
 /** Sets the policy (and its companions) on everything the page routes answer. */
-export function pageSecurityHeaders(peers: readonly PeerSpec[], tls: boolean): RequestHandler {
+export function pageSecurityHeaders(
+  peers: readonly PeerSpec[],
+  tls: boolean,
+  loadPorts: readonly number[] | null,
+): RequestHandler {
   return (req, res, next) => {
     res.set({
-      "Content-Security-Policy": contentSecurityPolicy(peers, req.headers.host, tls),
+      "Content-Security-Policy": contentSecurityPolicy(peers, req.headers.host, tls, loadPorts),
       "X-Content-Type-Options": "nosniff",
       "Referrer-Policy": "no-referrer",
     });

@@ -86,7 +86,8 @@ describe("Content-Security-Policy", () => {
     timeout: 60_000,
   }, async () => {
     // A third tailprobe server, answering anyone (CORS *), that is no peer of A: the policy alone must keep the page from it.
-    const c = await startServerProcess(["--name", "C", "--no-ping"]);
+    // On a host of its own (127.0.0.2): the policy allows any port of a peer's host, where the peer's load paths are.
+    const c = await startServerProcess(["--name", "C", "--no-ping", "--host", "127.0.0.2"]);
     try {
       expect((await fetch(`${c.url}/echo`)).status).toBe(200);
       const res = await fetch(`${a.url}/`);
@@ -98,8 +99,22 @@ describe("Content-Security-Policy", () => {
       );
       await res.text();
       const [aHost, bOrigin] = [new URL(a.url).host, new URL(b.url).origin];
+      // A's own two load ports by number (from its /api/config), B's host at any port (its load ports are B's to choose).
+      const aConfig = (await (await fetch(`${a.url}/api/config`)).json()) as {
+        servers: { stress?: { downPort: number; upPort: number } }[];
+      };
+      const aLoad = aConfig.servers[0]!.stress!;
+      const aHostName = new URL(a.url).hostname;
       expect(directives.get("connect-src")!.sort()).toEqual(
-        ["'self'", `ws://${aHost}`, bOrigin, bOrigin.replace(/^http/, "ws")].sort(),
+        [
+          "'self'",
+          `ws://${aHost}`,
+          bOrigin,
+          bOrigin.replace(/^http/, "ws"),
+          `http://${aHostName}:${aLoad.downPort}`,
+          `http://${aHostName}:${aLoad.upPort}`,
+          `http://${new URL(b.url).hostname}:*`,
+        ].sort(),
       );
       expect(directives.get("worker-src")).toEqual(["'self'"]);
 
