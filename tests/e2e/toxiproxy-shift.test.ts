@@ -10,7 +10,8 @@
 // control's must be at least the 50 ms asked for.
 // The phases alternate in short blocks: on a machine shared with other work
 // the load drifts by a millisecond or two over a minute, and two long phases
-// one after the other would measure the drift as well.
+// one after the other would measure the drift as well. The page probes at
+// 2 Hz (INTERVAL_MS) so that the blocks fill in half the time.
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapPercentileDiff } from "../../shared/forensics/bootstrap.js";
@@ -24,13 +25,30 @@ import { loadSampleTables } from "../../testkit/sample-table.js";
 
 const INJECTED_MS = 50;
 /**
+ * The page probes twice a second: each block then holds as many samples as
+ * one twice its length at 1 Hz, so the phases take 70 s instead of 112 for
+ * the same ~42 samples per series and phase. Its eight slots stay 62.5 ms
+ * apart, more than B's probes take with the 50 ms added, so no probe is
+ * still in flight when the next one leaves, as at 1 Hz (125 ms apart).
+ */
+const INTERVAL_MS = 500;
+/**
  * Blocks per phase, alternating (off, on, off, on, …), and each block's
- * length: ~50 samples per series and phase. Short blocks cancel drift in the
+ * length: 1.5 s of each block is sampled (the guards below take the rest),
+ * 3 samples per series, 42 per phase. Short blocks cancel drift in the
  * machine's load; with four 10 s blocks JSONP medians of A moved by ±1 ms
  * between phases at a load average of 8 on two cores.
  */
 const BLOCKS_PER_PHASE = 14;
-const BLOCK_MS = 4000;
+const BLOCK_MS = 2500;
+/**
+ * TAILPROBE_PLANT_REGRESSION=1 plants one the ±1 ms bound on A must catch
+ * at this sample size: A (started with its test hooks) holds each echo
+ * PLANTED_DELAY_MS in its handler during the blocks with the toxic on. The
+ * test must then fail.
+ */
+const PLANT = process.env.TAILPROBE_PLANT_REGRESSION === "1";
+const PLANTED_DELAY_MS = 2;
 /** Samples sent this close to a switch are left out: a probe in flight across it sees part of the change (ms). */
 const SWITCH_GUARD_BEFORE_MS = 200;
 const SWITCH_GUARD_AFTER_MS = 800;
@@ -46,7 +64,10 @@ beforeAll(async () => {
   b = await startServerProcess(["--name", "B", "--no-ping"]);
   viaProxy = await toxi.proxy("b", `127.0.0.1:${b.port}`);
   // Named on the command line, so the page gets the proxy's address for B.
-  a = await startServerProcess(["--name", "A", "--no-ping", "--peer", `B=http://${viaProxy}`]);
+  a = await startServerProcess(
+    ["--name", "A", "--no-ping", "--interval-ms", String(INTERVAL_MS), "--peer", `B=http://${viaProxy}`],
+    { env: PLANT ? { TAILPROBE_TEST_HOOKS: "1" } : {} },
+  );
 });
 
 const browser = browserForFile(async () => {
@@ -56,6 +77,16 @@ const browser = browserForFile(async () => {
 afterAll(async () => {
   await toxi?.stop();
 });
+
+/** The planted regression: A's echoes held PLANTED_DELAY_MS for durationMs from now. */
+async function stallA(durationMs: number): Promise<void> {
+  const res = await fetch(`${a.url}/api/test/stall`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ delayMs: PLANTED_DELAY_MS, durationMs }),
+  });
+  expect(res.status).toBe(200);
+}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((x, y) => x - y);
@@ -82,6 +113,7 @@ describe(`+${INJECTED_MS} ms through Toxiproxy in front of B`, () => {
       const on = i % 2 === 1;
       if (on) await toxi.addLatency("b", "delay", INJECTED_MS, "downstream");
       else if (i > 0) await toxi.removeToxic("b", "delay");
+      if (on && PLANT) await stallA(BLOCK_MS);
       const from = Date.now();
       await page.waitForTimeout(BLOCK_MS);
       last = Date.now();
