@@ -2,6 +2,7 @@
 // carry the histogram page's charting library, and it stays small (issue 12:
 // ≤ 30 KB of JavaScript gzipped). Reads the built pages and follows every
 // script they load, statically or dynamically.
+// @lane waiting: reads the built bundle's sizes; no browser.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
