@@ -44,11 +44,12 @@ const MARKER_SCAN_CHARS = 4000;
 
 /**
  * The test files of a folder, relative to the root, in name order.
+ * @param {string} root
  * @param {string} dir
  * @returns {string[]}
  */
-function testFiles(dir) {
-  const abs = path.join(ROOT, dir);
+function testFiles(root, dir) {
+  const abs = path.join(root, dir);
   if (!fs.existsSync(abs)) return [];
   return fs
     .readdirSync(abs)
@@ -60,10 +61,11 @@ function testFiles(dir) {
 /**
  * The lane a file names with `// @lane NAME`, or undefined.
  * @param {string} file relative to the root
+ * @param {string} [root]
  * @returns {string | undefined}
  */
-export function markedLane(file) {
-  const fd = fs.openSync(path.join(ROOT, file), "r");
+export function markedLane(file, root = ROOT) {
+  const fd = fs.openSync(path.join(root, file), "r");
   try {
     const buf = Buffer.alloc(MARKER_SCAN_CHARS);
     const n = fs.readSync(fd, buf, 0, buf.length, 0);
@@ -93,12 +95,13 @@ function vitestStep(label, files, { serial = false, env = {} } = {}) {
  * The lanes, in the order their results are listed. Marked files leave their
  * folder's default lane for the lane they name; a marker naming no lane is an
  * error, so a typo cannot drop a file.
+ * @param {string} [root] the checkout whose tests/ is read
  * @returns {Lane[]}
  */
-export function planLanes() {
-  const node = [...testFiles("tests/unit"), ...testFiles("tests/integration")];
-  const e2e = testFiles("tests/e2e");
-  const engines = testFiles("tests/engines");
+export function planLanes(root = ROOT) {
+  const node = [...testFiles(root, "tests/unit"), ...testFiles(root, "tests/integration")];
+  const e2e = testFiles(root, "tests/e2e");
+  const engines = testFiles(root, "tests/engines");
   /** Files that leave their folder's lane for the one they name. */
   /**
    * Files mapped to the lane their marker names, those without one left out.
@@ -108,7 +111,7 @@ export function planLanes() {
   const markers = (files) => {
     const out = new Map();
     for (const f of files) {
-      const lane = markedLane(f);
+      const lane = markedLane(f, root);
       if (lane !== undefined) out.set(f, lane);
     }
     return out;
