@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 // Two cores: unit and integration files run two at a time. `npm test` runs
 // every file in a lane of scripts/lanes.js (scripts/test-lanes.js runs them,
-// docs/decisions/0028-test-lanes.md says why each may run beside which): the
+// docs/decisions/0029-test-lanes.md says why each may run beside which): the
 // Chromium end to end files that assert latencies run one at a time
 // (--fileParallelism=false), beside only those that wait on the clock and
 // assert what a busy machine does not move; slow-loris, which compares an

@@ -34,10 +34,10 @@ const SIZES = { smoke: { rounds: 1, seconds: 5 }, full: { rounds: 2, seconds: 30
 /** The long part: the page is left alone from ATTENDED_MS on, so most of each round is measured as a tab left open. */
 const LONG_SIZES = { smoke: { rounds: 1, seconds: 5 }, full: { rounds: 2, seconds: 75 } } as const;
 /** Rounds start this long after the page loads: connections open, first ticks past (s). */
-const WARMUP_S = 4;
+export const WARMUP_S = 4;
 /** Goals from issue 12 (ms, and % of one core). */
-const MEDIAN_EXCESS_MS_MAX = { ws: 0.2, xhr: 0.3, jsonp: 0.3, best2: 0.3 } as const;
-const P90_EXCESS_MS_MAX = 0.5;
+export const MEDIAN_EXCESS_MS_MAX = { ws: 0.2, xhr: 0.3, jsonp: 0.3, best2: 0.3 } as const;
+export const P90_EXCESS_MS_MAX = 0.5;
 /**
  * The probe page left alone may take this many points of a core over the bare
  * page in the same run (an absolute 1.5 % could not be told from the bare
@@ -46,7 +46,7 @@ const P90_EXCESS_MS_MAX = 0.5;
 const MAIN_THREAD_EXCESS_POINTS_MAX = 1;
 const PAGE_JS_GZIP_KB_MAX = 30;
 /** tailprobe's probe order and slot offsets: 7 probes in 8 slots of the interval (the 8th is housekeeping). */
-const SERIES = [
+export const SERIES = [
   ["xhr", "A"],
   ["xhr", "B"],
   ["jsonp", "A"],
@@ -55,7 +55,7 @@ const SERIES = [
   ["ws", "B"],
   ["best2", "A+B"],
 ] as const;
-const OFFSETS_MS = SERIES.map((_, i) => Math.floor((i * 1000) / (SERIES.length + 1)));
+export const OFFSETS_MS = SERIES.map((_, i) => Math.floor((i * 1000) / (SERIES.length + 1)));
 
 const BARE_HTML = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "bare-page", "bare.html"));
 
@@ -65,10 +65,10 @@ interface Cost {
   heapStartMB: number;
   heapEndMB: number;
 }
-type Sample = { method: string; target: string; t: number; ms: number | null };
+export type Sample = { method: string; target: string; t: number; ms: number | null };
 
 /** Serves the bare page, cross-origin isolated like tailprobe's pages. */
-function serveBare(): Promise<{ url: string; close(): void }> {
+export function serveBare(): Promise<{ url: string; close(): void }> {
   const srv = http.createServer((_req, res) => {
     res.writeHead(200, {
       "Content-Type": "text/html; charset=utf-8",
@@ -117,7 +117,7 @@ async function measureRound(page: Page, seconds: number, splitAtS?: number): Pro
   });
 }
 
-function storedSamples(a: ServerProcess, fromMs: number, toMs: number): Sample[] {
+export function storedSamples(a: ServerProcess, fromMs: number, toMs: number): Sample[] {
   const db = new Database(a.dbPath, { readonly: true });
   try {
     // Raw samples are blocks (store version 7): read through the decoded TEMP view.

@@ -5,9 +5,13 @@ import type { Benchmark } from "./result.js";
 export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "echo-overhead": () => import("./echo-overhead.js"),
   "ws-echo-overhead": () => import("./ws-echo-overhead.js"),
+  "alert-overhead": () => import("./alert-overhead.js"),
   "chart-queries": () => import("./chart-queries.js"),
+  "change-detection": () => import("./change-detection.js"),
+  "changes-query": () => import("./changes-query.js"),
   "disk-real-rate": () => import("./disk-real-rate.js"),
   "metrics-scrape": () => import("./metrics-scrape.js"),
+  "status-page": () => import("./status-page.js"),
   "query-stall": () => import("./query-stall.js"),
   "ingest-rate": () => import("./ingest-rate.js"),
   "ingest-stall": () => import("./ingest-stall.js"),
@@ -19,6 +23,9 @@ export const BENCHMARKS: Record<string, () => Promise<{ bench: Benchmark }>> = {
   "baselines-browser": () => import("./baselines-browser.js"),
   "ping-fanout": () => import("./ping-fanout.js"),
   "bare-page": () => import("./bare-page.js"),
+  "engine-fidelity": () => import("./engine-fidelity.js"),
+  "stress-load": () => import("./stress-load.js"),
+  "stress-neighbour": () => import("./stress-neighbour.js"),
 };
 
 /** The benchmarks with a long part (`npm run bench -- long` runs these). */

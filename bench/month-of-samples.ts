@@ -12,6 +12,7 @@ import { parseServeArgs } from "../server/cli/options.js";
 import { openStore } from "../server/store/sqlite/store.js";
 import { bulkLoader } from "../server/store/sqlite/bulk-loader.js";
 import { Codes } from "../server/store/sqlite/codes.js";
+import { SCHEMA_VERSION } from "../server/store/sqlite/schema.js";
 import type { Sample, SampleBatch } from "../shared/contract/index.js";
 import { mulberry32 } from "../shared/prng.js";
 
@@ -144,11 +145,13 @@ export function monthOfSamples(n: number, days = 30): Month {
   const startMs = endMs - days * DAY_MS;
   const dir = path.join(os.tmpdir(), "tailprobe-bench-cache");
   fs.mkdirSync(dir, { recursive: true });
-  const dbPath = path.join(dir, `month-v${DATA_VERSION}-${n}-${days}d-${endMs}.db`);
+  // The store's schema version is in the name too: branches built at once share this directory, and a
+  // file one of them upgraded (a version number the next may give another meaning) is never another's.
+  const stem = `month-v${DATA_VERSION}-s${SCHEMA_VERSION}-${n}-`;
+  const dbPath = path.join(dir, `${stem}${days}d-${endMs}.db`);
   const done = `${dbPath}.complete`;
   if (fs.existsSync(done)) return { dbPath, n, startMs, endMs, writeSeconds: 0 };
-  for (const f of fs.readdirSync(dir))
-    if (f.startsWith(`month-v${DATA_VERSION}-${n}-`)) fs.rmSync(path.join(dir, f), { force: true });
+  for (const f of fs.readdirSync(dir)) if (f.startsWith(stem)) fs.rmSync(path.join(dir, f), { force: true });
   const t0 = performance.now();
   // Retention off for the generator: the data is in the past by design.
   const store = openStore(dbPath, { rawDays: 36_500, rollupDays: 36_500 });

@@ -1,6 +1,6 @@
 // The lanes `npm test` runs (scripts/test-lanes.js runs them): which files
 // each holds, which may run beside which, and what each waits for. Why each
-// may run beside the others, with the measured times: docs/decisions/0028-test-lanes.md.
+// may run beside the others, with the measured times: docs/decisions/0029-test-lanes.md.
 //
 // Two things decide where a test file goes: what it asserts (latencies, ratios
 // and tight deadlines are moved by a busy machine; counts, flags, clock steps

@@ -4,10 +4,17 @@
 export const PROBE_METHODS = ["xhr", "jsonp", "ws", "best2"] as const;
 /** Baselines a server measures towards a connected page (see docs/architecture.md). */
 export const BASELINE_METHODS = ["ping", "wsping", "tcprtt"] as const;
-export const METHODS = [...PROBE_METHODS, ...BASELINE_METHODS] as const;
+/**
+ * A server's own probes of its peers, once a second with no browser in the
+ * path (server/health/peer-prober.ts): stored as the samples of a client of
+ * their own, the probing server.
+ */
+export const PEER_METHODS = ["peerhttp", "peerws"] as const;
+export const METHODS = [...PROBE_METHODS, ...BASELINE_METHODS, ...PEER_METHODS] as const;
 
 export type ProbeMethod = (typeof PROBE_METHODS)[number];
 export type BaselineMethod = (typeof BASELINE_METHODS)[number];
+export type PeerMethod = (typeof PEER_METHODS)[number];
 export type Method = (typeof METHODS)[number];
 
 /**
@@ -31,9 +38,26 @@ export const METHOD_LABELS: Record<Method, string> = {
   ping: "Ping (ICMP)",
   wsping: "WebSocket ping frame",
   tcprtt: "Kernel TCP RTT",
+  peerhttp: "HTTP echo from a peer server",
+  peerws: "WebSocket echo from a peer server",
 };
 
+/**
+ * Tables and charts list series in this order: the page's probes, the
+ * baselines with the kernel's min RTT (the derived series `tcpminrtt`)
+ * beside its smoothed RTT, then the servers' own probes of their peers.
+ */
+const DISPLAY_ORDER: readonly string[] = [...PROBE_METHODS, ...BASELINE_METHODS, "tcpminrtt", ...PEER_METHODS];
+
 export function methodOrder(method: string): number {
-  const i = (METHODS as readonly string[]).indexOf(method);
-  return i < 0 ? METHODS.length : i;
+  const i = DISPLAY_ORDER.indexOf(method);
+  return i < 0 ? DISPLAY_ORDER.length : i;
 }
+
+/**
+ * Browser engines a page can tell it runs in (client/src/probe/engine.ts):
+ * Blink/V8, Gecko/SpiderMonkey, WebKit/JavaScriptCore. Their clocks differ
+ * (docs/engines.md), so each session says which one timed its samples.
+ */
+export const BROWSER_ENGINES = ["chromium", "gecko", "webkit"] as const;
+export type BrowserEngine = (typeof BROWSER_ENGINES)[number];

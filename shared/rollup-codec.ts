@@ -312,6 +312,13 @@ export function decodeInto(
   sink.add(last, left);
 }
 
+/** How many values a stored rollup holds (either form), read from its header alone: a count needs no buckets. */
+export function encodedCount(blob: Uint8Array): number {
+  cursor.blob = blob;
+  cursor.pos = blob[0] === COMPACT_TAG ? 1 : 0;
+  return varint();
+}
+
 /** Merges a stored rollup into `into`: the same as mergeInto(into, decoded), without building the decoded one. */
 export function mergeEncoded(into: Rollup, blob: Uint8Array): void {
   mapSink.buckets = into.buckets;

@@ -31,13 +31,17 @@ export async function launchBrowser(
     ignoreHTTPSErrors?: boolean;
     /** Variables added to the browser's environment (e.g. a locale). */
     env?: Record<string, string>;
+    /** Chromium flags beyond CHROMIUM_ARGS (e.g. --host-resolver-rules to give this browser a path of its own). */
+    args?: readonly string[];
+    /** Another Chromium executable, e.g. a wrapper that starts it in a network namespace (testkit/netns.ts). */
+    executablePath?: string;
   } = {},
 ): Promise<LaunchedBrowser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tailprobe-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM_PATH,
+    executablePath: options.executablePath ?? CHROMIUM_PATH,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
     colorScheme: options.colorScheme ?? "light",
     viewport: options.viewport ?? { width: 1280, height: 800 },
     ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,

@@ -10,7 +10,8 @@ export const DIST_CLIENT = path.resolve("dist/client");
 /** URL paths (/assets/…) of every script `page` (e.g. "index.html") loads. */
 export function scriptsOf(page: string, dist = DIST_CLIENT): string[] {
   const html = fs.readFileSync(path.join(dist, page), "utf8");
-  const start = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+  // Hashed chunks under /assets, and classic scripts at the root (client/public/page-guard.js).
+  const start = [...html.matchAll(/(?:src|href)="(\/[^"]+\.js)"/g)].map((m) => m[1]!);
   const seen = new Set<string>();
   const queue = [...start];
   while (queue.length > 0) {

@@ -3,15 +3,18 @@
 // many rows as the page had emitted, all of those are in. (Waiting for an empty
 // outbox does not work: a live page adds samples every few hundred ms.)
 import Database from "better-sqlite3";
-import type { Page } from "playwright-core";
 import { waitFor } from "./server-process.js";
 import { loadSampleTables } from "./sample-table.js";
 
-export async function waitForDelivered(page: Page, dbPath: string, timeoutMs = 20_000): Promise<void> {
-  const { sent, sessionId } = await page.evaluate(() => {
-    const tp = (window as unknown as { tailprobe: { sent: number; sessionId: string } }).tailprobe;
-    return { sent: tp.sent, sessionId: tp.sessionId };
-  });
+/** A page of any driver: Playwright's Page and testkit/engines.ts's EnginePage both evaluate an expression. */
+export interface EvaluatingPage {
+  evaluate<T>(expression: string): Promise<T>;
+}
+
+export async function waitForDelivered(page: EvaluatingPage, dbPath: string, timeoutMs = 20_000): Promise<void> {
+  const { sent, sessionId } = await page.evaluate<{ sent: number; sessionId: string }>(
+    "({ sent: window.tailprobe.sent, sessionId: window.tailprobe.sessionId })",
+  );
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
     const count = loadSampleTables(db).prepare<[string], { n: number }>(

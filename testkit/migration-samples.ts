@@ -82,7 +82,18 @@ function sessionSamples(t0: number, k: number): Sample[] {
       } else if (r < 0.12) {
         s.outcome = "error";
         s.ms = null;
-        s.reason = method === "ws" ? "ws-closed" : rand() < 0.5 ? "network" : "http-5xx";
+        // Reasons every version knew, each only where the contract pairs it (shared/contract/sample-pairs.ts).
+        const coin = rand() < 0.5;
+        s.reason =
+          method === "ws"
+            ? "ws-closed"
+            : method === "best2"
+              ? coin
+                ? "ws-closed"
+                : "network"
+              : method === "xhr" && coin
+                ? "http-5xx"
+                : "network";
       } else if (r < 0.15) {
         s.outcome = "skipped";
         s.ms = null;
@@ -92,7 +103,8 @@ function sessionSamples(t0: number, k: number): Sample[] {
         s.winner = rand() < 0.6 ? "ws" : "jsonp";
         const loserOk = rand() < 0.8;
         s.otherOutcome = loserOk ? "ok" : "timeout";
-        s.otherMs = loserOk ? ms3((s.ms ?? 0) + rand() * 8) : 5000;
+        // A leg that timed out has no latency of its own.
+        if (loserOk) s.otherMs = ms3((s.ms ?? 0) + rand() * 8);
       }
       out.push(s);
     });
@@ -134,7 +146,10 @@ export function fixtureBatches(t0: number): FixtureBatch[] {
 export function fixtureRedeliveries(t0: number): FixtureBatch[] {
   const first = fixtureBatches(t0)[0]!;
   const again = first.samples.find((s) => s.seq === 3)!;
-  return [first, { ...first, samples: [{ ...again, t: again.t + 900, ms: 77.7 }] }];
+  // The copy's tick was due 900 ms later too: its lateness stays what the contract pairs with t.
+  const later = { ...again, t: again.t + 900, ms: 77.7 };
+  if (again.scheduledT !== undefined) later.scheduledT = again.scheduledT + 900;
+  return [first, { ...first, samples: [later] }];
 }
 
 /** A batch as a fixture's server accepted it: without the fields its version refused. */

@@ -7,7 +7,7 @@
 import type Database from "better-sqlite3";
 import { decodeBlock } from "../server/store/sqlite/raw-block.js";
 import { RAW_SAMPLES_V6_DDL } from "../server/store/sqlite/migrations/v6-rows.js";
-import { PACKED_RAW_COLUMNS } from "../server/store/sqlite/raw-layout.js";
+import { PACKED_RAW_COLUMNS, PACKED_STRESS_INDEX } from "../server/store/sqlite/raw-layout.js";
 
 export function loadSampleTables(db: Database.Database): Database.Database {
   db.exec("DROP VIEW IF EXISTS temp.samples; DROP TABLE IF EXISTS temp.raw_samples;");
@@ -31,8 +31,10 @@ export function loadSampleTables(db: Database.Database): Database.Database {
     data: Uint8Array;
   }[];
   db.transaction(() => {
+    // Version 6's columns: a block's stress field (version 8) has no place in them.
     for (const b of blocks)
-      for (const row of decodeBlock({ startMs: b.start_ms, session: b.session, seq0: b.seq0 }, b.data)) add.run(row);
+      for (const row of decodeBlock({ startMs: b.start_ms, session: b.session, seq0: b.seq0 }, b.data))
+        add.run(row.slice(0, PACKED_STRESS_INDEX));
   })();
   return db;
 }

@@ -36,6 +36,8 @@ export interface ChildServerOptions {
   env?: Record<string, string>;
   /** Also write what it prints on stderr to ours, as it comes (a benchmark's log). */
   echoStderr?: boolean;
+  /** argv that runs node, e.g. in a network namespace (testkit/netns.ts execIn). */
+  prefix?: string[];
 }
 
 /**
@@ -43,7 +45,8 @@ export interface ChildServerOptions {
  * tailprobe does, and so do the bare servers the benchmarks compare it with.
  */
 export async function startNodeServer(argv: string[], options: ChildServerOptions = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, argv, {
+  const [cmd, ...pre] = [...(options.prefix ?? []), process.execPath];
+  const child = spawn(cmd!, [...pre, ...argv], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...options.env },
   });

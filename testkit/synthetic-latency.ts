@@ -1,6 +1,8 @@
-// A few minutes of made-up but plausible probe data with known features: a
-// latency spike on one series in a known window, a bimodal series and some
-// failures, so a test (or a screenshot) can check what the page shows.
+// Made-up but plausible probe data with known features, so a test, a
+// benchmark or a screenshot can check what tailprobe finds:
+//   syntheticSamples  a few minutes: a latency spike on one series in a known
+//                     window, a bimodal series and some failures;
+//   monthOfLatencies  weeks at 1 Hz with planted level shifts (synthetic-month.ts).
 import type { Sample, SampleBatch } from "../shared/contract/index.js";
 import { mulberry32 } from "../shared/prng.js";
 
@@ -114,3 +116,5 @@ export async function ingest(baseUrl: string, samples: Sample[], label = "synthe
   }
   return accepted;
 }
+
+export { monthOfLatencies, type MonthPlan, type MonthVisit, type PlantedShift } from "./synthetic-month.js";

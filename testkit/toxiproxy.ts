@@ -18,8 +18,12 @@ export function toxiproxyBinary(): string {
 const START_TIMEOUT_MS = 10_000;
 
 export interface Toxiproxy {
-  /** Creates a proxy on a free loopback port in front of upstream ("127.0.0.1:PORT"); returns its "127.0.0.1:PORT". */
-  proxy(name: string, upstream: string): Promise<string>;
+  /**
+   * Creates a proxy in front of upstream ("127.0.0.1:PORT") listening on
+   * `listen` (default a free port on 127.0.0.1; another loopback address such
+   * as 127.0.0.2 lets a browser reach the same port through it); returns its "ADDRESS:PORT".
+   */
+  proxy(name: string, upstream: string, listen?: string): Promise<string>;
   /** Adds `latencyMs` (no jitter) to every chunk flowing the given way through the proxy. */
   addLatency(proxy: string, toxic: string, latencyMs: number, stream: "downstream" | "upstream"): Promise<void>;
   removeToxic(proxy: string, toxic: string): Promise<void>;
@@ -60,8 +64,8 @@ export async function startToxiproxy(): Promise<Toxiproxy> {
     return res.status === 204 ? undefined : ((await res.json()) as unknown);
   };
   return {
-    async proxy(name, upstream) {
-      const p = (await call("POST", "/proxies", { name, listen: "127.0.0.1:0", upstream, enabled: true })) as {
+    async proxy(name, upstream, listen = "127.0.0.1:0") {
+      const p = (await call("POST", "/proxies", { name, listen, upstream, enabled: true })) as {
         listen: string;
       };
       return p.listen;

@@ -11,8 +11,9 @@
 // Run from the repository root: npx tsx scripts/dev/migration-fixtures.mts [name…]
 // (names as sqlite-v1, postgres-v5; all fixtures without names; each takes
 // under a minute). A new schema version adds its predecessor here: the last
-// commit that wrote it, then this script for that name. Needs git,
-// sqlite3, and for the postgres-* fixtures the PostgreSQL binaries.
+// commit on main's first-parent history that wrote it, then this script for
+// that name. Needs git, sqlite3, and for the postgres-* fixtures the
+// PostgreSQL binaries.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -32,7 +33,10 @@ interface FixtureSpec {
   engine: "sqlite" | "postgres";
   /** The schema version the commit writes. */
   version: number;
-  /** The last commit that wrote that version (git log -- server/store/schema.ts). */
+  /**
+   * The last commit on main's first-parent history that wrote that version
+   * (git log --first-parent main, each commit's SCHEMA_VERSION).
+   */
   commit: string;
 }
 
@@ -44,10 +48,16 @@ export const FIXTURES: readonly FixtureSpec[] = [
   { name: "sqlite-v5", engine: "sqlite", version: 5, commit: "27b8960" },
   { name: "sqlite-v6", engine: "sqlite", version: 6, commit: "d770b5e" },
   { name: "sqlite-v7", engine: "sqlite", version: 7, commit: "58265d9" },
+  { name: "sqlite-v8", engine: "sqlite", version: 8, commit: "00c4788" },
+  { name: "sqlite-v9", engine: "sqlite", version: 9, commit: "3c7b564" },
+  { name: "sqlite-v10", engine: "sqlite", version: 10, commit: "3b18248" },
   { name: "postgres-v2", engine: "postgres", version: 2, commit: "355ea1a" },
   { name: "postgres-v3", engine: "postgres", version: 3, commit: "66e7041" },
   { name: "postgres-v4", engine: "postgres", version: 4, commit: "27b8960" },
   { name: "postgres-v5", engine: "postgres", version: 5, commit: "58265d9" },
+  { name: "postgres-v6", engine: "postgres", version: 6, commit: "00c4788" },
+  { name: "postgres-v7", engine: "postgres", version: 7, commit: "3c7b564" },
+  { name: "postgres-v8", engine: "postgres", version: 8, commit: "3b18248" },
 ];
 
 export interface ManifestEntry {

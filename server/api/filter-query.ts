@@ -4,6 +4,7 @@ import type { Request, Response } from "express";
 import { z } from "../../shared/zod.js";
 import { parseWith, sampleFilterQueryShape } from "../../shared/contract/index.js";
 import { fail, ok, type Result } from "../../shared/result.js";
+import { loadCode } from "../../shared/stress/phases.js";
 import type { SampleFilter } from "../store/sample-filter.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import { sendError } from "./http-error.js";
@@ -27,6 +28,8 @@ export function filterFromQuery(q: SampleFilterQuery, nowMs: number): Result<Sam
     exclude: q.exclude,
     timeoutsInTail: q.timeouts,
     reportInFlight: q.reportInFlight,
+    loads: q.load?.map(loadCode),
+    stressRun: q.stressRun,
   });
 }
 

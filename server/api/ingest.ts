@@ -8,7 +8,7 @@
 // express's router and body parser, which answer every unusual case.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Router } from "express";
-import type { SampleRules } from "../ingest/read-batch.js";
+import type { IngestDigest, SampleRules } from "../ingest/read-batch.js";
 import type { TrustedProxies } from "../client-address.js";
 import type { ClientDirectory } from "../privacy/public-ids.js";
 import type { StorageHealth } from "../storage-faults.js";
@@ -37,6 +37,8 @@ export interface IngestOptions {
   storage: StorageHealth;
   /** The proxies (--trust-proxy) whose X-Forwarded-Proto names the page's scheme. */
   trustedProxies: TrustedProxies;
+  /** Told of every stored batch, after its commit (the health monitor's tap, server/health/). */
+  onStored?: (digest: IngestDigest) => void;
 }
 
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -63,6 +65,7 @@ async function answerBatch(
     o.storage.succeeded();
     o.clients.add(ingest.clientId);
     writeJson(res, 200, ingest.result);
+    o.onStored?.(ingest.digest);
   } catch (err) {
     if (err instanceof SessionOwnerError) return sendError(res, 409, err.code, err.message);
     if (o.storage.failed(err, res, "ingest")) return;

@@ -7,10 +7,12 @@ import { isPostgresUrl } from "../store/postgres/dialect.js";
 export function demoHelp(): string {
   return [
     "Usage: tailprobe demo [--port 8080] [--host 127.0.0.1] [--db ./data/tailprobe.db | --db postgres://…]",
+    "                      [--alerts FILE] [--alertmanager URL] [--notify URL]...",
     "",
     "Runs server A on --port and server B on --port + 1 as A's peer, each with its",
     "own database (B's is the same path with -B before the extension); with a",
     "postgres:// URL both write to that one database, as a deployment's servers do.",
+    "The alerting flags (see tailprobe serve --help) apply to A, whose pages report there.",
   ].join("\n");
 }
 
@@ -24,11 +26,22 @@ export const DEMO_FLAGS = {
   port: { type: "string" },
   host: { type: "string" },
   db: { type: "string" },
+  alerts: { type: "string" },
+  alertmanager: { type: "string" },
+  notify: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
 } as const;
 
 export function parseDemoArgs(argv: string[]): Result<{ a: ServeOptions; b: ServeOptions } | "help"> {
-  let values: { port?: string; host?: string; db?: string; help?: boolean };
+  let values: {
+    port?: string;
+    host?: string;
+    db?: string;
+    alerts?: string;
+    alertmanager?: string;
+    notify?: string[];
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({ args: argv, options: DEMO_FLAGS, strict: true, allowPositionals: false }));
   } catch (err) {
@@ -41,6 +54,9 @@ export function parseDemoArgs(argv: string[]): Result<{ a: ServeOptions; b: Serv
     ...(values.port ? ["--port", values.port] : []),
     "--db",
     values.db ?? DB_PATH_DEFAULT,
+    ...(values.alerts !== undefined ? ["--alerts", values.alerts] : []),
+    ...(values.alertmanager !== undefined ? ["--alertmanager", values.alertmanager] : []),
+    ...(values.notify ?? []).flatMap((url) => ["--notify", url]),
   ]);
   if (!a.ok) return a;
   if (a.value === "help") return ok("help");

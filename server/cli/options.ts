@@ -5,7 +5,10 @@ import { isPostgresUrl } from "../store/postgres/dialect.js";
 import { parseArgs } from "node:util";
 import { SERVER_NAME_PATTERN } from "../../shared/names.js";
 import { fail, ok, type Result } from "../../shared/result.js";
+import type { AlertOptions } from "../alerts/alerts.js";
+import { ALERT_FLAG_ARGS, ALERT_FLAGS, parseAlertFlags, type ReadFile } from "./alert-flags.js";
 import { parseSecurityFlags, SECURITY_FLAG_ARGS, SECURITY_FLAGS, type SecurityOptions } from "./security-flags.js";
+import { parseStressFlags, STRESS_FLAG_ARGS, STRESS_FLAGS, type StressOptions } from "./stress-flags.js";
 import { RAW_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN, ROLLUP_DAYS_DEFAULT } from "../store/retention.js";
 
 export const PORT_DEFAULT = 8080;
@@ -52,6 +55,10 @@ export interface ServeOptions extends SecurityOptions {
   rawDays: number;
   /** Days hour and day rollups are kept (default 400); at least rawDays. */
   rollupDays: number;
+  /** The stress test's load paths (docs/stress.md). */
+  stress: StressOptions;
+  /** Rules (--alerts), built-in alerts and receivers (--notify, --alertmanager). */
+  alerts: AlertOptions;
 }
 
 export const SERVE_FLAGS = {
@@ -83,6 +90,7 @@ export const SERVE_FLAGS = {
   "no-ping": { type: "boolean", help: "do not send ICMP pings to connected pages" },
   "ping-command": { type: "string", help: "the iputils ping binary for the ping baseline (default: ping from PATH)" },
   ...SECURITY_FLAGS,
+  ...STRESS_FLAGS,
   "raw-days": {
     type: "string",
     help: `days raw samples are kept (default ${RAW_DAYS_DEFAULT}); older ranges are answered from hourly and daily rollups`,
@@ -91,6 +99,7 @@ export const SERVE_FLAGS = {
     type: "string",
     help: `days hourly and daily rollups are kept (default ${ROLLUP_DAYS_DEFAULT}; at least --raw-days)`,
   },
+  ...ALERT_FLAGS,
   help: { type: "boolean", short: "h", help: "show this help" },
 } as const;
 
@@ -112,8 +121,10 @@ const FLAG_ARGS: Record<ValueFlag, string> & Record<string, string> = {
   "ping-command": "PATH",
   "proxy-address": "ADDR",
   ...SECURITY_FLAG_ARGS,
+  ...STRESS_FLAG_ARGS,
   "raw-days": "N",
   "rollup-days": "N",
+  ...ALERT_FLAG_ARGS,
 };
 
 const SERVE_EXAMPLES = [
@@ -122,6 +133,7 @@ const SERVE_EXAMPLES = [
   "  tailprobe serve --peer http://b.example:8080                on host A: pages probe A and B (name from B's /api/config)",
   "  tailprobe serve --peer B=https://b.example:8080             the same, naming the peer yourself",
   "  tailprobe serve --tls-cert cert.pem --tls-key key.pem       HTTPS and WSS; an HTTPS page can only probe HTTPS peers",
+  "  tailprobe serve --notify https://ntfy.sh/my-topic           be told when a server goes down (built-in alerts)",
 ];
 
 export function serveHelp(): string {
@@ -175,6 +187,7 @@ export function parsePeer(raw: string): Result<PeerSpec> {
 export function parseServeArgs(
   argv: string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
+  readFile?: ReadFile,
 ): Result<ServeOptions | "help"> {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
@@ -261,6 +274,10 @@ export function parseServeArgs(
 
   const security = parseSecurityFlags(values, intervalMs.value, env, intFlag);
   if (!security.ok) return security;
+  const stress = parseStressFlags(values, intFlag);
+  if (!stress.ok) return stress;
+  const alerts = parseAlertFlags(values, readFile);
+  if (!alerts.ok) return alerts;
 
   return ok({
     port: port.value,
@@ -279,5 +296,7 @@ export function parseServeArgs(
     ...security.value,
     rawDays: rawDays.value,
     rollupDays: rollupDays.value,
+    stress: stress.value,
+    alerts: alerts.value,
   });
 }

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
-import { clientWsMessageSchema, parseWith } from "../../shared/contract/index.js";
+import { clientWsMessageSchema, parseWith, type HealthNoteSample } from "../../shared/contract/index.js";
 import { normalizeAddress } from "../client-address.js";
 import { limiterKey } from "../limits/rate-limiter.js";
 import { NO_STALL, type EchoStall } from "./echo-stall.js";
@@ -48,6 +48,8 @@ export interface WsEchoHooks {
   onClient(client: WsClient): void;
   /** Called when a connection that said hello closes. */
   onClientGone(client: WsClient): void;
+  /** A page's health note (client/src/report/health-notes.ts), on a connection that said hello. */
+  onHealthNote?(client: WsClient, samples: readonly HealthNoteSample[]): void;
 }
 
 export interface WsEcho {
@@ -149,6 +151,9 @@ export function createWsEcho(
       }
       if (msg.value.type === "echo") {
         echoAndNote(socket, data, msg.value.id, receivedNs, stall, send);
+      } else if (msg.value.type === "health") {
+        // A note before hello has nobody to count it for: dropped, not a protocol error.
+        if (client !== undefined) hooks.onHealthNote?.(client, msg.value.samples);
       } else if (client === undefined) {
         client = {
           socket,

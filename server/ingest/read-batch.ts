@@ -37,8 +37,66 @@ export type BatchRefusal = { code: "BAD_JSON" | "INVALID_BATCH"; error: string }
 
 export type BatchReading = { ok: true; batch: SampleBatch } | { ok: false; refusal: BatchRefusal };
 
-/** A stored batch (its clientId, for the directory of public ids) or its refusal. */
-export type BodyIngest = { ok: true; clientId: string; result: IngestResult } | { ok: false; refusal: BatchRefusal };
+/**
+ * A stored sample as the health monitor judges it (server/health/): the
+ * probes and pings only, small, since it crosses back from the writer thread.
+ */
+export interface IngestedSample {
+  seq: number;
+  t: number;
+  method: string;
+  target: string;
+  outcome: Sample["outcome"];
+  ms: number | null;
+  lateMs: number | null;
+  /** Hidden at send or reply, or had been hidden: the tab's timers may have been throttled. */
+  hidden: boolean;
+  froze: boolean;
+  serverMs: number | null;
+  reason: string | null;
+}
+
+/** What a stored batch tells the health monitor. */
+export interface IngestDigest {
+  clientId: string;
+  sessionId: string;
+  samples: IngestedSample[];
+}
+
+/** A stored batch (its clientId, for the directory of public ids; its digest, for health) or its refusal. */
+export type BodyIngest =
+  | { ok: true; clientId: string; result: IngestResult; digest: IngestDigest }
+  | { ok: false; refusal: BatchRefusal };
+
+/** Methods health is judged from: the page's own probes of each server, and ping towards the page. */
+const JUDGED_METHODS = new Set(["xhr", "jsonp", "ws", "ping"]);
+
+/** The answer for a stored batch, with its digest for the health monitor. */
+export function ingested(batch: SampleBatch, result: IngestResult): BodyIngest {
+  const samples: IngestedSample[] = [];
+  for (const s of batch.samples) {
+    if (!JUDGED_METHODS.has(s.method) || s.outcome === "skipped") continue;
+    samples.push({
+      seq: s.seq,
+      t: s.t,
+      method: s.method,
+      target: s.target,
+      outcome: s.outcome,
+      ms: s.ms,
+      lateMs: s.lateMs ?? null,
+      hidden: s.visibleAtSend === false || s.visibleAtReply === false || (s.hiddenMs ?? 0) > 0,
+      froze: s.froze === true,
+      serverMs: s.serverMs ?? null,
+      reason: s.reason ?? null,
+    });
+  }
+  return {
+    ok: true,
+    clientId: batch.clientId,
+    result,
+    digest: { clientId: batch.clientId, sessionId: batch.sessionId, samples },
+  };
+}
 
 /** Names what is wrong with a well-formed sample under the rules, or undefined if it may be stored. */
 export function sampleCheck(rules: SampleRules): (s: Sample) => string | undefined {
@@ -122,5 +180,5 @@ export async function ingestHere<M>(
 ): Promise<BodyIngest> {
   const reading = readBatch(body, rules);
   if (!reading.ok) return reading;
-  return { ok: true, clientId: reading.batch.clientId, result: await insertBatch(reading.batch, meta) };
+  return ingested(reading.batch, await insertBatch(reading.batch, meta));
 }

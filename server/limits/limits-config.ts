@@ -103,3 +103,35 @@ export function defaultLimits(intervalMs: number): LimitOptions {
     pingProcessesMax: PING_PROCESSES_MAX_DEFAULT,
   };
 }
+
+// The stress test's load paths (server/stress/, docs/stress.md).
+/**
+ * Bytes one address may move through the load paths per (rolling) hour, both
+ * directions together: one whole test at 1 Gbit/s (15 s of download and 15 s
+ * bidirectional each way, ~7.5 GB), or ten at 100 Mbit/s.
+ */
+export const STRESS_BYTES_PER_HOUR_DEFAULT = 8 * 1024 ** 3;
+/** At least the largest single load request (server/stress/load-paths.ts), or nothing could ever pass. */
+export const STRESS_BYTES_PER_HOUR_MIN = 64 * 1024 ** 2;
+export const STRESS_BYTES_PER_HOUR_MAX = 2 ** 50;
+/**
+ * Load streams one address may hold at once: a test's six downloads and six
+ * uploads (a browser's connections per origin) and room for a second tab.
+ */
+export const STRESS_STREAMS_PER_ADDRESS_DEFAULT = 16;
+export const STRESS_STREAMS_PER_ADDRESS_MIN = 1;
+export const STRESS_STREAMS_PER_ADDRESS_MAX = 10_000;
+/** Load streams the whole server holds at once: about five tests at their peak. */
+export const STRESS_STREAMS_MAX_DEFAULT = 64;
+export const STRESS_STREAMS_MAX_MIN = 1;
+export const STRESS_STREAMS_MAX_MAX = 100_000;
+/**
+ * Mbit/s one address's load may move per direction: a gigabit plan's whole
+ * link (its TCP goodput is ~940), and no more of the server's own uplink
+ * than that. A browser moving several Gbit/s is the bottleneck itself: on
+ * loopback at 2.7 Gbit/s Chromium's network process, which also carries the
+ * WebSocket probe, delayed it by ~10 ms while ping stayed flat. 0: unpaced.
+ */
+export const STRESS_MBPS_PER_ADDRESS_DEFAULT = 1000;
+export const STRESS_MBPS_PER_ADDRESS_MIN = 0;
+export const STRESS_MBPS_PER_ADDRESS_MAX = 1_000_000;

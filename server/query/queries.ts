@@ -15,6 +15,7 @@ import { Pace, SLICE_MS } from "../store/pace.js";
 import type { ReadPool } from "../store/read-pool.js";
 import { classesFor, LEVEL_MS } from "../store/rollup-class.js";
 import type { SampleFilter } from "../store/sample-filter.js";
+import { newestSampleMs, readAlertBuckets, type BucketRows } from "./alert-window.js";
 import { rawCdf, rollupCdf } from "./cdf.js";
 import { clientsQuery } from "./clients.js";
 import { rawHeatmap, rollupHeatmap } from "./heatmap.js";
@@ -22,11 +23,14 @@ import { rawHistogram, rollupHistogram } from "./histogram.js";
 import { rawRaces, rollupRaces } from "./races.js";
 import { rollupsAnswer, type ReadContext } from "./reader.js";
 import { seriesTotals, type SeriesTotals } from "./series-totals.js";
+import { targetHealth, type TargetBuckets, type TargetHealthQuery } from "./target-health.js";
 import { rawStats, rollupStats } from "./stats.js";
 import { rollupTimeAxis } from "./time-axis.js";
 import type { StoredClient } from "./stored-client.js";
-import { timerResolutionQuery } from "./timer-resolution.js";
+import { sessionClocksQuery } from "./timer-resolution.js";
+import type { SessionClock } from "../../shared/contract/stats.js";
 import { rawTimeseries, rollupTimeseries } from "./timeseries.js";
+import { changeFinder, type ChangeFilter, type FoundChange } from "../changes/find-changes.js";
 
 /** "auto" chooses per query (above); "rollups" and "raw" force one path (tests compare them, the benchmark times both). */
 export type AnswerFrom = "auto" | "rollups" | "raw";
@@ -57,8 +61,16 @@ export interface Queries {
   seriesTotals(options?: QueryOptions): Promise<SeriesTotals[]>;
   /** Everyone who has reported, most recently seen first. */
   clients(): Promise<StoredClient[]>;
-  /** Coarsest timer resolution (ms) reported by the sessions in the filter's range; null if none did. */
-  timerResolution(filter: SampleFilter): Promise<number | null>;
+  /** Per engine, the sessions in the filter's range and their coarsest timer resolution (timer-resolution.ts). */
+  sessionClocks(filter: SampleFilter): Promise<SessionClock[]>;
+  /** Level shifts found in the rollups (server/changes/), ordered by time. */
+  changes(filter: ChangeFilter, options?: QueryOptions): Promise<FoundChange[]>;
+  /** Per server and bucket, probes ok and failed and latency percentiles, the filter's methods merged (the status page); from rollups always. */
+  targetHealth(filter: SampleFilter, q: TargetHealthQuery, options?: QueryOptions): Promise<TargetBuckets[]>;
+  /** The stored 5-minute rollups of the buckets in a range, per series, client and sample population (alert rules). */
+  alertBuckets(fromMs: number, toMs: number, options?: QueryOptions & { sliceMs?: number }): Promise<BucketRows>;
+  /** The newest page sample's send time (epoch ms), or null (the NoReports dead-man); excludePrefix: client ids that are not pages. */
+  newestSampleMs(excludePrefix?: string): Promise<number | null>;
 }
 
 /** What the queries read: a store's read port, and the time before which its raw samples are gone. */
@@ -71,6 +83,8 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
   const pool = source.readPool;
   const rawKeptFromMs = () => source.rawKeptFromMs();
   const ctx: ReadContext = { pool, rawKeptFromMs };
+  // One finder per store: its hour cells are kept between requests.
+  const findChanges = changeFinder(ctx);
   const pace = (o: QueryOptions | undefined) => new Pace(SLICE_MS, o?.signal);
   const useRollups = async (f: SampleFilter): Promise<boolean> => {
     if (answerFrom === "raw" || classesFor(f) === null) return false;
@@ -105,6 +119,11 @@ export function openQueries(source: QuerySource, answerFrom: AnswerFrom = "auto"
     races: async (f, o) => ((await useRollups(f)) ? rollupRaces(ctx, f, pace(o)) : rawRaces(pool, f, pace(o))),
     seriesTotals: (o) => seriesTotals(ctx, pace(o)),
     clients: () => clientsQuery(pool),
-    timerResolution: (f) => timerResolutionQuery(pool, f),
+    sessionClocks: (f) => sessionClocksQuery(pool, f),
+    changes: (f, o) => findChanges(f, pace(o)),
+    targetHealth: (f, q, o) => targetHealth(ctx, f, q, pace(o)),
+    alertBuckets: (fromMs, toMs, o) =>
+      readAlertBuckets(pool, fromMs, toMs, new Pace(o?.sliceMs ?? SLICE_MS, o?.signal)),
+    newestSampleMs: (excludePrefix) => newestSampleMs(pool, excludePrefix),
   };
 }

@@ -255,8 +255,8 @@ async function readRaw(
     run.toMs,
     client,
     (series) => methods.get(series),
-    ({ t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs }) => {
-      if (!classes.has(classOf(flags, lateUs))) return;
+    ({ t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs, load }) => {
+      if (!classes.has(classOf(flags, lateUs, load))) return;
       const c = cellOf(series, t);
       if (c !== null)
         addToCell(c, {
@@ -270,6 +270,8 @@ async function readRaw(
           otherUs,
           minrttSeries: null,
           minrttUs: null,
+          // Queries read no server time: the change finder reads it from the rollups alone.
+          serverUs: null,
         });
       if (minrttUs !== null) {
         const m = cellOf(minrttSeries.get(series) ?? -1, t);

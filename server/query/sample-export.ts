@@ -2,7 +2,7 @@
 // wire protocol's (shared/contract/samples.ts), plus client (the public id, never the
 // clientId, which is the browser's secret) and sessionId; the
 // flags are decoded back to booleans, empty (CSV) or null (NDJSON) where the
-// page did not record them.
+// page did not record them; load is the stress-test phase (empty outside a test).
 import { FLAG, FLAG_KNOWN_SHIFT } from "../store/flags.js";
 import type { RawSampleRow } from "../store/page-reader.js";
 
@@ -30,6 +30,11 @@ export const EXPORT_COLUMNS = [
   "serverLagMs",
   "serverMs",
   "reportInFlight",
+  // The session's: its page's clock step (µs; latencies are multiples of it) and engine.
+  "timerResolutionUs",
+  "engine",
+  "load",
+  "stressRun",
 ] as const;
 
 type Cell = string | number | boolean | null;
@@ -65,6 +70,10 @@ export function exportCells(r: RawSampleRow): Cell[] {
     r[17],
     r[18],
     flag(f, FLAG.reportInFlight),
+    r[20],
+    r[21],
+    r[22],
+    r[23],
   ];
 }
 

@@ -5,15 +5,29 @@
 // both are added from it (rollupRowOf).
 import { TCP_MIN_RTT_SERIES, type Sample } from "../../shared/contract/index.js";
 import { BEST2_LEGS, OUTCOMES } from "../../shared/methods.js";
+import { phaseCode } from "../../shared/stress/phases.js";
 import { packFlags } from "./flags.js";
 import type { RollupRow } from "./rollup-batch.js";
 import { classOf } from "./rollup-class.js";
 
-/** A raw sample's logical columns, in rawValues' order: the PostgreSQL store's raw_samples columns. */
+/**
+ * A raw sample's logical columns, in rawValues' order: the PostgreSQL store's
+ * raw_samples columns (the older versions' columns, which the upgrades read),
+ * then STRESS_COLUMNS.
+ */
 export const RAW_COLUMNS =
   "session, seq, t, series, outcome, us, sched_ms, late_us, hidden_us, flags, reason, winner, other_us, other_outcome, minrtt_us, lag_us, server_us";
+/**
+ * The stress test's columns after RAW_COLUMNS: the run (stress_runs.id) and
+ * the phase's code (shared/stress/phases.ts phaseCode), both NULL outside a
+ * test. PostgreSQL keeps a column each, SQLite one folded value (sqlite/raw-layout.ts).
+ */
+export const STRESS_COLUMNS = "stress_run, load";
+/** Where STRESS_COLUMNS start in a logical row. */
+export const STRESS_RUN_INDEX = 17;
+export const LOAD_INDEX = 18;
 
-/** A logical row: RAW_COLUMNS' values, in order. */
+/** A logical row: RAW_COLUMNS' values then STRESS_COLUMNS', in order. */
 export type LogicalRow = (number | null)[];
 
 /** Milliseconds (the wire's unit, 3 decimals at most matter) → integer µs. */
@@ -28,10 +42,12 @@ export const outcomeCode = (o: string): number => (OUTCOMES as readonly string[]
 /** A best2 sample's winner as stored: index into BEST2_LEGS. */
 export const winnerCode = (w: string): number => (BEST2_LEGS as readonly string[]).indexOf(w);
 
-/** The codes a logical row is made with: each engine's cache of its series and reasons tables. */
+/** The codes a logical row is made with: each engine's cache of its series, reasons and stress_runs tables. */
 export interface CodeLookup {
   seriesOf(method: string, target: string): number;
   reasonOf(text: string): number;
+  /** A stress-test run's code by its key (the wire's stressRun), added at its first sample. */
+  runOf(key: string): number;
 }
 
 /** A wire sample's logical raw values (RAW_COLUMNS' order) in session `session`. */
@@ -54,6 +70,8 @@ export function rawValues(session: number, s: Sample & { serverMs?: number }, co
     toUsOrNull(s.minrtt),
     toUsOrNull(s.serverLagMs),
     toUsOrNull(s.serverMs),
+    s.stressRun === undefined ? null : codes.runOf(s.stressRun),
+    s.load === undefined ? null : phaseCode(s.load),
   ];
 }
 
@@ -69,12 +87,12 @@ export function rollupRowOf(
   target: string,
   codes: Pick<CodeLookup, "seriesOf">,
 ): RollupRow {
-  const [, , t, series, outcome, us, , lateUs, , flags, , winner, otherUs, , minrttUs] = v;
+  const [, , t, series, outcome, us, , lateUs, , flags, , winner, otherUs, , minrttUs, , serverUs] = v;
   return {
     t: t!,
     series: series!,
     client,
-    cls: classOf(flags!, lateUs ?? null),
+    cls: classOf(flags!, lateUs ?? null, v[LOAD_INDEX] ?? null),
     outcome: outcome!,
     us: us ?? null,
     winner: winner ?? null,
@@ -84,6 +102,7 @@ export function rollupRowOf(
         ? codes.seriesOf(TCP_MIN_RTT_SERIES, target)
         : null,
     minrttUs: minrttUs ?? null,
+    serverUs: serverUs ?? null,
   };
 }
 

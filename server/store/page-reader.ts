@@ -30,6 +30,13 @@ export type RawSampleRow = [
   serverLagMs: number | null,
   serverMs: number | null,
   sessionRowId: number,
+  /** The session's clock step (µs) and its page's engine (sessions.timer_resolution_us, sessions.engine). */
+  timerResolutionUs: number | null,
+  engine: string | null,
+  /** The stress-test phase it was taken in (shared/stress/phases.ts), null outside a test. */
+  load: string | null,
+  /** That test's run key (the wire's stressRun). */
+  stressRun: string | null,
 ];
 
 export interface PageReader {

@@ -15,6 +15,8 @@ export interface EdgeRow {
   winner: number | null;
   otherUs: number | null;
   minrttUs: number | null;
+  /** The stress-test phase's code (logical-row.ts STRESS_COLUMNS), null outside a test. */
+  load: number | null;
 }
 
 /** The `samples` view's columns scanSamples can hand back. */

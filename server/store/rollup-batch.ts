@@ -18,6 +18,8 @@ export interface RollupCell {
   winsWs: number;
   winsJsonp: number;
   margin: Rollup;
+  /** The server's own handler time of ok probes (µs; Server-Timing, the WebSocket's served note): what the change finder sets a probe's moves against. */
+  srv: Rollup;
 }
 
 export function emptyCell(level: number, startMs: number, series: number, client: number, cls: number): RollupCell {
@@ -34,6 +36,7 @@ export function emptyCell(level: number, startMs: number, series: number, client
     winsWs: 0,
     winsJsonp: 0,
     margin: emptyRollup(),
+    srv: emptyRollup(),
   };
 }
 
@@ -46,6 +49,7 @@ export function mergeCell(a: RollupCell, b: RollupCell): void {
   mergeInto(a.lat, b.lat);
   mergeInto(a.tmo, b.tmo);
   mergeInto(a.margin, b.margin);
+  mergeInto(a.srv, b.srv);
 }
 
 /** What one stored row adds to its rollups. Latencies in integer µs. */
@@ -63,6 +67,8 @@ export interface RollupRow {
   /** tcprtt: the series its min RTT is reported under, and the value. */
   minrttSeries: number | null;
   minrttUs: number | null;
+  /** The server's handler time the probe reported (µs), or null. */
+  serverUs: number | null;
 }
 
 /** A row's values' histogram buckets, found once for the eight or more cells it adds to. */
@@ -70,6 +76,7 @@ interface RowBuckets {
   us: number;
   margin: number;
   minrtt: number;
+  srv: number;
 }
 
 const bucketOf = (us: number | null): number => (us === null || us === 0 ? -1 : bucketIndex(us));
@@ -79,6 +86,7 @@ const bucketsOf = (r: RollupRow): RowBuckets => ({
   us: bucketOf(r.us),
   margin: bucketOf(marginOf(r)),
   minrtt: bucketOf(r.minrttUs),
+  srv: bucketOf(r.serverUs),
 });
 
 export function addToCell(c: RollupCell, r: RollupRow): void {
@@ -95,6 +103,7 @@ function addIndexed(c: RollupCell, r: RollupRow, b: RowBuckets): void {
     else if (r.winner === 1) c.winsJsonp++;
     const margin = marginOf(r);
     if (margin !== null) recordInBucket(c.margin, margin, b.margin);
+    if (r.serverUs !== null) recordInBucket(c.srv, r.serverUs, b.srv);
   } else if (r.outcome === 1) recordInBucket(c.tmo, r.us, b.us);
 }
 
@@ -274,6 +283,8 @@ export interface StoredCell {
   wins_ws: number;
   wins_jsonp: number;
   margin: Uint8Array | null;
+  /** Absent where a reader does not select it (rows of versions before server time was kept read none). */
+  srv?: Uint8Array | null;
 }
 
 /** Adds a stored row into a cell. */
@@ -285,6 +296,7 @@ export function mergeStored(c: RollupCell, s: StoredCell): void {
   if (s.lat !== null) mergeEncoded(c.lat, s.lat);
   if (s.tmo !== null) mergeEncoded(c.tmo, s.tmo);
   if (s.margin !== null) mergeEncoded(c.margin, s.margin);
+  if (s.srv !== null && s.srv !== undefined) mergeEncoded(c.srv, s.srv);
 }
 
 export const blobOf = (r: Rollup): Uint8Array | null => (r.count === 0 ? null : encodeRollup(r));
@@ -298,6 +310,7 @@ export interface MergedRow {
   winsWs: number;
   winsJsonp: number;
   margin: Uint8Array | null;
+  srv: Uint8Array | null;
 }
 
 /**
@@ -314,5 +327,6 @@ export function mergedRow(c: RollupCell, s: StoredCell | undefined): MergedRow {
     winsWs: c.winsWs + (s?.wins_ws ?? 0),
     winsJsonp: c.winsJsonp + (s?.wins_jsonp ?? 0),
     margin: encodeMerged(c.margin, s?.margin ?? null),
+    srv: encodeMerged(c.srv, s?.srv ?? null),
   };
 }

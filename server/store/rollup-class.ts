@@ -1,7 +1,9 @@
 // Which rollup a sample adds to: its time bucket at each level, and its flag
 // class — the sample filters the page offers (visible only, max tick
-// lateness, report in flight), so a filtered query merges whole rollups.
+// lateness, report in flight, during a stress test), so a filtered query
+// merges whole rollups.
 import { MAX_LATE_MS_CHOICES } from "../../shared/contract/index.js";
+import { phaseCode, STRESS_PHASES } from "../../shared/stress/phases.js";
 import { FLAG, FLAG_KNOWN_SHIFT } from "./flags.js";
 
 /**
@@ -36,14 +38,30 @@ const LATE_SHIFT = 1;
 /** Lateness classes: 0 no tick (baselines), k = 1..N at most MAX_LATE_MS_CHOICES[k-1], N+1 later. */
 const LATE_CLASSES = MAX_LATE_MS_CHOICES.length + 2;
 const INFLIGHT_SHIFT = 4;
-export const CLASS_COUNT = 2 * 8 * 3;
+/** Report in flight: 0 unknown, 1 no, 2 yes. */
+const INFLIGHT_VALUES = 3;
+const LOADED_SHIFT = 6;
 if (LATE_CLASSES > 8) throw new Error("lateness classes must fit three bits");
+
+/** Every class a sample can have (below 255, the aggregate rows' ANY_CLASS). */
+export const ALL_CLASSES: readonly number[] = (() => {
+  const out: number[] = [];
+  for (let loaded = 0; loaded < 2; loaded++)
+    for (let inflight = 0; inflight < INFLIGHT_VALUES; inflight++)
+      for (let late = 0; late < LATE_CLASSES; late++)
+        for (let hidden = 0; hidden < 2; hidden++)
+          out.push(hidden | (late << LATE_SHIFT) | (inflight << INFLIGHT_SHIFT) | (loaded << LOADED_SHIFT));
+  return out;
+})();
+export const CLASS_COUNT = ALL_CLASSES.length;
 
 /**
  * Class bits: 1 = sent or answered while hidden (a known-false visibility
- * bit); bits 1–3 = lateness class; bits 4–5 = report in flight (0 unknown, 1 no, 2 yes).
+ * bit); bits 1–3 = lateness class; bits 4–5 = report in flight (0 unknown, 1
+ * no, 2 yes); bit 6 = taken during a stress test (any phase; `load` the
+ * phase's code, null or 0 outside one: shared/stress/phases.ts).
  */
-export function classOf(flags: number, lateUs: number | null): number {
+export function classOf(flags: number, lateUs: number | null, load: number | null = null): number {
   const hidden = ((flags >> FLAG_KNOWN_SHIFT) & VISIBLE_BITS & ~flags) !== 0 ? HIDDEN_BIT : 0;
   let late = 0;
   if (lateUs !== null) {
@@ -56,17 +74,24 @@ export function classOf(flags: number, lateUs: number | null): number {
   }
   const inflightKnown = ((flags >> FLAG_KNOWN_SHIFT) & FLAG.reportInFlight) !== 0;
   const inflight = inflightKnown ? ((flags & FLAG.reportInFlight) !== 0 ? 2 : 1) : 0;
-  return hidden | (late << LATE_SHIFT) | (inflight << INFLIGHT_SHIFT);
+  const loaded = load !== null && load !== 0 ? 1 : 0;
+  return hidden | (late << LATE_SHIFT) | (inflight << INFLIGHT_SHIFT) | (loaded << LOADED_SHIFT);
 }
 
 export interface ClassFilter {
   visibleOnly?: boolean | undefined;
   maxLateMs?: number | undefined;
+  /** Stress-test phase codes to keep (0: outside any test); undefined or empty: all. */
+  loads?: readonly number[] | undefined;
 }
+
+const PHASE_CODES = STRESS_PHASES.map(phaseCode);
 
 /**
  * The classes a filter keeps, or null when rollups cannot answer it exactly
- * (a lateness limit that is not one of the classes' bounds).
+ * (a lateness limit that is not one of the classes' bounds; stress-test
+ * phases other than all of them, or none of them: the classes know only
+ * "during a test or not").
  */
 export function classesFor(f: ClassFilter): number[] | null {
   let lateMax = LATE_CLASSES - 1;
@@ -75,11 +100,17 @@ export function classesFor(f: ClassFilter): number[] | null {
     if (k < 0) return null;
     lateMax = k + 1;
   }
-  const out: number[] = [];
-  for (let c = 0; c < CLASS_COUNT; c++) {
-    if (f.visibleOnly === true && (c & HIDDEN_BIT) !== 0) continue;
-    if (((c >> LATE_SHIFT) & 7) > lateMax) continue;
-    out.push(c);
+  let loadedKept = [true, true];
+  if (f.loads !== undefined && f.loads.length > 0) {
+    const outside = f.loads.includes(0);
+    const phases = PHASE_CODES.filter((c) => f.loads!.includes(c)).length;
+    if (phases !== 0 && phases !== PHASE_CODES.length) return null;
+    loadedKept = [outside, phases === PHASE_CODES.length];
   }
-  return out;
+  return ALL_CLASSES.filter(
+    (c) =>
+      !(f.visibleOnly === true && (c & HIDDEN_BIT) !== 0) &&
+      ((c >> LATE_SHIFT) & 7) <= lateMax &&
+      loadedKept[(c >> LOADED_SHIFT) & 1] === true,
+  );
 }

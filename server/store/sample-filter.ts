@@ -33,6 +33,13 @@ export interface SampleFilter {
    * false: leave those out (samples that record nothing stay).
    */
   reportInFlight?: boolean | undefined;
+  /**
+   * Only samples of these stress-test phases, by code (shared/stress/phases.ts
+   * loadCode: 0 for samples taken outside any test); undefined or empty = all.
+   */
+  loads?: readonly number[] | undefined;
+  /** Only the samples of this stress-test run (its key, the wire's stressRun). */
+  stressRun?: string | undefined;
 }
 
 export interface SqlWhere {
@@ -77,6 +84,15 @@ export function sampleWhere(f: SampleFilter): SqlWhere {
     // Baselines have no tick, hence no lateness; they stay for comparison.
     conds.push("(late_ms IS NULL OR late_ms <= ?)");
     params.push(f.maxLateMs);
+  }
+  if (f.loads !== undefined && f.loads.length > 0) {
+    // NULL is "outside any test", the filter's 0.
+    conds.push(`coalesce(load, 0) IN (${f.loads.map(() => "?").join(", ")})`);
+    params.push(...f.loads);
+  }
+  if (f.stressRun !== undefined) {
+    conds.push("stress_run = (SELECT id FROM stress_runs WHERE run_key = ?)");
+    params.push(f.stressRun);
   }
   for (const w of f.exclude ?? []) {
     conds.push("NOT (t >= ? AND t <= ?)");

@@ -8,8 +8,11 @@
 // load itself, since a function cannot be posted to a thread.
 import type { IngestResult, SampleBatch } from "../../shared/contract/index.js";
 import type { BodyIngest, SampleRules } from "../ingest/read-batch.js";
+import type { IncidentStore } from "./incidents.js";
+import type { AlertStateStore } from "./alert-state.js";
 import type { PageReader } from "./page-reader.js";
 import type { ReadPool } from "./read-pool.js";
+import type { StressRunStore } from "./stress-runs.js";
 
 export interface IngestMeta {
   userAgent: string | null;
@@ -38,6 +41,8 @@ export interface Store {
   readonly readPool: ReadPool;
   /** Pages of raw samples in time order on a connection of their own (export, forensics). */
   openPageReader(): PageReader;
+  /** Stress-test runs as their pages reported them (stress-runs.ts). */
+  readonly stressRuns: StressRunStore;
   /** Epoch ms before which raw samples have been pruned (--raw-days): older ranges answer from rollups only. */
   rawKeptFromMs(): number;
   /** Runs retention now instead of at its next interval; resolves with the rows deleted. */
@@ -56,6 +61,10 @@ export interface Store {
   deploymentTargets(): readonly string[];
   /** Makes this server's targets known to the other servers on the database (idempotent; SQLite: nothing to do). */
   announceTargets(targets: readonly string[]): void;
+  /** The health monitors' incidents (incidents.ts). */
+  readonly incidents: IncidentStore;
+  /** What alerts fire, since when, and what each receiver was sent (server/alerts/; alert-state.ts). */
+  readonly alertState: AlertStateStore;
   /** Stops retention and the writer (after the batches already posted are committed), closes every connection. */
   close(): Promise<void>;
 }

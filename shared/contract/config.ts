@@ -3,10 +3,26 @@ import { SERVER_NAME_PATTERN } from "../names.js";
 import { z } from "../zod.js";
 import { PROTOCOL_VERSION } from "./version.js";
 
+const port = z.int().check(z.minimum(1), z.maximum(65535));
+
+/**
+ * Where a server's stress-test load paths listen (docs/stress.md): ports on
+ * the host of its base URL, with its scheme. Two origins of their own, so the
+ * load's connections never take the ones the probes use (a browser opens at
+ * most six per origin), and so a direction's streams never wait for the other's.
+ */
+export const stressPortsSchema = z.object({ downPort: port, upPort: port });
+export type StressPorts = z.infer<typeof stressPortsSchema>;
+
 export const serverInfoSchema = z.object({
   name: z.string().check(z.regex(SERVER_NAME_PATTERN)),
   /** Base URL the page uses for this server's echo paths; "" means the page's own origin. */
   url: z.string().check(z.maxLength(2048)),
+  /**
+   * The server's load paths; absent where it offers no stress test (--no-stress)
+   * or, for a peer, where the page must ask the peer's own /api/config.
+   */
+  stress: z.optional(stressPortsSchema),
 });
 export type ServerInfo = z.infer<typeof serverInfoSchema>;
 

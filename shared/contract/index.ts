@@ -17,3 +17,7 @@ export * from "./charts.js";
 export * from "./clients.js";
 export * from "./races.js";
 export * from "./forensics.js";
+export * from "./changes.js";
+export * from "./incidents.js";
+export * from "./status.js";
+export * from "./stress.js";

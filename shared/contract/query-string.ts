@@ -1,8 +1,10 @@
 // The query-string vocabulary every query endpoint shares: how integers,
 // flags and lists are written, and the sample filters (from, to, client,
-// method, target, visible, maxLateMs, exclude, timeouts, reportInFlight).
+// method, target, visible, maxLateMs, exclude, timeouts, reportInFlight,
+// load, stressRun).
 import { METHODS } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
+import { LOAD_VALUES } from "../stress/phases.js";
 import { z } from "../zod.js";
 import { token } from "./fields.js";
 
@@ -96,6 +98,10 @@ const excludeWindows = z.pipe(
  * - reportInFlight=1: only probes sent while a report to their server was in
  *   flight; reportInFlight=0: leave those out (samples that record nothing, e.g.
  *   baselines, stay)
+ * - load=PHASE,...: only samples taken in these stress-test phases (idle,
+ *   download, upload, bidirectional, cooldown), `none` for those taken outside
+ *   any stress test (docs/stress.md)
+ * - stressRun=ID: only the samples of one stress-test run
  */
 export const sampleFilterQueryShape = {
   from: z.optional(queryInt),
@@ -108,6 +114,8 @@ export const sampleFilterQueryShape = {
   exclude: z.optional(excludeWindows),
   timeouts: z.optional(queryFlag),
   reportInFlight: z.optional(queryFlag),
+  load: z.optional(queryList(z.enum(LOAD_VALUES), LOAD_VALUES.length)),
+  stressRun: z.optional(token),
 };
 
 /**

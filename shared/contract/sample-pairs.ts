@@ -44,6 +44,9 @@ export const REASON_USES: Readonly<Record<Method, Uses>> = {
   }),
   wsping: uses({ error: ["ws-send-failed"], skipped: ["ws-closed"] }),
   tcprtt: uses({ error: ["ss-busy", "ss-failed", "no-tcp-info"] }),
+  // A server's own probes of its peers (server/health/peer-http-probe.ts, peer-ws-channel.ts).
+  peerhttp: uses({ error: ["network", "http-429", "http-4xx", "http-5xx", "http-other"] }),
+  peerws: uses({ error: WS_LEG }),
 };
 
 /** Each (method, outcome) pair a reason is used with, in METHODS then OUTCOMES order: what docs/api.md lists. */
@@ -80,6 +83,8 @@ export interface PairedFields {
   minrtt?: number | undefined;
   scheduledT?: number | undefined;
   lateMs?: number | undefined;
+  stressRun?: string | undefined;
+  load?: string | undefined;
 }
 
 /** What is wrong with a well-typed sample's combination of fields, as "field: problem", or undefined. */
@@ -89,6 +94,7 @@ export function samplePairProblem(s: PairedFields): string | undefined {
   if (s.method !== "best2" && (s.winner !== undefined || s.otherMs !== undefined || s.otherOutcome !== undefined))
     return "winner/otherMs/otherOutcome belong to best2 samples";
   if (s.minrtt !== undefined && s.method !== "tcprtt") return "minrtt belongs to tcprtt samples";
+  if ((s.stressRun === undefined) !== (s.load === undefined)) return "stressRun and load go together";
   if (s.method === "best2" ? !isBest2Target(s.target) : !isServerName(s.target))
     return s.method === "best2"
       ? `target: best2 races two servers, named "A+B" (got '${s.target}')`

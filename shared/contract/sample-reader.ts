@@ -4,7 +4,8 @@
 // an ingest's time; tests/unit/sample-reader.test.ts holds the two to the same
 // verdict on generated and mutated samples, so the schema stays the contract.
 import { BEST2_LEGS, METHODS, OUTCOMES } from "../methods.js";
-import { TARGET_PATTERN } from "../names.js";
+import { CLIENT_TOKEN_PATTERN, TARGET_PATTERN } from "../names.js";
+import { STRESS_PHASES } from "../stress/phases.js";
 import { fail, ok, type Result } from "../result.js";
 import { EPOCH_MS_MAX, EPOCH_MS_MIN, HIDDEN_MS_MAX, LATENCY_MS_MAX } from "./fields.js";
 import { REASON_UNKNOWN_ERROR, SAMPLE_REASONS } from "./reasons.js";
@@ -61,6 +62,14 @@ const FIELDS = new Map<string, { required: boolean; check: Check }>([
   ["serverLagMs", { required: false, check: latency }],
   ["serverMs", { required: false, check: latency }],
   ["reportInFlight", { required: false, check: bool }],
+  [
+    "stressRun",
+    {
+      required: false,
+      check: (v) => (typeof v === "string" && CLIENT_TOKEN_PATTERN.test(v) ? undefined : "expected a run token"),
+    },
+  ],
+  ["load", { required: false, check: oneOf(STRESS_PHASES) }],
 ]);
 const REQUIRED = [...FIELDS].filter(([, f]) => f.required).map(([name]) => name);
 

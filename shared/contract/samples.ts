@@ -1,7 +1,10 @@
 // POST /api/samples, page → server: a batch of samples, and what the server
 // answers (the counts after its commit, or the samples it refuses by name).
-import { BEST2_LEGS, METHODS, OUTCOMES } from "../methods.js";
+import { BEST2_LEGS, BROWSER_ENGINES, METHODS, OUTCOMES } from "../methods.js";
+
+export type { BrowserEngine } from "../methods.js";
 import { TARGET_PATTERN } from "../names.js";
+import { STRESS_PHASES } from "../stress/phases.js";
 import { z } from "../zod.js";
 import { count, epochMs, HIDDEN_MS_MAX, isWellFormed, latencyMs, token } from "./fields.js";
 import { sampleReasonSchema } from "./reasons.js";
@@ -66,6 +69,13 @@ export const sampleSchema = z
      * own reporting may have shared the probe's moment. Absent on unsent ticks and baselines.
      */
     reportInFlight: z.optional(z.boolean()),
+    /**
+     * Taken during a stress test (docs/stress.md): the run's id (the token its
+     * POST /api/stress report carries as `run`) and the phase it was in. A probe
+     * is in the phase it was sent in; a baseline in the phase it reached the page in.
+     */
+    stressRun: z.optional(token),
+    load: z.optional(z.enum(STRESS_PHASES)),
   })
   .check(
     z.superRefine((s, ctx) => {
@@ -92,6 +102,13 @@ const batchEnvelopeShape = {
    * session; the server keeps the first it receives.
    */
   timerResolutionMs: z.optional(z.number().check(z.minimum(0), z.maximum(TIMER_RESOLUTION_MS_MAX))),
+  /**
+   * The engine the session's page runs in, as the page detected it from what
+   * only that engine has (client/src/probe/engine.ts), not from its
+   * User-Agent. Sent and kept like timerResolutionMs; absent when the page
+   * could not tell.
+   */
+  engine: z.optional(z.enum(BROWSER_ENGINES)),
 };
 
 export const sampleBatchSchema = z

@@ -1,10 +1,37 @@
 // WebSocket /ws, both directions: the page's echo probes and hello, and the
 // server's welcome, served notes and baselines.
-import { BASELINE_METHODS, OUTCOMES } from "../methods.js";
-import { SERVER_NAME_PATTERN } from "../names.js";
+import { BASELINE_METHODS, OUTCOMES, PROBE_METHODS } from "../methods.js";
+import { SERVER_NAME_PATTERN, TARGET_PATTERN } from "../names.js";
 import { z } from "../zod.js";
 import { epochMs, latencyMs, token } from "./fields.js";
 import { sampleReasonSchema } from "./reasons.js";
+
+/** Samples one health note carries at most (a note must stay well under the socket's 4 KiB message limit). */
+export const HEALTH_NOTE_SAMPLES_MAX = 16;
+
+/**
+ * A settled probe as a health note carries it: what the home server judges
+ * health from before the report with the full sample arrives (it arrives
+ * too, and the two are the same sample by (session, seq)).
+ */
+export const healthNoteSampleSchema = z.strictObject({
+  seq: z.int().check(z.minimum(0), z.maximum(Number.MAX_SAFE_INTEGER)),
+  t: epochMs,
+  method: z.enum(PROBE_METHODS),
+  target: z.string().check(z.regex(TARGET_PATTERN)),
+  outcome: z.enum(OUTCOMES),
+  ms: z.nullable(latencyMs),
+  /** How late the tick fired (ms). */
+  lateMs: z.optional(latencyMs),
+  /** The tab was hidden at send or reply, or had been hidden: its timers may be throttled. */
+  hidden: z.optional(z.boolean()),
+  /** The page was frozen (or the machine asleep) between send and reply. */
+  froze: z.optional(z.boolean()),
+  /** The server's own time on the probe (ms). */
+  serverMs: z.optional(latencyMs),
+  reason: z.optional(sampleReasonSchema),
+});
+export type HealthNoteSample = z.infer<typeof healthNoteSampleSchema>;
 
 /** Page → server. An echo message is sent back byte for byte. */
 export const clientWsMessageSchema = z.discriminatedUnion("type", [
@@ -13,6 +40,15 @@ export const clientWsMessageSchema = z.discriminatedUnion("type", [
     type: z.literal("hello"),
     clientId: token,
     sessionId: token,
+  }),
+  /**
+   * Sent to the home server in the page's own slot while a server fails (and
+   * for a while after), so a failure reaches it within a tick rather than with
+   * the next report (report/health-notes.ts). Only after hello.
+   */
+  z.strictObject({
+    type: z.literal("health"),
+    samples: z.array(healthNoteSampleSchema).check(z.minLength(1), z.maxLength(HEALTH_NOTE_SAMPLES_MAX)),
   }),
 ]);
 export type ClientWsMessage = z.infer<typeof clientWsMessageSchema>;

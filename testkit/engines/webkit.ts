@@ -108,7 +108,9 @@ export async function launchWebKitEngine(options: EngineOptions): Promise<Launch
         handle = spare;
         spare = undefined;
       } else {
-        const opened = await inWindow(currentHandle, () =>
+        // WebDriver opens a window from an open current one.
+        const from = open.has(currentHandle) ? currentHandle : [...open][0]!;
+        const opened = await inWindow(from, () =>
           wd.command<{ handle: string }>("POST", "/window/new", { type: "window" }),
         );
         handle = opened.handle;

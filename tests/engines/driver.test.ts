@@ -2,13 +2,13 @@
 // loads from a real server on loopback, expressions and functions come back
 // as JSON, errors raised in the page are reported, a screenshot is a PNG,
 // hiding the page really hides it (Firefox: a tab in front; WebKit: the
-// window minimised), and a call that never answers fails at its deadline.
+// window minimised). Deadlines on calls that never answer:
+// tests/unit/engine-deadline.test.ts.
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { artifactPath } from "../../testkit/browser.js";
-import { launchEngine } from "../../testkit/engines.js";
 import { engineForFile, laneEngine } from "../helpers/engine-lane.js";
 
 const PAGE = `<!doctype html><title>engine seam</title><p id="p">hello</p>`;
@@ -79,18 +79,5 @@ describe(`driver seam in ${laneEngine()}`, () => {
     expect(await page.evaluate<string>("document.visibilityState")).toBe("visible");
     expect(await page.evaluate<string[]>("window.changes")).toEqual(["hidden", "visible"]);
     await page.close();
-  });
-
-  it("fails a call that never answers at its deadline, naming it", { timeout: 90_000 }, async () => {
-    const quick = await launchEngine(laneEngine(), { callTimeoutMs: 2000 });
-    try {
-      const page = await quick.newPage();
-      await page.goto(url);
-      const t0 = Date.now();
-      await expect(page.evaluate("new Promise(() => {})")).rejects.toThrow(/2000 ms|timeout|timed out/i);
-      expect(Date.now() - t0).toBeLessThan(10_000);
-    } finally {
-      await quick.close();
-    }
   });
 });

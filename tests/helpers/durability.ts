@@ -4,6 +4,7 @@ import fs from "node:fs";
 import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
 import { PROBE_METHODS } from "../../shared/methods.js";
+import type { EvaluatingPage } from "../../testkit/delivered.js";
 import { loadSampleTables } from "../../testkit/sample-table.js";
 
 export interface StoredSample {
@@ -163,18 +164,12 @@ export interface TailprobeDebug {
   };
 }
 
-export function debugState(page: Page): Promise<TailprobeDebug> {
-  return page.evaluate(() => {
-    const t = (window as unknown as { tailprobe: TailprobeDebug }).tailprobe;
-    return {
-      clientId: t.clientId,
-      sessionId: t.sessionId,
-      sent: t.sent,
-      ticks: t.ticks,
-      pending: t.pending,
-      outbox: t.outbox,
-    };
-  });
+/** The probe page's window.tailprobe, from a page of any driver (Playwright's or testkit/engines.ts's). */
+export function debugState(page: EvaluatingPage): Promise<TailprobeDebug> {
+  return page.evaluate<TailprobeDebug>(`(() => {
+    const t = window.tailprobe;
+    return { clientId: t.clientId, sessionId: t.sessionId, sent: t.sent, ticks: t.ticks, pending: t.pending, outbox: t.outbox };
+  })()`);
 }
 
 /** Opens the probe page and waits until its clock has ticked. */

@@ -1,6 +1,9 @@
 // The engine lanes (npm run test:firefox, npm run test:webkit): the files
 // under tests/engines/ run in the engine named by TAILPROBE_ENGINE, one
 // browser per file, closed after the file's tests with the servers they started.
+// A file added there joins every lane: the stress test of the stress-test
+// issue (branch stress) goes in as tests/engines/stress.test.ts, launching its
+// browser with engineForFile() and naming the engine with laneEngine().
 import { afterAll, beforeAll } from "vitest";
 import { type Engine, type EngineOptions, isEngine, launchEngine, type LaunchedEngine } from "../../testkit/engines.js";
 

@@ -6,6 +6,8 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import type { Sample } from "../../shared/contract/index.js";
+import { asAccepted, fixtureBatches, fixtureRedeliveries } from "../../testkit/migration-samples.js";
 import { postgresBinDir } from "../../testkit/postgres.js";
 import { testPostgres } from "./store-kinds.js";
 
@@ -34,6 +36,18 @@ export const MIGRATION_FIXTURES: Record<string, Fixture> = Object.fromEntries(
       .map(([v, fx]) => [`${engine}-${v}`, fx]),
   ),
 );
+
+/** What the fixture's version stored: the accepted batches' samples by session, and the second copy of a seq where it kept one. */
+export function storedSamples(fx: Fixture): { sessionId: string; sample: Sample }[] {
+  const stored = fixtureBatches(fx.t0).flatMap((b) =>
+    asAccepted(b, fx.refused).samples.map((sample) => ({ sessionId: b.sessionId, sample })),
+  );
+  if (fx.redeliveries[1]!.accepted === 1) {
+    const copy = asAccepted(fixtureRedeliveries(fx.t0)[1]!, fx.refused);
+    stored.push({ sessionId: copy.sessionId, sample: copy.samples[0]! });
+  }
+  return stored;
+}
 
 let loaded = 0;
 

@@ -84,7 +84,7 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
   describe("GET /api/stats with the chart filters", () => {
     it("keeps its shape and takes method, target, visible, maxLateMs and exclude", async () => {
       const all = await get<StatsResponse>(`/api/stats?${RANGE}`);
-      expect(Object.keys(all).sort()).toEqual(["from", "rows", "timerResolutionMs", "to"]);
+      expect(Object.keys(all).sort()).toEqual(["engines", "from", "rows", "timerResolutionMs", "to"]);
       expect(all.rows.map((r) => `${r.method}/${r.target}`)).toEqual([
         "xhr/A",
         "ws/A",

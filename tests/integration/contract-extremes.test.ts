@@ -15,6 +15,7 @@ import {
   LATENCY_MS_MAX,
   TIMER_RESOLUTION_MS_MAX,
 } from "../../shared/contract/index.js";
+import { BROWSER_ENGINES } from "../../shared/methods.js";
 import { best2Target } from "../../shared/names.js";
 import { publicIdOf } from "../../testkit/public-id.js";
 import { startInProcess } from "../helpers/in-process.js";
@@ -145,6 +146,7 @@ function batchOf(e: End) {
         },
       ),
       timerResolutionMs: fc.option(ends(0, TIMER_RESOLUTION_MS_MAX), { nil: undefined }),
+      engine: fc.option(fc.constantFrom(...BROWSER_ENGINES), { nil: undefined }),
       seqs: fc.uniqueArray(fc.oneof(fc.constant(0), fc.constant(SEQ_MAX), fc.integer({ min: 1, max: SEQ_MAX - 1 })), {
         minLength: 1,
         maxLength: 12,
@@ -154,7 +156,13 @@ function batchOf(e: End) {
 }
 
 /** What the export says of a sample: its wire fields, absent ones null (the export's columns). */
-function expectedRecord(s: Wire, sessionId: string): Record<string, unknown> {
+/** The session's fields every exported sample carries: the page's clock step (µs) and engine. */
+interface SessionFields {
+  timerResolutionMs?: number | undefined;
+  engine?: string | undefined;
+}
+
+function expectedRecord(s: Wire, sessionId: string, session: SessionFields): Record<string, unknown> {
   const out: Record<string, unknown> = { sessionId };
   for (const k of [
     "t",
@@ -178,8 +186,12 @@ function expectedRecord(s: Wire, sessionId: string): Record<string, unknown> {
     "serverLagMs",
     "serverMs",
     "reportInFlight",
+    "load",
+    "stressRun",
   ])
     out[k] = s[k] ?? null;
+  out.timerResolutionUs = session.timerResolutionMs === undefined ? null : Math.round(session.timerResolutionMs * 1000);
+  out.engine = session.engine ?? null;
   return out;
 }
 
@@ -252,7 +264,7 @@ describe.each(STORE_KINDS)("samples at the contract's ends, %s store", (kind) =>
             for (const s of batch.samples) {
               const { client: exportedClient, ...got } = bySeq.get(s.seq) ?? {};
               expect(exportedClient).toBe(client);
-              expect(got).toEqual(expectedRecord(s, batch.sessionId));
+              expect(got).toEqual(expectedRecord(s, batch.sessionId, batch));
             }
 
             const clients = (await (await fetch(`${server.url}/api/clients`)).json()) as {

@@ -80,7 +80,8 @@ function streamLines(url: string): Promise<{ lines: number; bytes: number; peakR
         res.on("data", (d: Buffer) => {
           bytes += d.length;
           for (let i = d.indexOf(10); i >= 0; i = d.indexOf(10, i + 1)) lines++;
-          tail = (tail + d.toString("utf8")).slice(-400);
+          // Room for the last two whole lines (an NDJSON record is ~500 characters).
+          tail = (tail + d.toString("utf8")).slice(-2000);
         });
         res.on("end", () => {
           clearInterval(sampler);

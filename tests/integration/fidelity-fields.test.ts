@@ -1,7 +1,8 @@
 // Issue 12's fields through the real server: a sample's reportInFlight is
 // stored as a flag bit and filters /api/stats (and the charts) with
 // reportInFlight=0|1; a batch's timerResolutionMs is kept per session and
-// answered as /api/stats's timerResolutionMs; the column is added to a
+// answered as /api/stats's timerResolutionMs; a batch's engine likewise, per
+// engine in /api/stats and as export columns; the column is added to a
 // database made before it, idempotently.
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -102,6 +103,62 @@ describe.each(STORE_KINDS)("%s store", (kind) => {
       expect((await post(batch("session_silent", 30))).status).toBe(200);
       expect((await stats(t1 + 29_000, t1 + 31_000)).timerResolutionMs).toBeNull();
       expect((await post({ ...batch("session_bad", 40), timerResolutionMs: -1 })).status).toBe(400);
+    });
+
+    it("keeps each session's engine; /api/stats groups the range's sessions by engine, the export carries both", async () => {
+      const t2 = T0 + 200_000;
+      const client = "client_engines";
+      const batch = (session: string, seq: number, extra: Record<string, unknown>) => ({
+        clientId: client,
+        sessionId: session,
+        ...extra,
+        samples: [
+          { seq, t: t2 + seq * 1000, method: "xhr", target: "A", ms: 3, outcome: "ok" },
+          { seq: seq + 1, t: t2 + seq * 1000 + 5, method: "ping", target: "A", ms: 0.05, outcome: "ok" },
+        ],
+      });
+      expect((await post(batch("session_gecko", 0, { engine: "gecko", timerResolutionMs: 0.02 }))).status).toBe(200);
+      // A later batch cannot change a session's engine.
+      expect((await post(batch("session_gecko", 2, { engine: "webkit" }))).status).toBe(200);
+      expect((await post(batch("session_chromium", 10, { engine: "chromium", timerResolutionMs: 1 }))).status).toBe(
+        200,
+      );
+      expect((await post(batch("session_unsaid", 20, {}))).status).toBe(200);
+      expect((await post(batch("session_bad_engine", 30, { engine: "trident" }))).status).toBe(400);
+      // Only these sessions have samples from t2 on (the tests above write before it).
+      const s = await stats(t2 - 1, t2 + 25_000);
+      expect(s.engines).toEqual([
+        { engine: "chromium", sessions: 1, timerResolutionMs: 1 },
+        { engine: "gecko", sessions: 1, timerResolutionMs: 0.02 },
+        { engine: null, sessions: 1, timerResolutionMs: null },
+      ]);
+      expect(s.timerResolutionMs).toBe(1);
+      // Probes carry the coarsest step of the range; baselines, measured by the servers, none.
+      expect(s.rows.map((r) => [r.method, r.timerResolutionMs])).toEqual([
+        ["xhr", 1],
+        ["ping", null],
+      ]);
+      const onlyGecko = await stats(t2 - 1, t2 + 3000);
+      expect(onlyGecko.engines).toEqual([{ engine: "gecko", sessions: 1, timerResolutionMs: 0.02 }]);
+      expect(onlyGecko.rows.find((r) => r.method === "xhr")!.timerResolutionMs).toBe(0.02);
+
+      const csv = await (await fetch(`${server.url}/api/samples.csv?from=${t2 - 1}&to=${t2 + 25_000}`)).text();
+      const [header, ...lines] = csv.trim().split("\n");
+      const cols = header!.split(",");
+      const at = (line: string, col: string) => line.split(",")[cols.indexOf(col)];
+      expect(cols).toEqual(expect.arrayContaining(["timerResolutionUs", "engine"]));
+      expect(lines.map((l) => [at(l, "sessionId"), at(l, "seq"), at(l, "timerResolutionUs"), at(l, "engine")])).toEqual(
+        [
+          ["session_gecko", "0", "20", "gecko"],
+          ["session_gecko", "1", "20", "gecko"],
+          ["session_gecko", "2", "20", "gecko"],
+          ["session_gecko", "3", "20", "gecko"],
+          ["session_chromium", "10", "1000", "chromium"],
+          ["session_chromium", "11", "1000", "chromium"],
+          ["session_unsaid", "20", "", ""],
+          ["session_unsaid", "21", "", ""],
+        ],
+      );
     });
 
     it("a version-1 database made before timer_resolution_us upgrades with it empty, once", () => {

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { withQueries } from "../../server/query/with-queries.js";
 import { openPostgresStore } from "../../server/store/postgres/store.js";
 import { UnpackableRowError } from "../../server/store/sqlite/raw-layout.js";
+import { SCHEMA_VERSION } from "../../server/store/sqlite/schema.js";
 import { openStore } from "../../server/store/sqlite/store.js";
 import type { Store } from "../../server/store/store.js";
 import { asAccepted, fixtureBatches } from "../../testkit/migration-samples.js";
@@ -46,7 +47,9 @@ describe("a version 4 file with a row the packed layout cannot hold", () => {
 
     const store = openStore(file, { log: () => {}, ...KEEP });
     try {
-      expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "8" });
+      expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+        value: String(SCHEMA_VERSION),
+      });
     } finally {
       await store.close();
     }

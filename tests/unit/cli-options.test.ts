@@ -48,6 +48,21 @@ describe("tailprobe serve flags", () => {
     "no-ping": [["--no-ping"], { ping: false }],
     "ping-command": [["--ping-command", "/opt/ping"], { pingCommand: "/opt/ping" }],
     "no-rate-limit": [["--no-rate-limit"], { limits: expect.objectContaining({ rateLimit: false }) }],
+    "no-stress": [["--no-stress"], { stress: expect.objectContaining({ enabled: false }) }],
+    "stress-port": [["--stress-port", "9100"], { stress: expect.objectContaining({ enabled: true, port: 9100 }) }],
+    "stress-bytes-per-hour": [
+      ["--stress-bytes-per-hour", "100000000"],
+      { stress: expect.objectContaining({ bytesPerHour: 100_000_000 }) },
+    ],
+    "stress-streams-per-address": [
+      ["--stress-streams-per-address", "3"],
+      { stress: expect.objectContaining({ streamsPerAddress: 3 }) },
+    ],
+    "stress-streams-max": [["--stress-streams-max", "12"], { stress: expect.objectContaining({ streamsMax: 12 }) }],
+    "stress-mbps-per-address": [
+      ["--stress-mbps-per-address", "100"],
+      { stress: expect.objectContaining({ mbpsPerAddress: 100 }) },
+    ],
     "echo-rate": [["--echo-rate", "7"], { limits: expect.objectContaining({ echoPerSecond: 7 }) }],
     "ingest-rate": [["--ingest-rate", "3"], { limits: expect.objectContaining({ ingestPerSecond: 3 }) }],
     "ws-per-address": [["--ws-per-address", "5"], { limits: expect.objectContaining({ wsPerAddress: 5 }) }],
@@ -69,6 +84,29 @@ describe("tailprobe serve flags", () => {
     "admin-token": [["--admin-token", "a-token-of-24-characters"], { adminToken: "a-token-of-24-characters" }],
     "raw-days": [["--raw-days", "7"], { rawDays: 7 }],
     "rollup-days": [["--rollup-days", "90"], { rollupDays: 90 }],
+    alerts: [
+      ["--alerts", "docs/alerts/rules.example.yml"],
+      {
+        alerts: expect.objectContaining({
+          rules: expect.arrayContaining([expect.objectContaining({ name: "WebSocketTailSlow" })]),
+        }),
+      },
+    ],
+    alertmanager: [
+      ["--alertmanager", "http://127.0.0.1:9093"],
+      { alerts: expect.objectContaining({ alertmanager: expect.objectContaining({ kind: "alertmanager" }) }) },
+    ],
+    notify: [
+      ["--notify", "https://ntfy.sh/ops", "--notify", "https://example.org/hook"],
+      {
+        alerts: expect.objectContaining({
+          notify: [
+            expect.objectContaining({ kind: "ntfy", topic: "ops" }),
+            expect.objectContaining({ kind: "webhook" }),
+          ],
+        }),
+      },
+    ],
     help: [["--help"], {}],
   };
 
@@ -89,13 +127,14 @@ describe("tailprobe serve flags", () => {
 
   it("parses every flag at once", () => {
     const all = Object.entries(EVERY_FLAG)
-      .filter(([flag]) => flag !== "help" && flag !== "tls-key" && flag !== "trust-proxy")
+      // --no-stress refuses the stress flags it would leave unused: they are given here, it is parsed alone above.
+      .filter(([flag]) => flag !== "help" && flag !== "tls-key" && flag !== "trust-proxy" && flag !== "no-stress")
       .flatMap(([, [argv]]) => argv);
     const r = parseServeArgs(all, {});
     expect(r.ok, r.ok ? "" : r.error).toBe(true);
     if (!r.ok || r.value === "help") return;
     for (const [flag, [, expected]] of Object.entries(EVERY_FLAG)) {
-      if (flag === "help" || flag === "tls-key" || flag === "trust-proxy") continue;
+      if (flag === "help" || flag === "tls-key" || flag === "trust-proxy" || flag === "no-stress") continue;
       expect(r.value, flag).toEqual(
         expect.objectContaining(flag === "proxy-address" ? { proxyAddresses: ["10.0.0.5"] } : expected),
       );
@@ -124,6 +163,52 @@ describe("tailprobe serve flags", () => {
     });
   });
 
+  it("the stress test's flags: on by default with any two free ports, budgets, and --no-stress", () => {
+    expect(parseServeArgs([])).toMatchObject({
+      ok: true,
+      value: {
+        stress: {
+          enabled: true,
+          port: 0,
+          bytesPerHour: 8 * 1024 ** 3,
+          streamsPerAddress: 16,
+          streamsMax: 64,
+          mbpsPerAddress: 1000,
+        },
+      },
+    });
+    const r = parseServeArgs([
+      "--stress-port",
+      "9100",
+      "--stress-bytes-per-hour",
+      "1000000000",
+      "--stress-streams-per-address",
+      "8",
+      "--stress-streams-max",
+      "20",
+      "--stress-mbps-per-address",
+      "0",
+    ]);
+    expect(r).toMatchObject({
+      ok: true,
+      value: {
+        stress: {
+          enabled: true,
+          port: 9100,
+          bytesPerHour: 1e9,
+          streamsPerAddress: 8,
+          streamsMax: 20,
+          mbpsPerAddress: 0,
+        },
+      },
+    });
+    expect(parseServeArgs(["--no-stress"])).toMatchObject({ ok: true, value: { stress: { enabled: false } } });
+    expect(parseServeArgs(["--no-stress", "--stress-port", "9100"])).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/--no-stress .*--stress-port/),
+    });
+  });
+
   it("--proxy-address names proxies on other machines and implies --trust-proxy", () => {
     const r = parseServeArgs(["--proxy-address", "10.0.0.5", "--proxy-address", "fd00::5"]);
     expect(r).toMatchObject({ ok: true, value: { trustProxy: true, proxyAddresses: ["10.0.0.5", "fd00::5"] } });
@@ -143,6 +228,11 @@ describe("tailprobe serve flags", () => {
     [["--tls-cert", "c.pem"], /--tls-cert needs --tls-key/],
     [["--tls-key", "k.pem"], /--tls-key needs --tls-cert/],
     [["--proxy-address", "proxy.example"], /--proxy-address/],
+    [["--stress-port", "65535"], /--stress-port/],
+    [["--stress-bytes-per-hour", "1000"], /--stress-bytes-per-hour/],
+    [["--stress-streams-per-address", "0"], /--stress-streams-per-address/],
+    [["--stress-streams-max", "many"], /--stress-streams-max/],
+    [["--stress-mbps-per-address", "-1"], /--stress-mbps-per-address/],
     [["stray"], /stray|positional/i],
   ])("refuses %j naming the flag", (argv, message) => {
     const r = parseServeArgs(argv);

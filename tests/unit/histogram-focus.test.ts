@@ -109,7 +109,18 @@ describe("focus window and invert", () => {
     const base = { id: "abcdef0123456789", firstSeen: 0, lastSeen: 0, sessions: 1 };
     expect(clientLabel({ ...base, label: "office-laptop", browser: "Firefox" })).toBe("office-laptop — Firefox");
     expect(clientLabel({ ...base, label: null, browser: null })).toBe("abcdef01");
-    expect(PICKER_METHODS).toEqual(["xhr", "jsonp", "ws", "best2", "ping", "wsping", "tcprtt", "tcpminrtt"]);
+    expect(PICKER_METHODS).toEqual([
+      "xhr",
+      "jsonp",
+      "ws",
+      "best2",
+      "ping",
+      "wsping",
+      "tcprtt",
+      "tcpminrtt",
+      "peerhttp",
+      "peerws",
+    ]);
   });
 
   it("ticking every box in the picker means no filter, so new series still appear", () => {

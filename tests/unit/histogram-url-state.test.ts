@@ -20,6 +20,7 @@ describe("histogram URL state", () => {
       visibleOnly: true,
       maxLateMs: 250,
       timeoutsInTail: true,
+      loads: ["none", "download"],
       histScale: "share",
       focus: { fromMs: 1_700_000_100_000, toMs: 1_700_000_130_000 },
       invert: true,
@@ -32,6 +33,7 @@ describe("histogram URL state", () => {
     expect(url).toContain("focus=1700000100000-1700000130000");
     expect(url).toContain("invert=1");
     expect(url).toContain("timeouts=1");
+    expect(url).toContain("load=none,download");
   });
 
   it("round-trips random views", () => {
@@ -53,6 +55,7 @@ describe("histogram URL state", () => {
         visibleOnly: rnd() < 0.5,
         maxLateMs: rnd() < 0.5 ? Math.floor(rnd() * 60_000) : null,
         timeoutsInTail: rnd() < 0.5,
+        loads: ["none", "idle", "download", "upload", "bidirectional", "cooldown"].filter(() => rnd() < 0.3),
         histScale: rnd() < 0.5 ? "count" : "share",
         focus,
         invert: focus !== null && rnd() < 0.5,
@@ -64,8 +67,9 @@ describe("histogram URL state", () => {
 
   it("drops what does not parse instead of trusting it", () => {
     const v = readView(
-      "?range=bogus&method=xhr,<script>,ws&client=short&maxLateMs=-5&hist=pie&focus=20-10&invert=1&heat=x",
+      "?range=bogus&method=xhr,<script>,ws&client=short&maxLateMs=-5&hist=pie&focus=20-10&invert=1&heat=x&load=download,Download,nonsense",
     );
+    expect(v.loads).toEqual(["download"]);
     expect(v.range).toEqual({ preset: "1h" });
     expect(v.methods).toEqual(["xhr", "ws"]);
     expect(v.client).toBeNull();

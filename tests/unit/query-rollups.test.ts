@@ -14,6 +14,7 @@ import type { SampleFilter } from "../../server/store/sample-filter.js";
 import type { Store } from "../../server/store/store.js";
 import type { Sample } from "../../shared/contract/index.js";
 import { ROLLUP_RELATIVE_ERROR } from "../../shared/rollup.js";
+import { STRESS_PHASES } from "../../shared/stress/phases.js";
 import { tempDir } from "../../testkit/server-process.js";
 import { mulberry32 } from "../../shared/prng.js";
 import { sqliteDb } from "../../testkit/sqlite-store.js";
@@ -74,6 +75,11 @@ beforeAll(async () => {
         s.visibleAtSend = rand() < 0.8;
         s.visibleAtReply = rand() < 0.9;
       }
+      // A stress test now and then (docs/stress.md): its samples carry run and phase.
+      if (rand() < 0.1) {
+        s.stressRun = `run_${k}_${Math.floor(t / 3_600_000)}`;
+        s.load = STRESS_PHASES[Math.floor(rand() * STRESS_PHASES.length)]!;
+      }
       samples.push(s);
     }
     for (let i = 0; i < samples.length; i += 1000)
@@ -100,6 +106,8 @@ const FILTERS: [string, SampleFilter][] = [
   ["visible only, late ≤ 50 ms", { ...all, visibleOnly: true, maxLateMs: 50 }],
   ["a day left out", { ...all, exclude: [{ fromMs: T0 + DAY + 1000, toMs: T0 + 2 * DAY + 5000 }] }],
   ["timeouts in the tail", { ...all, timeoutsInTail: true }],
+  ["outside stress tests (load=none)", { ...all, loads: [0] }],
+  ["every stress-test phase", { ...all, loads: [1, 2, 3, 4, 5] }],
 ];
 
 const near = (got: number | null, exact: number | null) => {

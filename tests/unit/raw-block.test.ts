@@ -15,7 +15,7 @@ import {
   type BlockKey,
   type PackedRow,
 } from "../../server/store/sqlite/raw-block.js";
-import { packRaw } from "../../server/store/sqlite/raw-layout.js";
+import { packSample } from "../../server/store/sqlite/raw-layout.js";
 import { rawValues } from "../../server/store/logical-row.js";
 import type { Sample } from "../../shared/contract/index.js";
 
@@ -78,8 +78,8 @@ function pageProbe(seq: number, t: number): PackedRow {
     serverLagMs: 0.412,
     serverMs: 0.031,
   };
-  const codes = { seriesOf: () => 3, reasonOf: () => 1 };
-  return packRaw(rawValues(7, s, codes), "ws");
+  const codes = { seriesOf: () => 3, reasonOf: () => 1, runOf: () => 1 };
+  return packSample(rawValues(7, s, codes), "ws");
 }
 
 describe("raw sample blocks", () => {
@@ -120,6 +120,7 @@ describe("raw sample blocks", () => {
       null,
       null,
       null,
+      null,
     ];
     expect(() => encodeBlock(key, [])).toThrow(BlockRowError);
     expect(() => encodeBlock(key, [row(5), [8, 6, START, 1, 0, null, null, null, null, null, null, null]])).toThrow(
@@ -131,6 +132,18 @@ describe("raw sample blocks", () => {
     expect(decodeBlock(key, encodeBlock(key, [row(5), row(5, 2, START + 1)]))).toEqual([row(5), row(5, 2, START + 1)]);
     expect(() => encodeBlock(key, [row(6)])).toThrow(/not the key's/);
     expect(() => encodeBlock(key, [row(5, 1.5)])).toThrow(/us 1.5/);
+  });
+
+  it("reads a version 7 block (no stress field) as it was, and a stress field past the presence's seventh bit", () => {
+    // A version 7 writer pushed the presence as one raw byte: below 128 it is the same varint.
+    const key = { session: 7, startMs: START, seq0: 5 };
+    const v7 = Uint8Array.from([BLOCK_FORMAT, 1, 0, 0, 1, 0, 0b0000001, 2]);
+    expect(decodeBlock(key, v7)).toEqual([[7, 5, START, 1, 0, 1, null, null, null, null, null, null, null]]);
+    // The stress field is bit 7: the presence is then two bytes.
+    const stressed: PackedRow = [7, 5, START, 1, 0, 1, null, null, null, null, null, null, 3 * 8 + 2];
+    const blob = encodeBlock(key, [stressed]);
+    expect(Array.from(blob.subarray(6, 8))).toEqual([0x81, 0x01]);
+    expect(decodeBlock(key, blob)).toEqual([stressed]);
   });
 
   it("refuses a damaged block instead of reading other samples from it", () => {

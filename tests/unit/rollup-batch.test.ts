@@ -64,6 +64,8 @@ function rows(n: number, seed: number): RollupRow[] {
       otherUs: best2 && rand() < 0.9 ? us! + Math.round(rand() * 5000) : null,
       minrttSeries: tcp ? 14 : null,
       minrttUs: tcp ? Math.round(rand() * 900) : null,
+      // Probes report the server's handler time (kept in the srv histogram of ok ones).
+      serverUs: series <= 3 && rand() < 0.9 ? Math.round(rand() * 3000) : null,
     };
   });
 }
@@ -99,6 +101,7 @@ describe("RollupBatch", () => {
       otherUs: null,
       minrttSeries: null,
       minrttUs: null,
+      serverUs: null,
     };
     const more = [...rows(2000, 13), early];
     for (const r of more) left.add(r);
@@ -128,6 +131,7 @@ describe("RollupBatch", () => {
       otherUs: null,
       minrttSeries: null,
       minrttUs: null,
+      serverUs: null,
     };
     const takenBefore = structuredClone(closed.cells.get(`0|${T0}|1|1|0`));
     expect(takenBefore?.lat.count).toBeGreaterThan(0);

@@ -10,6 +10,7 @@ import { SAMPLE_REASONS } from "../../shared/contract/reasons.js";
 import { readSample } from "../../shared/contract/sample-reader.js";
 import { REASON_USES } from "../../shared/contract/sample-pairs.js";
 import { BEST2_LEGS, METHODS, OUTCOMES } from "../../shared/methods.js";
+import { STRESS_PHASES } from "../../shared/stress/phases.js";
 
 const FIELDS = [
   "seq",
@@ -33,6 +34,8 @@ const FIELDS = [
   "serverLagMs",
   "serverMs",
   "reportInFlight",
+  "stressRun",
+  "load",
 ] as const;
 
 /** Values near every boundary the contract draws, of every JSON type. */
@@ -72,11 +75,15 @@ const anyValue = fc.oneof(
     [],
     {},
     "1",
+    "download",
+    "Download",
+    "run-0001",
+    "short",
   ),
   fc.double(),
   fc.integer(),
   fc.string({ maxLength: 8 }),
-  fc.constantFrom<unknown>(...METHODS, ...OUTCOMES, ...BEST2_LEGS, ...SAMPLE_REASONS),
+  fc.constantFrom<unknown>(...METHODS, ...OUTCOMES, ...BEST2_LEGS, ...SAMPLE_REASONS, ...STRESS_PHASES),
 );
 
 /** A sample the contract accepts, of any method and outcome: its fields as they go together (sample-pairs.ts). */
@@ -112,8 +119,12 @@ const validSample = fc
       otherOutcome: fc.constantFrom("ok", "timeout", "error"),
     }),
     minrtt: fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: undefined }),
+    stress: fc.option(
+      fc.record({ stressRun: fc.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), load: fc.constantFrom(...STRESS_PHASES) }),
+      { nil: undefined },
+    ),
   })
-  .map(({ server, reasonPick, schedule, optional, race, minrtt, ...s }) => {
+  .map(({ server, reasonPick, schedule, optional, race, minrtt, stress, ...s }) => {
     const reasons = REASON_USES[s.method][s.outcome];
     const reason =
       reasonPick % (reasons.length + 1) === reasons.length ? undefined : reasons[reasonPick % (reasons.length + 1)];
@@ -138,6 +149,7 @@ const validSample = fc
           }
         : {}),
       ...(s.method === "tcprtt" && minrtt !== undefined ? { minrtt } : {}),
+      ...stress,
     };
   });
 
@@ -198,6 +210,11 @@ describe("readSample", () => {
     expect(readSample({ ...good, winner: "ws" })).toEqual({
       ok: false,
       error: "winner/otherMs/otherOutcome belong to best2 samples",
+    });
+    expect(readSample({ ...good, load: "download" })).toEqual({ ok: false, error: "stressRun and load go together" });
+    expect(readSample({ ...good, stressRun: "run-0001", load: "Download" })).toEqual({
+      ok: false,
+      error: "load: expected one of idle, download, upload, bidirectional, cooldown",
     });
   });
 });

@@ -19,8 +19,13 @@ export class HistogramChart {
     this.plot = new ReusablePlot(host, HEIGHT_PX);
   }
 
-  update(h: HistogramResponse, scale: HistogramScale, targets: readonly string[]): void {
-    const data = histogramColumns(h, scale) as uPlot.AlignedData;
+  update(
+    h: HistogramResponse,
+    scale: HistogramScale,
+    targets: readonly string[],
+    stepMsOf?: (method: string, target: string) => number | null,
+  ): void {
+    const data = histogramColumns(h, scale, stepMsOf) as uPlot.AlignedData;
     this.plot.show(`${scale}|${seriesShape(h.series)}`, data, () => this.options(h, scale, targets));
   }
 

@@ -3,11 +3,12 @@
 // across panels (and the heatmap) so aligned oscillations line up under the
 // pointer; a drag on any panel sets the focus window.
 import uPlot from "uplot";
-import type { TimeseriesResponse } from "../../../shared/contract/index.js";
+import type { Incident, TimeseriesResponse } from "../../../shared/contract/index.js";
 import { formatCount } from "../../../shared/format.js";
 import { axis, chartHeight, latencyTicks, latencyValue, readTheme, timeTicks, widthOf } from "./chart-style.js";
 import { focusHooks, type FocusSource } from "./focus-band.js";
-import { PERCENTILE_COLOURS } from "./palette.js";
+import { bandsFor } from "./incident-bands.js";
+import { INCIDENT_COLOURS, PERCENTILE_COLOURS } from "./palette.js";
 import { onPlotClick, type OnPick } from "./pick.js";
 import { seriesLabel } from "./series-label.js";
 import { timeseriesColumns } from "./transforms.js";
@@ -44,8 +45,24 @@ export interface PeriodMark {
   percentile: string;
 }
 
+/** A level shift found in a series (GET /api/changes), marked on its panel. */
+export interface ChangeMark {
+  id: string;
+  /** When it shows (epoch ms), and since when it may have begun (a gap without data widens it). */
+  t: number;
+  earliestT: number;
+  up: boolean;
+  /** One client's change only: drawn dashed. */
+  oneClient: boolean;
+  chosen: boolean;
+  /** The evidence sentence, as the mark's tooltip. */
+  title: string;
+}
+
 interface Panel {
   key: string;
+  /** Buttons over the plot, one per change mark. */
+  marks: HTMLElement;
   caption: HTMLElement;
   title: string;
   card: HTMLElement;
@@ -59,6 +76,9 @@ export class TimeseriesPanels {
   private range: TimeWindow = { fromMs: 0, toMs: 1 };
   private ts: TimeseriesResponse | null = null;
   private periods = new Map<string, PeriodMark>();
+  private changes = new Map<string, ChangeMark[]>();
+  private onMark: (id: string) => void = () => {};
+  private incidents: readonly Incident[] = [];
   private readonly ro: ResizeObserver;
 
   constructor(
@@ -125,6 +145,93 @@ export class TimeseriesPanels {
     }
   }
 
+  /** Marks changes on their panels (key "method@target"); an empty map clears them. */
+  setChanges(changes: Map<string, ChangeMark[]>): void {
+    this.changes = changes;
+    for (const p of this.panels.values()) p.u.redraw(false, false);
+  }
+
+  /** Calls back with a change's id when its mark is clicked. */
+  onChangeMark(cb: (id: string) => void): void {
+    this.onMark = cb;
+  }
+
+  /**
+   * A change: a solid line at t (dashed for one client's), a light span back
+   * to where it may have begun when a gap widens that, and a button over the
+   * plot to choose it.
+   */
+  private drawChanges(key: string, u: uPlot, marksHost: HTMLElement): void {
+    const marks = this.changes.get(key) ?? [];
+    const ctx = u.ctx;
+    const { left, top, width, height } = u.bbox;
+    const buttons: HTMLElement[] = [];
+    ctx.save();
+    for (const m of marks) {
+      const x = u.valToPos(m.t, "x", true);
+      if (x < left || x > left + width) continue;
+      const colour = m.up ? PERCENTILE_COLOURS.p99 : PERCENTILE_COLOURS.p50;
+      const x0 = Math.max(left, u.valToPos(m.earliestT, "x", true));
+      ctx.globalAlpha = 0.12;
+      ctx.fillStyle = colour;
+      if (x - x0 > 2 * uPlot.pxRatio) ctx.fillRect(x0, top, x - x0, height);
+      ctx.globalAlpha = m.chosen ? 1 : 0.8;
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = (m.chosen ? 3 : 2) * uPlot.pxRatio;
+      ctx.setLineDash(m.oneClient ? [5 * uPlot.pxRatio, 3 * uPlot.pxRatio] : []);
+      ctx.beginPath();
+      ctx.moveTo(x, top);
+      ctx.lineTo(x, top + height);
+      ctx.stroke();
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = `change-mark${m.chosen ? " chosen" : ""}`;
+      b.dataset.id = m.id;
+      b.title = m.title;
+      b.textContent = m.up ? "▲" : "▼";
+      b.style.left = `${u.valToPos(m.t, "x")}px`;
+      b.style.color = colour;
+      // Not a click on the chart: neither a pick nor the start of a drag.
+      for (const type of ["mousedown", "mouseup", "click"])
+        b.addEventListener(type, (e) => {
+          e.stopPropagation();
+          if (type === "click") this.onMark(m.id);
+        });
+      buttons.push(b);
+    }
+    ctx.restore();
+    marksHost.replaceChildren(...buttons);
+  }
+
+  /** Shades each incident on its server's panels; an empty list clears them. */
+  setIncidents(incidents: readonly Incident[]): void {
+    this.incidents = incidents;
+    for (const p of this.panels.values()) p.u.redraw(false, false);
+  }
+
+  /**
+   * An incident's band: a light wash over its time and a strip along the top
+   * in its kind's colour, under the lines and beside the focus band.
+   */
+  private drawIncidents(key: string, u: uPlot): void {
+    const target = key.slice(key.indexOf("@") + 1);
+    const bands = bandsFor(this.incidents, target, this.range, Date.now());
+    if (bands.length === 0) return;
+    const ctx = u.ctx;
+    const { left, top, width, height } = u.bbox;
+    ctx.save();
+    for (const b of bands) {
+      const x0 = Math.max(left, u.valToPos(b.fromMs, "x", true));
+      const x1 = Math.min(left + width, Math.max(x0 + uPlot.pxRatio, u.valToPos(b.toMs, "x", true)));
+      const colour = b.kind === "down" ? INCIDENT_COLOURS.down : INCIDENT_COLOURS.degraded;
+      ctx.fillStyle = `${colour}26`;
+      ctx.fillRect(x0, top, x1 - x0, height);
+      ctx.fillStyle = colour;
+      ctx.fillRect(x0, top, x1 - x0, 4 * uPlot.pxRatio);
+    }
+    ctx.restore();
+  }
+
   /** A click on a panel: the slowest sample of its series in the bucket under the pointer. */
   private pick(key: string, u: uPlot): void {
     const ts = this.ts;
@@ -184,6 +291,8 @@ export class TimeseriesPanels {
     card.append(caption, plot);
     this.host.appendChild(card);
     const band = focusHooks(this.focus);
+    const marks = document.createElement("div");
+    marks.className = "change-marks";
     const u = new uPlot(
       {
         ms: 1,
@@ -223,14 +332,23 @@ export class TimeseriesPanels {
             value: (_u, v) => (v === null ? "0" : formatCount(v)),
           },
         ],
-        hooks: { ...band, draw: [...(band.draw ?? []), (u) => this.drawPeriod(key, u)] },
+        hooks: {
+          ...band,
+          draw: [
+            (u) => this.drawIncidents(key, u),
+            ...(band.draw ?? []),
+            (u) => this.drawPeriod(key, u),
+            (u) => this.drawChanges(key, u, marks),
+          ],
+        },
       },
       data,
       plot,
     );
     onPlotClick(u, () => this.pick(key, u));
+    u.over.appendChild(marks);
     this.ro.observe(plot);
-    return { key, caption, title, card, plot, u };
+    return { key, marks, caption, title, card, plot, u };
   }
 
   private clear(): void {

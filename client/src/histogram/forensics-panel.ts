@@ -8,6 +8,7 @@ import { PROBE_METHODS } from "../../../shared/methods.js";
 import { ApiError, getChecked, isAbort } from "./api.js";
 import type { PeriodMark } from "./chart-timeseries.js";
 import {
+  type Change,
   compareResponseSchema,
   fanoutResponseSchema,
   FANOUT_N_DEFAULT,
@@ -62,11 +63,22 @@ async function run(
   }
 }
 
-export function mountForensicsPanel(root: HTMLElement, host: ForensicsHost): void {
-  root.replaceChildren(compare(host), periodicity(host), fanout(host));
+export interface ForensicsPanel {
+  /**
+   * Opens "Compare two series" on a change: its series after the change (A)
+   * against before it (B), the buckets either side of it left out (either may
+   * hold both levels), with the bootstrap intervals and the rank test.
+   */
+  compareChange(c: Change): void;
 }
 
-function compare(host: ForensicsHost): HTMLElement {
+export function mountForensicsPanel(root: HTMLElement, host: ForensicsHost): ForensicsPanel {
+  const cmp = compare(host);
+  root.replaceChildren(cmp.details, periodicity(host), fanout(host));
+  return { compareChange: cmp.compareChange };
+}
+
+function compare(host: ForensicsHost): { details: HTMLElement; compareChange: (c: Change) => void } {
   const { details, body } = section("Compare two series", "compare");
   const a = el("select");
   const b = el("select");
@@ -94,22 +106,16 @@ function compare(host: ForensicsHost): HTMLElement {
   };
   details.addEventListener("toggle", () => details.open && fill());
   host.onViewChange(() => details.open && fill());
-  go.addEventListener("click", () =>
+  /** Asks /api/compare and shows its answer, under `caption` when it compares a change's two sides. */
+  const ask = (q: URLSearchParams, caption: string | null) =>
     run(
       out,
       async (signal) => {
-        const q = host.panelFilters();
-        q.set("a", a.value);
-        q.set("b", previous.checked ? a.value : b.value);
-        if (previous.checked) {
-          const from = Number(q.get("from"));
-          const to = Number(q.get("to"));
-          q.set("bFrom", String(from - (to - from) - 1));
-          q.set("bTo", String(from - 1));
-        }
         const r = await getChecked("/api/compare", q, compareResponseSchema, signal);
+        const head = caption === null ? [] : [Object.assign(el("p", caption, "meta"), { id: "compare-caption" })];
         if (r.comparison === null) {
           out.replaceChildren(
+            ...head,
             el("p", `nothing to compare: ${r.a.label} has ${r.a.count} ok samples, ${r.b.label} ${r.b.count}`, "empty"),
           );
           return;
@@ -134,6 +140,7 @@ function compare(host: ForensicsHost): HTMLElement {
           table.append(tr);
         }
         out.replaceChildren(
+          ...head,
           sentence,
           table,
           el(
@@ -144,12 +151,51 @@ function compare(host: ForensicsHost): HTMLElement {
         );
       },
       ctl,
-    ),
-  );
+    );
+  go.addEventListener("click", () => {
+    const q = host.panelFilters();
+    q.set("a", a.value);
+    q.set("b", previous.checked ? a.value : b.value);
+    if (previous.checked) {
+      const from = Number(q.get("from"));
+      const to = Number(q.get("to"));
+      q.set("bFrom", String(from - (to - from) - 1));
+      q.set("bTo", String(from - 1));
+    }
+    void ask(q, null);
+  });
+  const compareChange = (c: Change) => {
+    const id = `${c.method}@${c.target}`;
+    details.open = true;
+    fill();
+    for (const sel of [a, b]) {
+      if (!Array.from(sel.options, (o) => o.value).includes(id)) sel.append(new Option(labelOf(id), id));
+      sel.value = id;
+    }
+    previous.checked = false;
+    const q = host.panelFilters();
+    q.delete("client");
+    q.set("a", id);
+    q.set("b", id);
+    q.set("aFrom", String(c.t + c.resolutionMs));
+    q.set("aTo", String(c.afterTo - 1));
+    q.set("bFrom", String(c.beforeFrom));
+    q.set("bTo", String(c.earliestT - 1));
+    if (c.client !== null) {
+      q.set("aClient", c.client);
+      q.set("bClient", c.client);
+    }
+    const at = new Date(c.t).toLocaleString();
+    const caption =
+      `A: ${labelOf(id)} after the change at ${at}, B: before it` +
+      `${c.client === null ? "" : ` (client ${c.client})`}; ${c.statistic} ${formatMs(c.before)} → ${formatMs(c.after)}.`;
+    void ask(q, caption);
+    details.scrollIntoView({ block: "nearest" });
+  };
   const form = el("div", "", "controls");
   form.append(el("span", "A "), a, el("span", " B "), b, prevLabel, go);
   body.append(form, out);
-  return details;
+  return { details, compareChange };
 }
 
 function periodicity(host: ForensicsHost): HTMLElement {

@@ -6,10 +6,14 @@ import "uplot/dist/uPlot.min.css";
 import "../common/page.css";
 import "./histogram.css";
 import { AttributionPanel } from "./attribution-panel.js";
+import { mountChangesList } from "./changes-list.js";
 import { mountForensicsPanel } from "./forensics-panel.js";
+import { mountIncidentsPanel } from "./incidents-panel.js";
 import { mountNotices } from "./notices.js";
 import { mountRacesPanel } from "./races-panel.js";
+import { mountStressPanel } from "./stress-panel.js";
 import { Workbench } from "./workbench.js";
+import { markStarted } from "../common/started.js";
 
 const workbench = new Workbench();
 workbench.start();
@@ -19,6 +23,16 @@ mountRacesPanel(
   () => workbench.panelFilters(),
   (cb) => workbench.onViewChange(cb),
 );
+mountStressPanel(
+  document.getElementById("stress")!,
+  () => workbench.panelFilters(),
+  (cb) => workbench.onViewChange(cb),
+);
 const attribution = new AttributionPanel(document.getElementById("attribution")!, () => workbench.panelFilters());
 workbench.onPick((pick) => void attribution.open(pick));
-mountForensicsPanel(document.getElementById("forensics")!, workbench);
+const forensics = mountForensicsPanel(document.getElementById("forensics")!, workbench);
+// A change chosen (in its list or on a time chart): its series after against before, in the compare panel.
+const changes = mountChangesList(document.getElementById("changes")!, workbench, (c) => forensics.compareChange(c));
+workbench.onChangeMark((id) => changes.choose(id));
+mountIncidentsPanel(document.getElementById("incidents")!, workbench);
+markStarted();

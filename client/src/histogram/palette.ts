@@ -24,6 +24,10 @@ const METHOD_COLOURS: Record<string, string> = {
   wsping: OKABE_ITO.skyBlue,
   tcprtt: OKABE_ITO.grey,
   tcpminrtt: OKABE_ITO.yellow,
+  // Okabe–Ito has eight colours and all are taken: the servers' own probes of
+  // their peers take darker shades of the browser methods they mirror (XHR, WebSocket).
+  peerhttp: "#003F63",
+  peerws: "#00573F",
 };
 
 export function methodColour(method: string): string {
@@ -69,3 +73,6 @@ export function heatColour(count: number, maxCount: number): string {
   const c = (k: 0 | 1 | 2) => Math.round(a[k] + (b[k] - a[k]) * w);
   return `rgb(${c(0)}, ${c(1)}, ${c(2)})`;
 }
+
+/** Incident bands on the time charts: an outage in vermillion, a degradation in orange (hex, alpha appended). */
+export const INCIDENT_COLOURS = { down: OKABE_ITO.vermillion, degraded: OKABE_ITO.orange } as const;

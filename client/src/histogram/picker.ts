@@ -2,7 +2,8 @@
 // sample flags ("tab visible only", "exclude late ticks"). It edits a view
 // and hands the new one back; it never fetches anything itself.
 import { DERIVED_SERIES, MAX_LATE_MS_CHOICES, type ClientInfo } from "../../../shared/contract/index.js";
-import { METHODS } from "../../../shared/methods.js";
+import { METHODS, methodOrder } from "../../../shared/methods.js";
+import { LOAD_NONE, LOAD_VALUES } from "../../../shared/stress/phases.js";
 import { methodColour } from "./palette.js";
 import { methodLabel } from "./series-label.js";
 import type { ViewState } from "./url-state.js";
@@ -15,10 +16,13 @@ export interface PickerCallbacks {
 }
 
 /**
- * Methods offered even before any sample of them exists (probes, baselines
- * and the derived kernel min RTT): exactly those the API's method filter accepts.
+ * Methods offered even before any sample of them exists (probes, baselines,
+ * the derived kernel min RTT and the servers' own probes of their peers):
+ * exactly those the API's method filter accepts, in the tables' order.
  */
-export const PICKER_METHODS: readonly string[] = [...METHODS, ...Object.keys(DERIVED_SERIES)];
+export const PICKER_METHODS: readonly string[] = [...METHODS, ...Object.keys(DERIVED_SERIES)].sort(
+  (a, b) => methodOrder(a) - methodOrder(b),
+);
 
 /** Ticked list → filter value: all ticked means no filter (so new series appear by themselves). */
 export function listFilter(ticked: string[], all: readonly string[]): string[] {
@@ -61,6 +65,7 @@ export class Picker {
       this.group("Methods", "method", PICKER_METHODS, v.methods, methodLabel, methodColour),
       this.clientSelect(v),
       this.flags(v),
+      this.loadGroup(v),
     );
     this.root.replaceChildren(frag);
   }
@@ -76,6 +81,8 @@ export class Picker {
     if (vis) vis.checked = v.visibleOnly;
     const tail = this.root.querySelector<HTMLInputElement>("#flag-timeouts");
     if (tail) tail.checked = v.timeoutsInTail;
+    for (const box of Array.from(this.root.querySelectorAll<HTMLInputElement>('input[name="load"]')))
+      box.checked = v.loads.length === 0 || v.loads.includes(box.value);
     const late = this.root.querySelector<HTMLInputElement>("#flag-late");
     const lateMs = this.root.querySelector<HTMLSelectElement>("#flag-late-ms");
     if (late && lateMs) {
@@ -141,6 +148,31 @@ export class Picker {
     return lab;
   }
 
+  /** Samples by stress-test phase (docs/stress.md): all ticked is no filter, like the other groups. */
+  private loadGroup(v: ViewState): HTMLElement {
+    const fs = document.createElement("fieldset");
+    fs.className = "pick";
+    fs.id = "pick-load";
+    fs.append(Object.assign(document.createElement("legend"), { textContent: "Load" }));
+    fs.title = "samples taken in these phases of the probe page's stress test, or outside any test";
+    for (const x of LOAD_VALUES) {
+      const lab = document.createElement("label");
+      const box = Object.assign(document.createElement("input"), { type: "checkbox", name: "load", value: x });
+      box.checked = v.loads.length === 0 || v.loads.includes(x);
+      box.addEventListener("change", () => {
+        const ticked = Array.from(fs.querySelectorAll<HTMLInputElement>("input:checked"), (i) => i.value);
+        if (ticked.length === 0) {
+          box.checked = true;
+          return;
+        }
+        this.cb.onChange({ loads: listFilter(ticked, LOAD_VALUES) });
+      });
+      lab.append(box, LOAD_LABELS[x] ?? x);
+      fs.append(lab);
+    }
+    return fs;
+  }
+
   private flags(v: ViewState): HTMLElement {
     const fs = document.createElement("fieldset");
     fs.className = "pick";
@@ -192,6 +224,16 @@ export class Picker {
     return fs;
   }
 }
+
+/** How the load filter's choices read: a stress test's phase, or outside any test. */
+export const LOAD_LABELS: Record<string, string> = {
+  [LOAD_NONE]: "outside stress tests",
+  idle: "idle",
+  download: "download",
+  upload: "upload",
+  bidirectional: "both ways",
+  cooldown: "cooldown",
+};
 
 /** A limit from a hand-edited URL that is not one of the choices is shown too (the server answers it from raw samples, slower). */
 function ensureLateOption(select: HTMLSelectElement, ms: number): void {

@@ -1,7 +1,7 @@
 // A uPlot that lives across the page's refreshes: rebuilt only when its shape
 // (which series, which options, the theme) changes, otherwise handed the new
-// data, so a zoom the user dragged survives a live refresh until they
-// double-click it away. The histogram and the CDF share this.
+// data, so a zoom the user dragged survives a live refresh (and a rebuild: it
+// is carried over) until they double-click it away. The histogram and the CDF share this.
 import uPlot from "uplot";
 import { chartHeight, followWidth } from "./chart-style.js";
 
@@ -31,15 +31,23 @@ export class ReusablePlot {
       this.u.setData(data, !this.zoomed);
       return;
     }
+    // A series joining or leaving (a server's own probes of its peer start
+    // minutes after the page) rebuilds the plot; the latency range the user
+    // zoomed to is the same axis in the new one, so it carries over.
+    const x = this.zoomed ? this.u?.scales.x : undefined;
+    const keptX = x?.min != null && x.max != null ? { min: x.min, max: x.max } : null;
     this.u?.destroy();
     this.shapeKey = key;
-    // A new plot starts unzoomed: a zoom on the old one must not stop it rescaling to new data.
     this.zoomed = false;
     const opts = options();
     const trackZoom = (u: uPlot) => void (this.zoomed = u.select.width > 0 || this.zoomed);
     opts.hooks = { ...opts.hooks, setSelect: [...(opts.hooks?.setSelect ?? []), trackZoom] };
     this.u = new uPlot(opts, data, this.host);
     this.u.over.addEventListener("dblclick", () => void (this.zoomed = false));
+    if (keptX !== null) {
+      this.u.setScale("x", keptX);
+      this.zoomed = true;
+    }
   }
 }
 

@@ -10,6 +10,9 @@ const SHORT_LABELS: Record<string, string> = {
   wsping: "WS ping frame",
   tcprtt: "TCP RTT",
   tcpminrtt: "TCP min RTT",
+  // A server's own echo probes of its peer (server/health/): no browser in them.
+  peerhttp: "Peer HTTP",
+  peerws: "Peer WS",
 };
 
 export function methodLabel(method: string): string {

@@ -105,7 +105,9 @@ export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[
     // Skipped ticks are honest gaps (frozen page, asleep machine, probe cap): neither latency nor failure.
     const sk = td(tr, formatCount(r.skipped), r.skipped > 0 ? "num" : "num muted");
     if (r.skipped > 0) sk.title = `${r.skipped} ticks skipped (page frozen, machine asleep or probe cap)`;
-    td(tr, formatMs(r.min), "num");
+    const step = r.timerResolutionMs ?? null;
+    const min = td(tr, withStep(r.min, step), "num");
+    if (step !== null) min.title = stepTitle(step);
     for (const [key, p] of PERCENTILE_COLUMNS) {
       if (key === "p50") {
         const median = td(tr, formatMs(r.p50), "num");
@@ -133,6 +135,9 @@ export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[
         cell.setAttribute("aria-label", `${formatMs(value)}, too few samples: ${why}`);
         cell.append(mark, span);
         cell.dataset.thin = "true";
+      } else if (key === "p10") {
+        cell.textContent = withStep(value, step);
+        if (step !== null) cell.title = stepTitle(step);
       } else {
         cell.textContent = formatMs(value);
       }
@@ -142,6 +147,25 @@ export function renderStatsTable(tbody: HTMLTableSectionElement, rows: StatsRow[
   }
   tbody.replaceChildren(frag);
 }
+
+/** A step this large a share of a value is worth stating beside it: 1 % (a 20 µs step on a 2 ms latency). */
+const STEP_SHOWN_SHARE = 0.01;
+
+/**
+ * Min and p10, the figures nearest the clock's step, with the step where it
+ * matters: a reading below one step is "< step" (the clock did not move), one
+ * within a hundred steps "value ± step" (a difference of two clock readings
+ * may be off by up to a step either way).
+ */
+export function withStep(ms: number | null, stepMs: number | null): string {
+  if (ms === null || stepMs === null || stepMs <= 0) return formatMs(ms);
+  if (ms < stepMs) return `< ${formatMs(stepMs)}`;
+  if (stepMs / ms < STEP_SHOWN_SHARE) return formatMs(ms);
+  return `${formatMs(ms).replace(/ ms$/, "")} ± ${formatMs(stepMs)}`;
+}
+
+const stepTitle = (stepMs: number) =>
+  `the page's clock moves in steps of ${formatMs(stepMs)}: each latency is a multiple of it`;
 
 /** Finer than this (ms), a browser's timer is high-resolution: cross-origin isolated Chromium gives 0.005. */
 const FINE_TIMER_MS_MAX = 0.01;

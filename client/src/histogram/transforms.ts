@@ -6,6 +6,7 @@ import type {
   HistogramResponse,
   TimeseriesResponse,
 } from "../../../shared/contract/index.js";
+import { spreadQuantised } from "../../../shared/quantisation.js";
 import { samplesNeededFor } from "../../../shared/stats.js";
 import type { HistogramScale } from "./url-state.js";
 
@@ -17,12 +18,19 @@ export type Columns = [number[], ...(number | null)[][]];
  * bin i's height drawn from edge i to edge i+1, and the extra last point
  * closes the final step at 0.
  */
-export function histogramColumns(h: HistogramResponse, scale: HistogramScale): Columns {
+export function histogramColumns(
+  h: HistogramResponse,
+  scale: HistogramScale,
+  /** Clock step (ms) per series (method, target): values on a grid coarser than bins are spread over it (shared/quantisation.ts). */
+  stepMsOf: (method: string, target: string) => number | null = () => null,
+): Columns {
   const nBins = Math.max(0, h.edges.length - 1);
   const ys = h.series.map((s) => {
     const denom = scale === "share" ? s.count : 1;
+    const step = stepMsOf(s.method, s.target);
+    const counts = step === null ? s.counts : spreadQuantised(h.edges, s.counts, step);
     const out: (number | null)[] = new Array<number | null>(nBins + 1).fill(0);
-    for (let i = 0; i < nBins; i++) out[i] = denom > 0 ? (s.counts[i] ?? 0) / denom : 0;
+    for (let i = 0; i < nBins; i++) out[i] = denom > 0 ? (counts[i] ?? 0) / denom : 0;
     return out;
   });
   return [h.edges.slice(0, nBins + 1), ...ys];

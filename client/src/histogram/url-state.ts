@@ -2,6 +2,7 @@
 // view can be shared, bookmarked and survives a reload. Query parameters use
 // the API's own filter names where they mean the same thing; defaults are
 // left out so a newcomer's URL stays short.
+import { LOAD_VALUES } from "../../../shared/stress/phases.js";
 import { readRange, writeRange, type RangeState } from "./range.js";
 
 export type HistogramScale = "count" | "share";
@@ -26,6 +27,8 @@ export interface ViewState {
   maxLateMs: number | null;
   /** Timeouts enter the latency figures at their timeout value (`timeouts=1`). */
   timeoutsInTail: boolean;
+  /** Stress-test phases to keep (`load=`; "none": outside any test); empty = all samples. */
+  loads: string[];
   /** Histogram y axis: raw counts or share of each series' samples. */
   histScale: HistogramScale;
   /** Window dragged on a time chart; null = none. */
@@ -44,6 +47,7 @@ export const DEFAULT_VIEW: ViewState = {
   visibleOnly: false,
   maxLateMs: null,
   timeoutsInTail: false,
+  loads: [],
   histScale: "count",
   focus: null,
   invert: false,
@@ -89,6 +93,7 @@ export function readView(search: string): ViewState {
     visibleOnly: q.get("visible") === "1",
     maxLateMs: lateMs,
     timeoutsInTail: q.get("timeouts") === "1",
+    loads: readList(q, "load").filter((x) => (LOAD_VALUES as readonly string[]).includes(x)),
     histScale: q.get("hist") === "share" ? "share" : "count",
     focus,
     invert: focus !== null && q.get("invert") === "1",
@@ -108,6 +113,7 @@ export function setSampleFilters(q: URLSearchParams, v: ViewState): void {
   if (v.visibleOnly) q.set("visible", "1");
   if (v.maxLateMs !== null) q.set("maxLateMs", String(v.maxLateMs));
   if (v.timeoutsInTail) q.set("timeouts", "1");
+  if (v.loads.length > 0) q.set("load", v.loads.join(","));
 }
 
 /** Serialises a view; parameters at their default are omitted. Order is fixed so URLs compare equal. */

@@ -2,6 +2,7 @@
 // refresh at a time (a newer view aborts the stale requests; a periodic tick
 // lets a slow one finish), and every chart redrawn from what arrived.
 import {
+  type Incident,
   configSchema,
   parseWith,
   statsResponseSchema,
@@ -18,12 +19,13 @@ import { HeatmapChart } from "./chart-heatmap.js";
 import { HistogramChart } from "./chart-histogram.js";
 import { TimeseriesPanels } from "./chart-timeseries.js";
 import { FocusBar } from "./focus-bar.js";
-import type { PeriodMark } from "./chart-timeseries.js";
+import type { ChangeMark, PeriodMark } from "./chart-timeseries.js";
 import type { ChartPick, OnPick } from "./pick.js";
 import { Picker } from "./picker.js";
 import { Progress } from "./progress.js";
 import { heatmapQuery, populations, timeseriesQuery, type Populations } from "./queries.js";
 import { describeBucket, describeRange, RangeControls } from "./range-controls.js";
+import { quantisationNote } from "./quantisation-note.js";
 import { orderRows, renderStatsTable, timerNote } from "./stats-table.js";
 import { timelineStart } from "./transforms.js";
 import { seriesLabel } from "./series-label.js";
@@ -141,6 +143,26 @@ export class Workbench {
     this.panels.setPeriods(periods);
   }
 
+  /** Marks level shifts on the time charts (key "method@target"). */
+  markChanges(marks: Map<string, ChangeMark[]>): void {
+    this.panels.setChanges(marks);
+  }
+
+  /** Calls back with a change's id when its mark on a time chart is clicked. */
+  onChangeMark(cb: (id: string) => void): void {
+    this.panels.onChangeMark(cb);
+  }
+
+  /** Shades incidents on their servers' time charts. */
+  markIncidents(incidents: readonly Incident[]): void {
+    this.panels.setIncidents(incidents);
+  }
+
+  /** The focus window now (epoch ms), or null. */
+  focus(): TimeWindow | null {
+    return this.view.focus;
+  }
+
   /** Calls back when a chart is clicked to ask why (a tail point, a heatmap cell, a time bucket). */
   onPick(cb: OnPick): void {
     this.pickListeners.push(cb);
@@ -200,8 +222,9 @@ export class Workbench {
     const view = this.view;
     const signal = ctl.signal;
     this.progress.begin(reason === "view");
+    const stats = getChecked("/api/stats", p.summary, statsResponseSchema, signal);
     const tasks = [
-      getChecked("/api/stats", p.summary, statsResponseSchema, signal).then((s) => {
+      stats.then((s) => {
         const before = this.knownTargets.size;
         for (const r of s.rows) this.knownTargets.add(r.target);
         if (this.knownTargets.size !== before) this.render(p);
@@ -210,9 +233,16 @@ export class Workbench {
         if (s.rows.length === 0) return this.renderEmptyTable(view, signal);
         renderStatsTable($<HTMLTableSectionElement>("stats-rows"), s.rows);
       }),
-      getChecked("/api/histogram", p.summary, histogramResponseSchema, signal).then((h) =>
-        this.histogram.update(h, view.histScale, this.targetList()),
-      ),
+      // Drawn once the clock steps are known (or known to be unknown): a grid coarser than the bins is spread over its step.
+      Promise.all([
+        getChecked("/api/histogram", p.summary, histogramResponseSchema, signal),
+        stats.catch(() => null),
+      ]).then(([h, s]) => {
+        const steps = new Map((s?.rows ?? []).map((r) => [seriesId(r.method, r.target), r.timerResolutionMs ?? null]));
+        const stepMsOf = (method: string, target: string) => steps.get(seriesId(method, target)) ?? null;
+        this.histogram.update(h, view.histScale, this.targetList(), stepMsOf);
+        $("quantisation-note").textContent = quantisationNote(h, stepMsOf);
+      }),
       getChecked("/api/cdf", p.summary, cdfResponseSchema, signal).then((c) => this.cdf.update(c, this.targetList())),
       getChecked("/api/timeseries", timeseriesQuery(p), timeseriesResponseSchema, signal).then(async (ts) => {
         // The server's from is the resolved one ("all" starts at the first

@@ -4,6 +4,8 @@
 // the housekeeping slot does the page's own work.
 import "../common/page.css";
 import { browserClock } from "../common/clock.js";
+import { markStarted } from "../common/started.js";
+import { HealthNotes } from "../report/health-notes.js";
 import { browserTransport, Outbox } from "../report/outbox.js";
 import { openOutboxStore } from "../report/outbox-store.js";
 import { showOutboxLine, showStorageWarning } from "../report/outbox-status.js";
@@ -22,6 +24,10 @@ import { buildPlan, resolveServers } from "./plan.js";
 import { Prober } from "./prober.js";
 import { ATTENTION_EVENTS, RenderCadence } from "./render-cadence.js";
 import { clockSlots, Scheduler } from "./scheduler.js";
+import { detectEngine } from "./engine.js";
+import { StressControl } from "./stress/control.js";
+import { readStressRequest } from "./stress/plan.js";
+import { StressRunner } from "./stress/runner.js";
 import { measureTimerResolutionMs } from "./timer-resolution.js";
 import { WsChannel } from "./ws-channel.js";
 
@@ -52,6 +58,7 @@ async function start(): Promise<void> {
   holdSessionLock(sessionId);
   // Once per session, before anything else runs: every latency is a multiple of it.
   const timerResolutionMs = measureTimerResolutionMs(browserClock.monoMs) ?? undefined;
+  const engine = detectEngine();
   let outboxShown = false;
   // The outbox starts before anything else: what an earlier session left goes
   // home even while this one waits for its configuration.
@@ -64,6 +71,7 @@ async function start(): Promise<void> {
     transport: browserTransport(),
     liveSessions,
     timerResolutionMs,
+    engine,
     onChange: (c) => {
       outboxShown = false;
       showStorageWarning(c, $("storage-warning"));
@@ -75,13 +83,19 @@ async function start(): Promise<void> {
     .catch((err: unknown) => console.warn(`tailprobe: spilled samples not restored: ${(err as Error).message}`));
   await outbox.start();
   const exit = watchPageExit(outbox, sessionId, localStorageSpill);
+  // Failures go home over the home server's socket at the next housekeeping
+  // slot, not with the next report; the socket exists once the servers are known.
+  let sendNote: (text: string) => boolean = () => false;
+  const notes = new HealthNotes((text) => sendNote(text), browserClock);
   let sent = 0;
   let ticks = 0;
+  let stressRunning = () => false;
   // Exposed for tests and for the curious: read-only facts about this session.
   (window as unknown as { tailprobe: object }).tailprobe = {
     clientId,
     sessionId,
     timerResolutionMs,
+    engine,
     crossOriginIsolated: globalThis.crossOriginIsolated === true,
     get sent() {
       return sent;
@@ -94,6 +108,12 @@ async function start(): Promise<void> {
     },
     get pending() {
       return outbox.counters.pending;
+    },
+    get healthNotes() {
+      return { ...notes.counters };
+    },
+    get stressActive() {
+      return stressRunning();
     },
   };
 
@@ -139,13 +159,36 @@ async function start(): Promise<void> {
     warn.textContent = blocked.map((s) => `${s.name}: ${s.blockedReason}`).join("\n");
   }
 
-  const emit = (s: Sample) => {
+  const channels = new Map<string, WsChannel>();
+  sendNote = (text) => (home === undefined ? false : (channels.get(home)?.note(text) ?? false));
+  // The stress test (docs/stress.md): its load runs in a worker; a sample taken during a run
+  // carries the run and phase it was taken in (a probe's send time, a baseline's arrival).
+  const stress = new StressRunner({
+    clock: browserClock,
+    clientId,
+    sessionId,
+    endpoint: "/api/stress",
+    worker: () => new Worker(new URL("./stress/load.worker.ts", import.meta.url), { type: "module" }),
+    onEnd: (end) => stressControl.ended(end),
+  });
+  const stressControl = new StressControl({
+    root: $("stress"),
+    runner: stress,
+    servers,
+    homeStress: config.servers[0]?.stress,
+    request: readStressRequest(location.search),
+    clock: browserClock,
+  });
+  stressRunning = () => stress.active;
+  const emit = (s: Sample, taggedAtMs = s.t) => {
     sent++;
+    const tag = stress.tagAt(taggedAtMs);
+    if (tag !== null) Object.assign(s, tag);
     outbox.add(s);
     live.record(s);
+    notes.record(s);
   };
 
-  const channels = new Map<string, WsChannel>();
   // eslint-disable-next-line prefer-const
   let prober: Prober;
   for (const s of servers) {
@@ -157,7 +200,7 @@ async function start(): Promise<void> {
         hello: { clientId, sessionId },
         // A baseline is attributed to the server whose socket delivered it.
         onBaseline: (_announced, samples) => {
-          for (const b of samples) emit(prober.baselineSample({ ...b, target: s.name }));
+          for (const b of samples) emit(prober.baselineSample({ ...b, target: s.name }), browserClock.nowMs());
         },
       }),
     );
@@ -168,7 +211,7 @@ async function start(): Promise<void> {
     channels,
     context,
     clock: browserClock,
-    emit,
+    emit: (sample) => emit(sample),
     // Reports go to the home server only.
     reportInFlight: (server) => server === home && outbox.requestInFlight,
     onSettled: () => scheduler.onProbeSettled(),
@@ -179,6 +222,7 @@ async function start(): Promise<void> {
     probe: (tick) => prober.onTick(tick),
     reportServerProbesInFlight: () => (home === undefined ? 0 : prober.inFlightTo(home)),
     local: () => {
+      notes.flush();
       outbox.commit();
       if (cadence.take()) {
         live.render(!cadence.attended());
@@ -186,11 +230,15 @@ async function start(): Promise<void> {
       }
       for (const ch of channels.values()) ch.maintain();
       clearResourceTimings();
+      stressControl.housekeeping();
     },
     report: (deadlineMs, nextProbeMs) => outbox.pump(deadlineMs, nextProbeMs),
   });
 
-  exit.setAbandon(() => prober.abandonInFlight());
+  exit.setAbandon(() => {
+    prober.abandonInFlight();
+    stress.onPageHide();
+  });
 
   const worker = new Worker(new URL("./clock.worker.ts", import.meta.url), { type: "module" });
   worker.onmessage = (ev: MessageEvent<ClockTick>) => {
@@ -205,3 +253,4 @@ async function start(): Promise<void> {
 }
 
 start().catch((err: unknown) => showStatus(`cannot start: ${(err as Error).message}`, true));
+markStarted();

@@ -108,6 +108,17 @@ export class WsChannel {
     });
   }
 
+  /**
+   * Sends a message that is not a probe (a health note) if the socket is
+   * open; false otherwise. The caller chooses the moment: never a probe's.
+   */
+  note(text: string): boolean {
+    const socket = this.socket;
+    if (socket === undefined || socket.readyState !== WebSocket.OPEN) return false;
+    socket.send(text);
+    return true;
+  }
+
   close(): void {
     const s = this.socket;
     this.socket = undefined;

@@ -7,6 +7,7 @@ import { parseWith } from "../../../shared/contract/parse.js";
 import { upgradeReason } from "../../../shared/contract/reasons.js";
 import {
   BATCH_SAMPLES_MAX,
+  type BrowserEngine,
   sampleRefusalSchema,
   type IngestResult,
   type Sample,
@@ -131,6 +132,8 @@ export interface OutboxOptions {
   onChange?(counters: OutboxCounters): void;
   /** This page's measured performance.now() step (ms), sent with every batch of its own session. */
   timerResolutionMs?: number | undefined;
+  /** The engine running this page (client/src/probe/engine.ts), sent like timerResolutionMs. */
+  engine?: BrowserEngine | undefined;
 }
 
 export class Outbox {
@@ -511,13 +514,16 @@ export class Outbox {
   }
 
   private body(who: Pick<OutboxRow, "clientId" | "sessionId" | "label">, samples: Sample[]): string {
-    // The resolution is this page's: rows an earlier session left were timed by another page.
-    const resolution = who.sessionId === this.options.sessionId ? this.options.timerResolutionMs : undefined;
+    // The resolution and engine are this page's: rows an earlier session left were timed by another page.
+    const own = who.sessionId === this.options.sessionId;
+    const resolution = own ? this.options.timerResolutionMs : undefined;
+    const engine = own ? this.options.engine : undefined;
     return JSON.stringify({
       clientId: who.clientId,
       sessionId: who.sessionId,
       ...(who.label !== undefined ? { label: who.label } : {}),
       ...(resolution !== undefined ? { timerResolutionMs: resolution } : {}),
+      ...(engine !== undefined ? { engine } : {}),
       // Rows an older page left may carry a free-text reason, which the server
       // refuses (and the sample with it): they go with the nearest value.
       samples: samples.map(upgradeReason),

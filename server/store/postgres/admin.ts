@@ -39,6 +39,7 @@ export async function deleteClientPostgres(sql: postgres.Sql, clientId: string):
         emptyCell(r.level as number, r.start_ms as number, r.series as number, ANY_CLIENT, ANY_CLASS),
       );
     await tx`DELETE FROM rollups WHERE client = ANY(${arrayLiteral(codes)}::integer[])`;
+    await tx`DELETE FROM stress_runs WHERE session IN (SELECT id FROM sessions WHERE client_id = ${clientId})`;
     const sessions = await tx`DELETE FROM sessions WHERE client_id = ${clientId}`;
     await tx`DELETE FROM clients WHERE id = ANY(${arrayLiteral(codes)}::integer[])`;
     if (aggregates.size > 0) {
@@ -46,7 +47,7 @@ export async function deleteClientPostgres(sql: postgres.Sql, clientId: string):
       const starts = touched.map((r) => r.start_ms as number);
       const series = touched.map((r) => r.series as number);
       const rest = await tx`
-        SELECT r.level, r.start_ms, r.series, r.failures, r.skipped, r.lat, r.tmo, r.wins_ws, r.wins_jsonp, r.margin
+        SELECT r.level, r.start_ms, r.series, r.failures, r.skipped, r.lat, r.tmo, r.wins_ws, r.wins_jsonp, r.margin, r.srv
         FROM rollups r JOIN unnest(${arrayLiteral(levels)}::smallint[], ${arrayLiteral(starts)}::bigint[], ${arrayLiteral(series)}::integer[]) AS k (level, start_ms, series)
           ON r.level = k.level AND r.start_ms = k.start_ms AND r.series = k.series
         WHERE r.client <> ${ANY_CLIENT}`;
@@ -60,7 +61,7 @@ export async function deleteClientPostgres(sql: postgres.Sql, clientId: string):
           await tx`DELETE FROM rollups WHERE level = ${key[0]!} AND client = ${key[1]!} AND class = ${key[2]!} AND start_ms = ${key[3]!} AND series = ${key[4]!}`;
         else
           await tx`UPDATE rollups SET failures = ${c.failures}, skipped = ${c.skipped}, lat = ${bytea(c.lat)}, tmo = ${bytea(c.tmo)},
-                   wins_ws = ${c.winsWs}, wins_jsonp = ${c.winsJsonp}, margin = ${bytea(c.margin)}
+                   wins_ws = ${c.winsWs}, wins_jsonp = ${c.winsJsonp}, margin = ${bytea(c.margin)}, srv = ${bytea(c.srv)}
                    WHERE level = ${key[0]!} AND client = ${key[1]!} AND class = ${key[2]!} AND start_ms = ${key[3]!} AND series = ${key[4]!}`;
       }
     }

@@ -9,12 +9,21 @@ import type postgres from "postgres";
 import type { SqlParam } from "../read-pool.js";
 import { sampleWhere } from "../sample-filter.js";
 import { toPostgresPlaceholders } from "./dialect.js";
+import { LOAD_NAME_SQL } from "./schema.js";
 
-/** The `samples` view's columns every page selects, in RawSampleRow's order. */
+/** The `samples` view's columns every page selects, in RawSampleRow's order, up to the session. */
 const SAMPLE_COLUMNS_SQL = `samples.t, sessions.client_id, sessions.session_key, samples.seq, samples.method,
   samples.target, samples.ms, samples.outcome, samples.scheduled_t, samples.late_ms, samples.hidden_ms, samples.flags,
   samples.reason, samples.winner, samples.other_ms, samples.other_outcome, samples.minrtt, samples.server_lag_ms,
-  samples.server_ms, samples.session`;
+  samples.server_ms, samples.session, CAST(sessions.timer_resolution_us AS double precision), sessions.engine`;
+/**
+ * RawSampleRow's last two, the stress test's phase and run key, over
+ * PostgreSQL's view (the key by a subquery: a join would make sampleWhere's
+ * bare column names ambiguous). Version 6's SQLite view, which the block
+ * reader's tests read, has neither: its callers give "NULL, NULL".
+ */
+export const STRESS_COLUMNS_SQL = `${LOAD_NAME_SQL("samples.load")},
+  (SELECT run_key FROM stress_runs WHERE stress_runs.id = samples.stress_run)`;
 
 /** One SELECT (SQLite's placeholders, translated by the caller) read as rows of arrays. */
 export type PageFetch = (sql: string, params: SqlParam[]) => Promise<RawSampleRow[]> | RawSampleRow[];
@@ -23,12 +32,16 @@ export type PageFetch = (sql: string, params: SqlParam[]) => Promise<RawSampleRo
  * Keyset paging over a `samples` view's SELECT: PostgreSQL's, and in tests
  * SQLite's version 6 view, which the block reader is held to.
  */
-export function pageReaderOver(fetch: PageFetch, close: () => void): PageReader {
+export function pageReaderOver(
+  fetch: PageFetch,
+  close: () => void,
+  stressColumnsSql: string = STRESS_COLUMNS_SQL,
+): PageReader {
   return {
     async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
       const order = "ORDER BY samples.t, samples.session, samples.seq LIMIT ?";
       const select = (where: string) =>
-        `SELECT ${SAMPLE_COLUMNS_SQL} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
+        `SELECT ${SAMPLE_COLUMNS_SQL}, ${stressColumnsSql} FROM samples JOIN sessions ON sessions.id = samples.session WHERE ${where} ${order}`;
       const first = sampleWhere(filter);
       let rows = await fetch(select(first.sql), [...first.params, pageRows]);
       while (rows.length === pageRows) {

@@ -6,21 +6,22 @@ import type { SqlReads } from "../read-pool.js";
 import { sampleWhere } from "../sample-filter.js";
 
 /** raw_samples' columns an EdgeRow is read from, in edgeRowOf's order. */
-const EDGE_COLUMNS = "t, series, outcome, us, flags, late_us, winner, other_us, minrtt_us";
+const EDGE_COLUMNS = "t, series, outcome, us, flags, late_us, winner, other_us, minrtt_us, load";
 
 function edgeRowOf(row: unknown[]): EdgeRow {
-  const [t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs] = row as [
+  const [t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs, load] = row as [
     number,
     number,
     number,
     number | null,
     number,
+    number | null,
     number | null,
     number | null,
     number | null,
     number | null,
   ];
-  return { t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs };
+  return { t, series, outcome, us, flags, lateUs, winner, otherUs, minrttUs, load };
 }
 
 export function postgresRawReads(pool: SqlReads): RawReads {

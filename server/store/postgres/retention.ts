@@ -52,6 +52,8 @@ export function startPostgresRetention(
         ON CONFLICT (key) DO UPDATE SET value = GREATEST(meta.value::bigint, excluded.value::bigint)::text`;
     }
     prunedBeforeMs = Math.max(prunedBeforeMs, await readPrunedBeforeMs(sql));
+    // A stress-test run whose raw samples are gone has nothing left to answer with.
+    await sql`DELETE FROM stress_runs WHERE start_ms < ${prunedBeforeMs}`;
     const dropped = await sql`DELETE FROM rollups WHERE level = 0 AND start_ms + ${LEVEL_MS[0]} <= ${prunedBeforeMs}`;
     deleted += dropped.count;
     for (let level = 1; level < LEVEL_MS.length; level++) {

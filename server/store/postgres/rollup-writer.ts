@@ -20,14 +20,21 @@ const KEY_ARRAYS =
   "unnest($1::smallint[], $2::integer[], $3::smallint[], $4::bigint[], $5::integer[]) AS k (level, client, class, start_ms, series)";
 /** Statements of fixed text (prepared once) over one array per column, however many cells a batch touches. */
 const CREATE_CELLS = `INSERT INTO rollups (${KEY}) SELECT * FROM ${KEY_ARRAYS} ORDER BY ${KEY} ON CONFLICT DO NOTHING`;
-const LOCK_CELLS = `SELECT r.level, r.client, r.class, r.start_ms, r.series, r.failures, r.skipped, r.lat, r.tmo, r.wins_ws, r.wins_jsonp, r.margin
+/** The rows locked and read back, and the UPDATE of their merged values, with or without the srv column (version 7 on). */
+const lockCells = (
+  srv: boolean,
+) => `SELECT r.level, r.client, r.class, r.start_ms, r.series, r.failures, r.skipped, r.lat, r.tmo, r.wins_ws, r.wins_jsonp, r.margin${srv ? ", r.srv" : ""}
   FROM rollups r JOIN ${KEY_ARRAYS} USING (${KEY}) ORDER BY r.level, r.client, r.class, r.start_ms, r.series FOR UPDATE OF r`;
 // Histograms travel as hex text (decoded here): an array literal of hex needs no quoting.
-const WRITE_CELLS = `UPDATE rollups r SET failures = v.failures, skipped = v.skipped, lat = decode(v.lat, 'hex'), tmo = decode(v.tmo, 'hex'),
-    wins_ws = v.wins_ws, wins_jsonp = v.wins_jsonp, margin = decode(v.margin, 'hex')
-  FROM unnest($1::smallint[], $2::integer[], $3::smallint[], $4::bigint[], $5::integer[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::text[])
-    AS v (level, client, class, start_ms, series, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin)
+const writeCells = (
+  srv: boolean,
+) => `UPDATE rollups r SET failures = v.failures, skipped = v.skipped, lat = decode(v.lat, 'hex'), tmo = decode(v.tmo, 'hex'),
+    wins_ws = v.wins_ws, wins_jsonp = v.wins_jsonp, margin = decode(v.margin, 'hex')${srv ? ", srv = decode(v.srv, 'hex')" : ""}
+  FROM unnest($1::smallint[], $2::integer[], $3::smallint[], $4::bigint[], $5::integer[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::text[]${srv ? ", $13::text[]" : ""})
+    AS v (level, client, class, start_ms, series, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin${srv ? ", srv" : ""})
   WHERE r.level = v.level AND r.client = v.client AND r.class = v.class AND r.start_ms = v.start_ms AND r.series = v.series`;
+const LOCK_CELLS = [lockCells(false), lockCells(true)] as const;
+const WRITE_CELLS = [writeCells(false), writeCells(true)] as const;
 
 const cellKey = (c: RollupCell): number[] => [c.level, c.client, c.cls, c.startMs, c.series];
 const compareKeys = (a: number[], b: number[]) => {
@@ -39,14 +46,19 @@ const hexOf = (b: Uint8Array | null): string | null =>
 const columnsOf = <T>(rows: readonly T[][], width: number): T[][] =>
   Array.from({ length: width }, (_, c) => rows.map((r) => r[c]!));
 
-/** Merges a batch's rollup cells into the rollups table inside `tx`. */
-export async function mergeRollups(tx: Tx, batch: RollupBatch): Promise<void> {
+/**
+ * Merges a batch's rollup cells into the rollups table inside `tx`.
+ * `serverTime`: the table has the srv column (version 7 on); upgrade steps
+ * from older versions run before it exists and pass false.
+ */
+export async function mergeRollups(tx: Tx, batch: RollupBatch, serverTime = true): Promise<void> {
+  const srv = serverTime ? 1 : 0;
   const cells = [...batch.cells.values()].sort((a, b) => compareKeys(cellKey(a), cellKey(b)));
   if (cells.length === 0) return;
   const keys = columnsOf(cells.map(cellKey), 5).map(arrayLiteral);
   // Missing rows first (in key order), then every row locked (in key order).
   await tx.unsafe(CREATE_CELLS, keys);
-  const stored = await tx.unsafe(LOCK_CELLS, keys);
+  const stored = await tx.unsafe(LOCK_CELLS[srv], keys);
   const byKey = new Map(
     stored.map((r) => [`${r.level}|${r.client}|${r.class}|${r.start_ms}|${r.series}`, r as unknown as StoredCell]),
   );
@@ -62,7 +74,8 @@ export async function mergeRollups(tx: Tx, batch: RollupBatch): Promise<void> {
       m.winsWs,
       m.winsJsonp,
       hexOf(m.margin),
+      ...(serverTime ? [hexOf(m.srv)] : []),
     ]);
   }
-  await tx.unsafe(WRITE_CELLS, columnsOf(merged, 12).map(arrayLiteral));
+  await tx.unsafe(WRITE_CELLS[srv], columnsOf(merged, serverTime ? 13 : 12).map(arrayLiteral));
 }

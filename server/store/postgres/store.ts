@@ -7,7 +7,9 @@ import { ingestHere } from "../../ingest/read-batch.js";
 import { DAY_MS, retentionOf } from "../retention.js";
 import type { Store, StoreOptions } from "../store.js";
 import { deleteClientPostgres } from "./admin.js";
+import { postgresAlertState } from "./alert-state.js";
 import { PgCodes } from "./codes.js";
+import { postgresIncidents } from "./incidents.js";
 import { connect, READ_CONNECTIONS_MAX, WRITE_CONNECTIONS_MAX } from "./connect.js";
 import { redactUrl, scrubber } from "./dialect.js";
 import { asStorageError } from "./errors.js";
@@ -16,6 +18,7 @@ import { postgresPageReader } from "./page-reader.js";
 import { dayOf, ensurePartitions, existingPartitions } from "./partitions.js";
 import { postgresReadPool } from "./read-pool.js";
 import { readPrunedBeforeMs, startPostgresRetention } from "./retention.js";
+import { postgresStressRuns } from "./stress-runs.js";
 import { postgresWriter } from "./writer.js";
 
 /**
@@ -114,6 +117,9 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
       toAnnounce.push(...fresh);
     },
     readPool: pool,
+    incidents: postgresIncidents(pool, writeSql, guarded),
+    stressRuns: postgresStressRuns(writeSql, pool, guarded),
+    alertState: postgresAlertState(writeSql, guarded),
     openPageReader: () => postgresPageReader(readSql, guarded),
     insertBatch: (batch, meta) => guarded(() => writer.insertBatch(batch, meta)),
     // Read on the event loop: PostgreSQL writes leave it anyway, and every server of the deployment reads its own.

@@ -11,15 +11,14 @@
 import type postgres from "postgres";
 import type { IngestResult, SampleBatch } from "../../../shared/contract/index.js";
 import { SessionOwnerError } from "../errors.js";
-import { RAW_COLUMNS, rawValues, rollupRowOf, spanOf, toUs } from "../logical-row.js";
+import { RAW_COLUMNS, rawValues, rollupRowOf, spanOf, STRESS_COLUMNS, toUs } from "../logical-row.js";
 import { RollupBatch } from "../rollup-batch.js";
 import type { IngestMeta } from "../store.js";
 import type { PgCodes } from "./codes.js";
 import { dayOf, ensurePartitions } from "./partitions.js";
 import { arrayLiteral, mergeRollups, type Tx } from "./rollup-writer.js";
 
-const RAW_WIDTH = RAW_COLUMNS.split(",").length;
-/** Column types of raw_samples, in RAW_COLUMNS order. */
+/** Column types of raw_samples, in RAW_COLUMNS then STRESS_COLUMNS order. */
 const RAW_TYPES = [
   "integer",
   "bigint",
@@ -38,8 +37,11 @@ const RAW_TYPES = [
   "bigint",
   "bigint",
   "bigint",
+  "bigint",
+  "smallint",
 ];
-const INSERT_RAW_UNNEST = `INSERT INTO raw_samples (${RAW_COLUMNS})
+const RAW_WIDTH = RAW_TYPES.length;
+const INSERT_RAW_UNNEST = `INSERT INTO raw_samples (${RAW_COLUMNS}, ${STRESS_COLUMNS})
   SELECT * FROM unnest(${RAW_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})
   ON CONFLICT DO NOTHING RETURNING seq`;
 
@@ -58,7 +60,7 @@ export function postgresWriter(sql: postgres.Sql, codes: PgCodes, partitions: Se
       const rows: Row[] = [];
       for (const s of batch.samples) {
         // rawValues asks the codes synchronously: resolve this batch's codes first.
-        await codes.prepare(s.method, s.target, s.reason);
+        await codes.prepare(s.method, s.target, s.reason, s.stressRun);
         rows.push({ s, v: rawValues(0, s, codes.sync) });
       }
       return sql.begin(async (tx) => {
@@ -67,6 +69,8 @@ export function postgresWriter(sql: postgres.Sql, codes: PgCodes, partitions: Se
           await tx`UPDATE sessions SET label = ${batch.label} WHERE id = ${session.id} AND label IS DISTINCT FROM ${batch.label}`;
         if (batch.timerResolutionMs !== undefined)
           await tx`UPDATE sessions SET timer_resolution_us = ${toUs(batch.timerResolutionMs)} WHERE id = ${session.id} AND timer_resolution_us IS NULL`;
+        if (batch.engine !== undefined)
+          await tx`UPDATE sessions SET engine = ${batch.engine} WHERE id = ${session.id} AND engine IS NULL`;
         for (const r of rows) r.v[0] = session.id;
         // Each seq once per session, whatever its t: a batch that goes back to
         // a stored seq looks its range up (the session's row lock, taken in

@@ -16,7 +16,7 @@ import {
   type RollupCell,
   type StoredCell,
 } from "../rollup-batch.js";
-import { CLASS_COUNT, LEVEL_COUNT } from "../rollup-class.js";
+import { ALL_CLASSES, LEVEL_COUNT } from "../rollup-class.js";
 import type { DeletedClient } from "../store.js";
 import { blockStartMs } from "./raw-block.js";
 
@@ -55,18 +55,19 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
       }
       db.prepare("DELETE FROM rollups WHERE client = ?").run(code);
     }
+    db.prepare("DELETE FROM stress_runs WHERE session IN (SELECT id FROM sessions WHERE client_id = ?)").run(clientId);
     const sessions = db.prepare("DELETE FROM sessions WHERE client_id = ?").run(clientId).changes;
     for (const code of codes) db.prepare("DELETE FROM clients WHERE id = ?").run(code);
     // Rebuild: one key range per (level, remaining client, class), the rollups' key order.
     const remaining = (db.prepare("SELECT id FROM clients").all() as { id: number }[]).map((r) => r.id);
     const rows = db.prepare(
-      "SELECT start_ms, series, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms BETWEEN ? AND ?",
+      "SELECT start_ms, series, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin, srv FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms BETWEEN ? AND ?",
     );
     for (let level = 0; level < LEVEL_COUNT; level++) {
       const { fromMs, toMs } = span[level]!;
       if (fromMs > toMs) continue;
       for (const client of remaining)
-        for (let cls = 0; cls < CLASS_COUNT; cls++)
+        for (const cls of ALL_CLASSES)
           for (const r of rows.iterate(level, client, cls, fromMs, toMs) as Iterable<
             StoredCell & { start_ms: number; series: number }
           >) {
@@ -78,7 +79,7 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
       "DELETE FROM rollups WHERE level = ? AND client = ? AND class = ? AND start_ms = ? AND series = ?",
     );
     const put = db.prepare(
-      "INSERT OR REPLACE INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO rollups (level, start_ms, series, client, class, failures, skipped, lat, tmo, wins_ws, wins_jsonp, margin, srv) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     for (const c of aggregates.values()) {
       if (c.failures + c.skipped + c.lat.count + c.tmo.count === 0)
@@ -97,6 +98,7 @@ export function deleteClientData(db: Database.Database, clientId: string): Delet
           c.winsWs,
           c.winsJsonp,
           blobOf(c.margin),
+          blobOf(c.srv),
         );
     }
     return { samples, sessions };

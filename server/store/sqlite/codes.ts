@@ -1,5 +1,6 @@
-// Small-integer codes for series, reasons and clients on SQLite, cached: a
-// row is added on first use, on the writer's connection (one writer: no race).
+// Small-integer codes for series, reasons, clients and stress-test runs on
+// SQLite, cached: a row is added on first use, on the writer's connection
+// (one writer: no race).
 import type Database from "better-sqlite3";
 import type { CodeLookup } from "../logical-row.js";
 
@@ -8,9 +9,13 @@ export class Codes implements CodeLookup {
   private series = new Map<string, number>();
   private reasons = new Map<string, number>();
   private clients = new Map<string, number>();
+  /** Runs seen since the last reload; the table is not read whole (a year of hourly tests from many clients). */
+  private runs = new Map<string, number>();
   private readonly addSeries: Database.Statement;
   private readonly addReason: Database.Statement;
   private readonly addClient: Database.Statement;
+  /** Prepared at the first run: an upgrade from an old version uses Codes before stress_runs exists. */
+  private runStatements: { add: Database.Statement; find: Database.Statement<[string], { id: number }> } | null = null;
 
   constructor(private readonly db: Database.Database) {
     this.addSeries = db.prepare("INSERT INTO series (method, target) VALUES (?, ?)");
@@ -34,6 +39,7 @@ export class Codes implements CodeLookup {
     this.clients = new Map(
       rows<{ id: number; client_key: string }>("SELECT id, client_key FROM clients").map((r) => [r.client_key, r.id]),
     );
+    this.runs = new Map();
   }
 
   seriesOf(method: string, target: string): number {
@@ -46,6 +52,19 @@ export class Codes implements CodeLookup {
   reasonOf(text: string): number {
     let id = this.reasons.get(text);
     if (id === undefined) this.reasons.set(text, (id = Number(this.addReason.run(text).lastInsertRowid)));
+    return id;
+  }
+
+  runOf(key: string): number {
+    let id = this.runs.get(key);
+    if (id === undefined) {
+      const st = (this.runStatements ??= {
+        add: this.db.prepare("INSERT INTO stress_runs (run_key) VALUES (?)"),
+        find: this.db.prepare<[string], { id: number }>("SELECT id FROM stress_runs WHERE run_key = ?"),
+      });
+      id = st.find.get(key)?.id ?? Number(st.add.run(key).lastInsertRowid);
+      this.runs.set(key, id);
+    }
     return id;
   }
 

@@ -7,11 +7,12 @@
 // in pages, so memory is one bucket's rows whatever the range.
 import Database from "better-sqlite3";
 import { BEST2_LEGS, OUTCOMES } from "../../../shared/methods.js";
+import { phaseOfCode } from "../../../shared/stress/phases.js";
 import { toMsOrNull } from "../logical-row.js";
 import { yieldTurn } from "../pace.js";
 import { PAGE_ROWS_DEFAULT, type PageReader, type RawSampleRow } from "../page-reader.js";
 import type { PackedRow } from "./raw-block.js";
-import { unpackSample } from "./raw-layout.js";
+import { PACKED_STRESS_INDEX, unpackSample, unpackStress } from "./raw-layout.js";
 import { bucketRange, rowsOfBlock, type StoredBlock } from "./raw-reads.js";
 import { rowMatcher, type RowContext } from "./row-matcher.js";
 
@@ -40,6 +41,18 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
     if (text === undefined) reasons.set(id, (text = readReason.get(id)?.text ?? null));
     return text;
   };
+  const readRunKey = db.prepare<[number], { run_key: string }>("SELECT run_key FROM stress_runs WHERE id = ?");
+  const findRun = db.prepare<[string], { id: number }>("SELECT id FROM stress_runs WHERE run_key = ?");
+  // Runs are read as rows name them: the table is not read whole (a year of hourly tests from many clients).
+  const runKeys = new Map<number, string | null>();
+  const runKey = (id: number): string | null => {
+    let key = runKeys.get(id);
+    if (key === undefined) {
+      if (runKeys.size > 10_000) runKeys.clear();
+      runKeys.set(id, (key = readRunKey.get(id)?.run_key ?? null));
+    }
+    return key;
+  };
   const nextBucket = db.prepare<[number, number], { start: number | null }>(
     "SELECT min(start_ms) AS start FROM raw_blocks WHERE start_ms >= ? AND start_ms <= ?",
   );
@@ -49,11 +62,18 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
   const readSeries = db.prepare<[], { id: number; method: string; target: string }>(
     "SELECT id, method, target FROM series",
   );
-  const readSessions = db.prepare<[], { id: number; session_key: string; client_id: string }>(
-    "SELECT id, session_key, client_id FROM sessions",
+  type SessionRow = {
+    id: number;
+    session_key: string;
+    client_id: string;
+    timer_resolution_us: number | null;
+    engine: string | null;
+  };
+  const readSessions = db.prepare<[], SessionRow>(
+    "SELECT id, session_key, client_id, timer_resolution_us, engine FROM sessions",
   );
   let series = new Map<number, { method: string; target: string }>();
-  let sessions = new Map<number, { session_key: string; client_id: string }>();
+  let sessions = new Map<number, SessionRow>();
   // Series and sessions added while an export runs are read when a row names one.
   const reload = () => {
     series = new Map(readSeries.all().map((s) => [s.id, s]));
@@ -78,8 +98,9 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
       ...(number | null)[],
     ];
     const { method, target } = series.get(seriesId)!;
-    const { client_id, session_key } = sessions.get(session)!;
+    const { client_id, session_key, timer_resolution_us, engine } = sessions.get(session)!;
     const u = unpackSample(method, status, sched ?? null, lateUs ?? null, detail ?? null);
+    const stress = unpackStress(r[PACKED_STRESS_INDEX]);
     return [
       t,
       client_id,
@@ -101,11 +122,16 @@ export function openSqlitePageReader(writer: Database.Database): PageReader {
       toMsOrNull(lagUs ?? null),
       toMsOrNull(serverUs ?? null),
       session,
+      timer_resolution_us,
+      engine,
+      stress.load === null ? null : phaseOfCode(stress.load),
+      stress.run === null ? null : runKey(stress.run),
     ];
   };
   return {
     async *pages(filter, pageRows = PAGE_ROWS_DEFAULT) {
       reload();
+      ctx.stressRunCode = filter.stressRun === undefined ? undefined : (findRun.get(filter.stressRun)?.id ?? null);
       const keep = rowMatcher(filter, ctx);
       const fromMs = Math.ceil(filter.fromMs);
       const toMs = Math.floor(filter.toMs);

@@ -12,7 +12,7 @@
 //     seq − previous seq           (the first sample's previous seq is seq0: 0)
 //     zigzag(t − previous t)       (the first sample's previous t is the bucket's start)
 //     series, status               (raw-layout.ts packRaw: never NULL, ≥ 0)
-//     presence: bit k set when nullable column k is not NULL
+//     presence: bit k set when nullable column k is not NULL (a varint)
 //     zigzag(value) per present nullable column, in NULLABLE order
 // A sample is the logical row packRaw returns: PACKED_RAW_COLUMNS' order.
 // A block's order is (seq, t), strictly increasing: a sample's identity is
@@ -30,8 +30,12 @@ export const BLOCK_FORMAT = 1;
 /** A sample in raw-layout.ts's packed layout: session, seq, t, series, status, then NULLABLE's columns. */
 export type PackedRow = (number | null)[];
 
-/** The packed columns after status that may be NULL, in their PACKED_RAW_COLUMNS order (index 5 on). */
-export const NULLABLE = ["us", "sched", "late_us", "hidden_us", "detail", "lag_us", "server_us"] as const;
+/**
+ * The packed columns after status that may be NULL, in their PACKED_RAW_COLUMNS
+ * order (index 5 on), then the stress test's (raw-layout.ts packStress, from
+ * schema version 8: a version 7 reader refuses its presence bit).
+ */
+export const NULLABLE = ["us", "sched", "late_us", "hidden_us", "detail", "lag_us", "server_us", "stress"] as const;
 const FIRST_NULLABLE = 5;
 
 /** A block's key: what its rows share, stored as the table row's columns rather than in the BLOB. */
@@ -82,7 +86,8 @@ function pushRow(out: number[], key: BlockKey, r: PackedRow, prevSeq: number, pr
       throw new BlockRowError(`seq ${seq}: ${NULLABLE[k]} ${v} is not an integer within ±2^52`);
     presence |= 1 << k;
   }
-  out.push(presence);
+  // A varint: one byte, as before version 8, while the presence is below 128.
+  pushVarint(out, presence);
   for (let k = 0; k < NULLABLE.length; k++)
     if ((presence >> k) & 1) pushVarint(out, zigzag(r[FIRST_NULLABLE + k] as number));
 }
@@ -195,7 +200,7 @@ export function decodeBlock(key: BlockKey, blob: Uint8Array): PackedRow[] {
   for (let i = 0; i < n; i++) {
     seq += varint();
     t += unzigzag(varint());
-    const row: PackedRow = [key.session, seq, t, varint(), varint(), null, null, null, null, null, null, null];
+    const row: PackedRow = [key.session, seq, t, varint(), varint(), null, null, null, null, null, null, null, null];
     const presence = varint();
     if (presence >> NULLABLE.length !== 0) throw new BlockFormatError(key, `presence ${presence} names no column`);
     for (let k = 0; k < NULLABLE.length; k++) if ((presence >> k) & 1) row[FIRST_NULLABLE + k] = unzigzag(varint());

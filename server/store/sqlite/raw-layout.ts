@@ -9,17 +9,38 @@
 //           0 for a visible page's ok probe and for an ok baseline
 //   sched   t − scheduledT less the whole ms of late_us: 0 for every sample the page sends
 //   detail  best2: the race (winner, other outcome, other µs) in one integer; tcprtt: min RTT µs
+//   stress  a stress test's run and phase (../logical-row.ts STRESS_COLUMNS): run × 8 + phase,
+//           NULL outside a test (block field "stress", schema version 8)
 // packRaw folds a logical row (what the writers build); unpackSample and
 // edgeRowOf unfold it for the readers. The same fold was raw_samples' row
 // layout in schema versions 5 and 6 (migrations/v6-rows.ts keeps its SQL).
 import { BEST2_LEGS, OUTCOMES, PROBE_METHODS } from "../../../shared/methods.js";
 import { unzigzag, zigzag } from "../../../shared/varint.js";
+import { LOAD_INDEX, STRESS_RUN_INDEX } from "../logical-row.js";
 import type { EdgeRow } from "../raw-reads.js";
 import type { PackedRow } from "./raw-block.js";
 
-/** A packed row's columns, in packRaw's order (version 6's raw_samples columns). */
+/** A packed row's columns, in packRaw's order (version 6's raw_samples columns); a block's rows add the stress value (packSample). */
 export const PACKED_RAW_COLUMNS =
   "session, seq, t, series, status, us, sched, late_us, hidden_us, detail, lag_us, server_us";
+/** Where a block row's stress value sits (after PACKED_RAW_COLUMNS). */
+export const PACKED_STRESS_INDEX = 12;
+/** stress = run × PHASE_UNIT + phase code: the phase takes three bits. */
+const PHASE_UNIT = 8;
+
+/** A stress test's run and phase in one integer, or null outside a test. */
+export function packStress(run: number | null, load: number | null): number | null {
+  if (run === null && load === null) return null;
+  return (run ?? 0) * PHASE_UNIT + (load ?? 0);
+}
+
+/** packStress' inverse: the run's code and the phase's, each null when absent. */
+export function unpackStress(stress: number | null | undefined): { run: number | null; load: number | null } {
+  if (stress === null || stress === undefined) return { run: null, load: null };
+  const run = Math.floor(stress / PHASE_UNIT);
+  const load = stress % PHASE_UNIT;
+  return { run: run === 0 ? null : run, load: load === 0 ? null : load };
+}
 
 /** The flags (../flags.ts FLAG) of a visible page's probe: every boolean known, visible at send and reply, nothing else. */
 export const TYPICAL_FLAGS = 0x1f03;
@@ -66,7 +87,7 @@ const inRange = (x: number | null | undefined, max: number): boolean =>
 
 /** Why a logical row would not read back as written, or null. The contract (sample-reader.ts) never lets a sample through that fails it. */
 function unpackable(v: readonly (number | null)[]): string | null {
-  const [, , , , outcome, , , , , flags, reason, winner, otherUs, otherOutcome, minrttUs] = v;
+  const [, , , , outcome, , , , , flags, reason, winner, otherUs, otherOutcome, minrttUs, , , run, load] = v;
   if (!v.every(isInt)) return "a value is not an integer";
   if (!inRange(outcome, OUTCOMES.length - 1) || outcome === null) return "outcome out of range";
   if (!inRange(otherOutcome, OUTCOMES.length - 1) || !inRange(winner, BEST2_LEGS.length - 1))
@@ -75,6 +96,8 @@ function unpackable(v: readonly (number | null)[]): string | null {
   if (!inRange(reason, Number.MAX_SAFE_INTEGER / REASON_UNIT - 1)) return "reason id out of range";
   if (minrttUs !== null && minrttUs !== undefined && (winner !== null || otherUs !== null || otherOutcome !== null))
     return "min RTT and a race on one sample";
+  if (!inRange(load, PHASE_UNIT - 1) || !inRange(run, Number.MAX_SAFE_INTEGER / PHASE_UNIT / 2 - 1))
+    return "stress run or phase out of range";
   return null;
 }
 
@@ -123,6 +146,17 @@ export function packRaw(v: readonly (number | null)[], method: string): (number 
   ];
 }
 
+/**
+ * A logical row as a block stores it (raw-block.ts): packRaw's columns, then
+ * the stress test's run and phase folded into one (packStress). packRaw alone
+ * is version 6's row, which the upgrades still write.
+ */
+export function packSample(v: readonly (number | null)[], method: string): (number | null)[] {
+  const row = packRaw(v, method);
+  row.push(packStress(v[STRESS_RUN_INDEX] ?? null, v[LOAD_INDEX] ?? null));
+  return row;
+}
+
 /** A sample's folded columns in logical form (integer codes, µs), as rawValues wrote them. */
 export interface UnpackedSample {
   outcome: number;
@@ -158,7 +192,7 @@ export function unpackSample(
   };
 }
 
-/** A packed row's (t, series, status, us, late_us, detail) as the query reader folds it into rollup cells. */
+/** A packed row's (t, series, status, us, late_us, detail, stress) as the query reader folds it into rollup cells. */
 export function edgeRowOf(method: string, row: PackedRow): EdgeRow {
   const [, , t, series, status, us, , lateUs, , detail] = row;
   const u = unpackSample(method, status!, null, lateUs ?? null, detail ?? null);
@@ -172,5 +206,6 @@ export function edgeRowOf(method: string, row: PackedRow): EdgeRow {
     winner: u.winner,
     otherUs: u.otherUs,
     minrttUs: u.minrttUs,
+    load: unpackStress(row[PACKED_STRESS_INDEX]).load,
   };
 }

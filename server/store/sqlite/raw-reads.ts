@@ -58,9 +58,10 @@ export function scanRows(
   );
 }
 
-/** The series and session tables as a RowContext, read once per query. */
+/** The series and session tables as a RowContext, read once per query (with the code of the run `filter` names). */
 export async function rowContext(
   pool: SqlReads,
+  filter?: SampleFilter,
 ): Promise<RowContext & { clientCodeOf(session: number): number | undefined }> {
   const series = new Map(
     (await pool.all<{ id: number; method: string; target: string }>("SELECT id, method, target FROM series", [])).map(
@@ -75,10 +76,16 @@ export async function rowContext(
       )
     ).map((s) => [s.id, s]),
   );
+  const run =
+    filter?.stressRun === undefined
+      ? undefined
+      : ((await pool.all<{ id: number }>("SELECT id FROM stress_runs WHERE run_key = ?", [filter.stressRun]))[0]?.id ??
+        null);
   return {
     seriesOf: (id) => series.get(id),
     clientIdOf: (session) => sessions.get(session)?.client_id,
     clientCodeOf: (session) => sessions.get(session)?.client,
+    stressRunCode: run,
   };
 }
 
@@ -169,7 +176,7 @@ export async function scanSamples(
   onRow: (row: unknown[]) => void,
   pace: Pace,
 ): Promise<void> {
-  const ctx = await rowContext(pool);
+  const ctx = await rowContext(pool, filter);
   const keep = rowMatcher(filter, ctx);
   const view = viewOf(columns, ctx);
   await scanRows(

@@ -62,6 +62,10 @@ export function startRetention(
       return { changes };
     },
   };
+  // A stress-test run whose raw samples are gone has nothing left to answer with.
+  const deleteOldRuns = db.prepare(
+    `DELETE FROM stress_runs WHERE id IN (SELECT id FROM stress_runs WHERE start_ms < ? LIMIT ${PRUNE_BATCH_ROWS})`,
+  );
   const readPruned = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'raw_pruned_before_ms'");
   const writePruned = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('raw_pruned_before_ms', ?)");
   let prunedBeforeMs = Number(readPruned.get()?.value ?? 0);
@@ -73,6 +77,10 @@ export function startRetention(
   };
   const steps: (() => [number, boolean])[] = [
     () => deleteRaw(passCutoff),
+    () => {
+      const n = deleteOldRuns.run(passCutoff).changes;
+      return [0, n >= PRUNE_BATCH_ROWS];
+    },
     rollupStep(0, LEVEL_MS[0], () => passCutoff),
     ...LEVEL_MS.slice(1).map((widthMs, i) => rollupStep(i + 1, widthMs, rollupCutoff)),
   ];
@@ -84,7 +92,7 @@ export function startRetention(
     let deleted = 0;
     passCutoff = rawCutoff();
     for (const [k, step] of steps.entries()) {
-      if (k === 1 && passCutoff > prunedBeforeMs) {
+      if (k === 2 && passCutoff > prunedBeforeMs) {
         // Every raw sample before the cutoff is gone: queries before it read rollups.
         prunedBeforeMs = passCutoff;
         writePruned.run(String(passCutoff));

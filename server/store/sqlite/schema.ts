@@ -1,7 +1,8 @@
-// The SQLite layout, version 8: raw samples in blocks (one row per write,
+// The SQLite layout, version 11: raw samples in blocks (one row per write,
 // session and 5-minute bucket; small-integer codes, integer µs, raw-block.ts)
 // and rollup histograms per (level, time bucket, series, client, flag class).
 // Older files are upgraded step by step (migrations/).
+import { INCIDENTS_DDL } from "./incidents.js";
 
 /**
  * 5: version 4's tables, raw_samples' sparse columns folded (raw-layout.ts).
@@ -12,8 +13,13 @@
  * sessions.max_seq. No samples view: SQL cannot read a block.
  * 8: a sample's identity is (session, seq), not (t, session, seq): blocks
  * indexed by (session, seq_last) so a re-sent seq is found in any bucket.
+ * 9: sessions.engine, the page's browser engine (docs/engines.md).
+ * 10: rollups.srv, the server's handler time of ok probes (the change finder's
+ * "server time"); rows written before have none.
+ * 11: a block's sample may carry a stress test's run and phase (raw-block.ts
+ * NULLABLE "stress"), which a version 10 reader refuses; stress_runs.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 11;
 
 /**
  * Raw samples in blocks (raw-block.ts; store version 7, docs/architecture.md):
@@ -40,6 +46,41 @@ CREATE TABLE IF NOT EXISTS raw_blocks (
   PRIMARY KEY (start_ms, session, seq0)
 ) WITHOUT ROWID;`;
 
+/** Alert state (../alert-state.ts, alert-state.ts): one row per alert label set, holding its latest episode. */
+export const ALERT_STATE_DDL = `
+CREATE TABLE IF NOT EXISTS alert_state (
+  fingerprint   TEXT PRIMARY KEY,
+  labels        TEXT NOT NULL,              -- JSON object
+  annotations   TEXT NOT NULL,              -- JSON object
+  starts_at_ms  INTEGER NOT NULL,
+  ends_at_ms    INTEGER,                    -- NULL while firing
+  generator_url TEXT NOT NULL,
+  sent          TEXT NOT NULL DEFAULT '{}', -- JSON: receiver key → "firing" | "resolved"
+  owner         TEXT NOT NULL,              -- the server that recorded the last transition
+  changed_ms    INTEGER NOT NULL
+);`;
+
+/**
+ * Stress-test runs (docs/stress.md): a code per run key, added by the writer
+ * at the run's first sample (its samples carry the code, raw-layout.ts
+ * `stress`), and the page's report (POST /api/stress) once it comes: its
+ * session, target, span, outcome and phases (JSON, as the contract's
+ * phaseReportSchema). A run without a report has NULL start_ms and is not answered.
+ */
+export const STRESS_RUNS_DDL = `
+CREATE TABLE IF NOT EXISTS stress_runs (
+  id       INTEGER PRIMARY KEY,
+  run_key  TEXT NOT NULL UNIQUE,
+  session  INTEGER,           -- sessions.id of the page that reported it
+  target   TEXT,
+  start_ms INTEGER,           -- the first phase's start (epoch ms)
+  end_ms   INTEGER,           -- the last reported phase's end
+  outcome  TEXT,
+  reason   TEXT,
+  phases   TEXT               -- JSON array of the report's phases
+);
+CREATE INDEX IF NOT EXISTS stress_runs_start ON stress_runs (start_ms);`;
+
 /**
  * Every table, created if missing at every open (migrations/migrate.ts), so a
  * table added beside them needs no version step: append its DDL here. A new
@@ -63,6 +104,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   user_agent          TEXT,
   first_seen_ms       INTEGER NOT NULL,
   timer_resolution_us INTEGER,
+  -- The engine of the session's page: chromium, gecko or webkit (shared/methods.ts BROWSER_ENGINES).
+  engine              TEXT,
   -- The t of the session's oldest and newest stored sample: raw samples are in
   -- time order, so "when was this session last heard" is read here, not there.
   first_t             INTEGER,
@@ -99,6 +142,8 @@ CREATE TABLE IF NOT EXISTS rollups (
   wins_ws    INTEGER NOT NULL DEFAULT 0,
   wins_jsonp INTEGER NOT NULL DEFAULT 0,
   margin     BLOB,
+  -- The server's handler time of ok probes (version 9 on).
+  srv        BLOB,
   -- Client and class before time: a query reads one contiguous run per
   -- (client, class) it keeps, and the aggregate rows (client 0, class 255)
   -- are one run of their own.
@@ -106,4 +151,7 @@ CREATE TABLE IF NOT EXISTS rollups (
 ) WITHOUT ROWID;
 ${RAW_BLOCKS_DDL}
 ${RAW_BLOCKS_SEQ_INDEX_DDL}
+${INCIDENTS_DDL}
+${STRESS_RUNS_DDL}
+${ALERT_STATE_DDL}
 `;

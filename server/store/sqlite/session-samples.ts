@@ -6,7 +6,7 @@ import type { Sample } from "../../../shared/contract/index.js";
 import { rawValues, rollupRowOf, spanOf, type CodeLookup, type LogicalRow } from "../logical-row.js";
 import type { RollupBatch } from "../rollup-batch.js";
 import { blockStore, type BlockItem } from "./block-writer.js";
-import { packRaw } from "./raw-layout.js";
+import { packSample } from "./raw-layout.js";
 
 /** A session row as the writers read it. */
 export interface StoredSession {
@@ -31,7 +31,7 @@ function blockItems(
 ): BlockItem<{ v: LogicalRow; s: Sample }>[] {
   return samples.map((s) => {
     const v = rawValues(session, s, codes);
-    return { row: packRaw(v, s.method), extra: { v, s } };
+    return { row: packSample(v, s.method), extra: { v, s } };
   });
 }
 

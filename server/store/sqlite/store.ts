@@ -8,13 +8,16 @@ import { ingestHere } from "../../ingest/read-batch.js";
 import { retentionOf } from "../retention.js";
 import type { IngestMeta, Store, StoreOptions } from "../store.js";
 import { deleteClientData } from "./admin.js";
+import { sqliteIncidents } from "./incidents.js";
 import { Codes } from "./codes.js";
 import { CHECKPOINT_INTERVAL_MS, openWriteConnection, WRITER_BUSY_TIMEOUT_MS } from "./connection.js";
 import { loadPublicIdKey, storedClientIds } from "./meta.js";
 import { openSqlitePageReader } from "./page-reader.js";
 import { openReadPool } from "./read-pool.js";
 import { startRetention } from "./retention.js";
+import { sqliteAlertState } from "./alert-state.js";
 import { type SqliteWrites, statementRunner } from "./statements.js";
+import { sqliteStressRuns } from "./stress-runs.js";
 import { batchWriter } from "./writer.js";
 import { startWriterThread } from "./writer-client.js";
 import { WRITER_HOLD_MS_DEFAULT, WRITER_LAG_MS_DEFAULT, type WriterYieldOptions } from "./writer-yield.js";
@@ -65,10 +68,14 @@ export function openStore(dbPath: string, opts: StoreOptions = {}): SqliteStore 
   };
   const runStatements = statementRunner(db);
   const readPool = openReadPool(dbPath, db);
+  const writes: SqliteWrites = { run: async (statements) => runStatements(statements) };
   return {
     ...sqliteCommon(db, dbPath),
     readPool,
-    writes: { run: async (statements) => runStatements(statements) },
+    writes,
+    incidents: sqliteIncidents(readPool, writes),
+    stressRuns: sqliteStressRuns(readPool, writes),
+    alertState: sqliteAlertState(readPool, writes),
     insertBatch: async (batch, meta) => insertBatch(batch, meta),
     ingestBody: (body, rules, meta) => ingestHere(body, rules, meta, async (batch, m) => insertBatch(batch, m)),
     deleteClient: async (clientId) => {
@@ -111,10 +118,14 @@ export async function openStoreThreaded(dbPath: string, opts: SqliteStoreOptions
     (beforeMs) => (prunedBeforeMs = beforeMs),
   );
   const readPool = openReadPool(dbPath, db);
+  const writes: SqliteWrites = { run: (statements) => writer.runStatements(statements) };
   return {
     ...sqliteCommon(db, dbPath),
     readPool,
-    writes: { run: (statements) => writer.runStatements(statements) },
+    writes,
+    incidents: sqliteIncidents(readPool, writes),
+    stressRuns: sqliteStressRuns(readPool, writes),
+    alertState: sqliteAlertState(readPool, writes),
     insertBatch: (batch, meta) => writer.insertBatch(batch, meta),
     ingestBody: (body, rules, meta) => writer.ingestBody(body, rules, meta),
     deleteClient: (clientId) => writer.deleteClient(clientId),

@@ -4,7 +4,7 @@
 // Messages in: WriterRequest; out: WriterReply (writer-client.ts).
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { readBatch, type BodyIngest } from "../../ingest/read-batch.js";
+import { ingested, readBatch, type BodyIngest } from "../../ingest/read-batch.js";
 import { ownThreadId } from "../../platform/thread-policy.js";
 import { deleteClientData } from "./admin.js";
 import { Codes } from "./codes.js";
@@ -126,7 +126,7 @@ function writeQueued(): void {
     const r = results[s]!;
     if (r instanceof Error) return post({ type: "failed", id: m.id, error: errorOf(r) });
     if (m.type === "insert") return post({ type: "done", id: m.id, result: r });
-    post({ type: "ingested", id: m.id, ingest: { ok: true, clientId: items[s]!.batch.clientId, result: r } });
+    post({ type: "ingested", id: m.id, ingest: ingested(items[s]!.batch, r) });
   });
 }
 

@@ -42,6 +42,8 @@ export function batchWriter(
   const setTimerResolution = db.prepare(
     "UPDATE sessions SET timer_resolution_us = ? WHERE id = ? AND timer_resolution_us IS NULL",
   );
+  // Likewise the engine the page ran in.
+  const setEngine = db.prepare("UPDATE sessions SET engine = ? WHERE id = ? AND engine IS NULL");
   const writeRollups = rollupWriter(db);
 
   /** One batch's rows, its rollups gathered into `rollups`; run as a savepoint inside the group's transaction. */
@@ -63,6 +65,7 @@ export function batchWriter(
     }
     if (batch.label !== undefined) updateLabel.run(batch.label, session.id, batch.label);
     if (batch.timerResolutionMs !== undefined) setTimerResolution.run(toUs(batch.timerResolutionMs), session.id);
+    if (batch.engine !== undefined) setEngine.run(batch.engine, session.id);
     const stored = writeSamples(session, batch.samples, rollups);
     return { accepted: stored.length, duplicates: batch.samples.length - stored.length };
   });

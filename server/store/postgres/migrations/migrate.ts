@@ -9,9 +9,12 @@ import { v2ToV3 } from "./v2-to-v3-session-spans.js";
 import { v3ToV4 } from "./v3-to-v4-totals.js";
 import { v4ToV5 } from "./v4-to-v5-compact-rollups.js";
 import { v5ToV6 } from "./v5-to-v6-max-seq.js";
+import { v6ToV7 } from "./v6-to-v7-session-engine.js";
+import { v7ToV8 } from "./v7-to-v8-server-time.js";
+import { v8ToV9 } from "./v8-to-v9-stress.js";
 
 /** Every upgrade step, by the version it starts from. */
-export const PG_STEPS: readonly PgStep[] = [v2ToV3, v3ToV4, v4ToV5, v5ToV6];
+export const PG_STEPS: readonly PgStep[] = [v2ToV3, v3ToV4, v4ToV5, v5ToV6, v6ToV7, v7ToV8, v8ToV9];
 
 const setVersion = (tx: postgres.TransactionSql, version: number) =>
   tx`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(version)}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;

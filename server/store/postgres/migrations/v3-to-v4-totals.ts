@@ -14,6 +14,6 @@ export const v3ToV4: PgStep = {
     await tx`DELETE FROM rollups WHERE level = ${TOTAL_LEVEL}`;
     const days = (await tx.unsafe(DAY_ROLLUPS_SQL)) as unknown as DayRollupRow[];
     log(`tailprobe: upgrading the PostgreSQL schema 3 → 4: running totals from ${days.length} day rollups`);
-    await mergeRollups(tx, totalsFromDays(days));
+    await mergeRollups(tx, totalsFromDays(days), false);
   },
 };

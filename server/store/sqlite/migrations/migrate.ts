@@ -16,9 +16,23 @@ import { v4ToV5 } from "./v4-to-v5-packed.js";
 import { v5ToV6 } from "./v5-to-v6-compact-rollups.js";
 import { v6ToV7 } from "./v6-to-v7-blocks.js";
 import { v7ToV8 } from "./v7-to-v8-seq-index.js";
+import { v8ToV9 } from "./v8-to-v9-session-engine.js";
+import { v9ToV10 } from "./v9-to-v10-server-time.js";
+import { v10ToV11 } from "./v10-to-v11-stress.js";
 
 /** Every upgrade step, by the version it starts from. */
-export const SQLITE_STEPS: readonly SqliteStep[] = [v1ToV6, v2ToV3, v3ToV4, v4ToV5, v5ToV6, v6ToV7, v7ToV8];
+export const SQLITE_STEPS: readonly SqliteStep[] = [
+  v1ToV6,
+  v2ToV3,
+  v3ToV4,
+  v4ToV5,
+  v5ToV6,
+  v6ToV7,
+  v7ToV8,
+  v8ToV9,
+  v9ToV10,
+  v10ToV11,
+];
 
 function schemaVersion(db: Database.Database): number | null {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();

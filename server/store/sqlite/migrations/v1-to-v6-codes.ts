@@ -83,7 +83,7 @@ function migrateV1(db: Database.Database, u: Upgrade): void {
       );
     }
     const addRaw = db.prepare(INSERT_RAW);
-    const writeRollups = rollupWriter(db);
+    const writeRollups = rollupWriter(db, false);
     let rollups = new RollupBatch();
     const spans: Spans = new Map();
     let done = 0;

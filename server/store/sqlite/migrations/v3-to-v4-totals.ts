@@ -12,7 +12,7 @@ function addTotals(db: Database.Database, u: Upgrade): void {
   const days = db.prepare(DAY_ROLLUPS_SQL).all() as DayRollupRow[];
   u.log(`upgrading database schema 3 → ${TOTALS_SINCE_VERSION}: running totals from ${days.length} day rollups`);
   db.transaction(() => {
-    rollupWriter(db)(totalsFromDays(days));
+    rollupWriter(db, false)(totalsFromDays(days));
     setVersion(db, TOTALS_SINCE_VERSION);
   })();
   u.log(`upgraded database schema 3 → ${TOTALS_SINCE_VERSION}`);

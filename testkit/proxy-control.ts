@@ -1,11 +1,11 @@
-// A control prober for the Toxiproxy shift test: Node clients (no browser)
+// A control prober for the injected-delay measurement (testkit/injected-delay.ts): Node clients (no browser)
 // sending the same three requests a page sends to B (GET /echo, GET /jsonp,
 // a WebSocket echo) through the same proxy, every PACE_MS, recording each
 // round trip with its send time. Their shift between phases is what the proxy
 // really added: its own timer wake-ups run late on a busy machine, and that
 // lateness is the proxy's, not the page's.
 import http from "node:http";
-import { echoOnce, openEchoSocket } from "../../testkit/ws-echo.js";
+import { echoOnce, openEchoSocket } from "./ws-echo.js";
 
 const PACE_MS = 250;
 

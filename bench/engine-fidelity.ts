@@ -1,0 +1,198 @@
+// Fidelity per engine: what issue 12 and the injected-delay test establish in
+// Chromium, measured in Firefox ESR and WebKitGTK through testkit/engines.ts.
+// 1. The bare-page comparison (bench/bare-page.ts's latency half): the probe
+//    page and the bare page alternate in one browser against the same A and
+//    B; per series both medians and p90s. (Main-thread cost needs Chromium's
+//    DevTools metrics: bench/bare-page.ts reports it for Chromium.)
+// 2. The injected delay (testkit/injected-delay.ts): +50 ms through
+//    Toxiproxy in front of B; each B series' median shift beside what the
+//    proxy added by the Node control prober's, and A's shift beside 0.
+// Run after npm run build: npm run bench -- engine-fidelity
+// (or: npx tsx bench/engine-fidelity.ts [smoke|full] [firefox|webkit ...])
+import { summarize } from "../shared/stats.js";
+import { type Engine, launchEngine, type LaunchedEngine } from "../testkit/engines.js";
+import { waitForDelivered } from "../testkit/delivered.js";
+import { INJECTED_MS, measureInjectedDelay } from "../testkit/injected-delay.js";
+import { startServerProcess, waitFor } from "../testkit/server-process.js";
+import { startToxiproxy } from "../testkit/toxiproxy.js";
+import {
+  MEDIAN_EXCESS_MS_MAX,
+  OFFSETS_MS,
+  P90_EXCESS_MS_MAX,
+  type Sample,
+  SERIES,
+  serveBare,
+  storedSamples,
+  WARMUP_S,
+} from "./bare-page.js";
+import type { Benchmark, BenchRow, BenchSize } from "./result.js";
+import { isMain, runAlone } from "./table.js";
+
+const SIZES = {
+  smoke: { engines: ["firefox"], rounds: 1, seconds: 5, blocksPerPhase: 2, blockMs: 3000 },
+  full: { engines: ["firefox", "webkit"], rounds: 2, seconds: 45, blocksPerPhase: 14, blockMs: 4000 },
+} as const;
+/** The injected-delay test's tolerance: B moves by what the proxy added, −1/+2 ms; A by at most ±1 ms. */
+const SHIFT_BELOW_MS = 1;
+const SHIFT_ABOVE_MS = 2;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function barePageRows(browser: LaunchedEngine, size: BenchSize): Promise<{ rows: BenchRow[]; lines: string[] }> {
+  const { rounds, seconds } = SIZES[size];
+  const b = await startServerProcess(["--name", "B", "--no-ping"]);
+  const a = await startServerProcess(["--name", "A", "--no-ping", "--peer", b.url]);
+  const bare = await serveBare();
+  const samples = { tailprobe: [] as Sample[], bare: [] as Sample[] };
+  try {
+    await waitFor(
+      async () => {
+        const cfg = (await (await fetch(`${a.url}/api/config`)).json()) as { servers: { name: string }[] };
+        return cfg.servers.some((s) => s.name === "B") ? true : undefined;
+      },
+      10_000,
+      "A to learn B's name",
+    );
+    for (let r = 0; r < rounds; r++) {
+      const tp = await browser.newPage();
+      await tp.goto(`${a.url}/`);
+      await sleep(WARMUP_S * 1000);
+      const from = Date.now();
+      await sleep(seconds * 1000);
+      const to = Date.now();
+      await waitForDelivered(tp, a.dbPath);
+      await tp.close();
+      samples.tailprobe.push(...storedSamples(a, from, to));
+
+      const bp = await browser.newPage();
+      await bp.goto(
+        `${bare.url}?a=${encodeURIComponent(a.url)}&b=${encodeURIComponent(b.url)}&offsets=${OFFSETS_MS.join(",")}`,
+      );
+      await waitFor(
+        async () => ((await bp.evaluate<boolean>("window.bare.ready")) ? true : undefined),
+        10_000,
+        "the bare page",
+      );
+      await sleep(WARMUP_S * 1000);
+      const bFrom = Date.now();
+      await sleep(seconds * 1000);
+      const bTo = Date.now();
+      const got = await bp.evaluate<Sample[]>("window.bare.samples");
+      samples.bare.push(...got.filter((s) => s.t >= bFrom && s.t < bTo));
+      await bp.close();
+    }
+  } finally {
+    bare.close();
+    await a.stop();
+    await b.stop();
+  }
+  const judge = size === "full";
+  const rows: BenchRow[] = [];
+  const lines: string[] = [];
+  for (const [method, target] of SERIES) {
+    const of = (set: Sample[]) =>
+      summarize(set.filter((s) => s.method === method && s.target === target && s.ms !== null).map((s) => s.ms!));
+    const tp = of(samples.tailprobe);
+    const bp = of(samples.bare);
+    if (tp.p50 === null || bp.p50 === null || tp.p90 === null || bp.p90 === null)
+      throw new Error(`${browser.engine}: no ok samples for ${method} ${target}`);
+    lines.push(
+      `${browser.engine} ${method} ${target}: n ${tp.count}/${bp.count}, p50 ${tp.p50.toFixed(3)} vs bare ${bp.p50.toFixed(3)}, p90 ${tp.p90.toFixed(3)} vs bare ${bp.p90.toFixed(3)}`,
+    );
+    rows.push({
+      figure: `${browser.engine}: ${method} ${target} median, probe page vs bare page (ms)`,
+      value: tp.p50,
+      baseline: bp.p50,
+      goal: `≤ bare + ${MEDIAN_EXCESS_MS_MAX[method]} ms`,
+      pass: judge ? tp.p50 - bp.p50 <= MEDIAN_EXCESS_MS_MAX[method] : null,
+    });
+    rows.push({
+      figure: `${browser.engine}: ${method} ${target} p90, probe page vs bare page (ms)`,
+      value: tp.p90,
+      baseline: bp.p90,
+      goal: `≤ bare + ${P90_EXCESS_MS_MAX} ms`,
+      pass: judge ? tp.p90 - bp.p90 <= P90_EXCESS_MS_MAX : null,
+    });
+  }
+  return { rows, lines };
+}
+
+async function injectedDelayRows(
+  browser: LaunchedEngine,
+  size: BenchSize,
+): Promise<{ rows: BenchRow[]; lines: string[] }> {
+  const { blocksPerPhase, blockMs } = SIZES[size];
+  const toxi = await startToxiproxy();
+  const b = await startServerProcess(["--name", "B", "--no-ping"]);
+  const viaProxy = await toxi.proxy("b", `127.0.0.1:${b.port}`);
+  const a = await startServerProcess(["--name", "A", "--no-ping", "--peer", `B=http://${viaProxy}`]);
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${a.url}/`);
+    const m = await measureInjectedDelay(page, a.dbPath, toxi, "b", viaProxy, { blocksPerPhase, blockMs });
+    await page.close();
+    const judge = size === "full";
+    const rows: BenchRow[] = [];
+    const lines: string[] = [];
+    for (const method of ["xhr", "jsonp", "ws"]) {
+      const injected = m.injected[method]!;
+      const bShift = m.shifts[`${method} B`]!;
+      const aShift = m.shifts[`${method} A`]!;
+      const bi = m.intervals[`${method} B`]!;
+      lines.push(
+        `${browser.engine} ${method}: B moved ${bShift.toFixed(3)} ms [99 % ${bi.lo.toFixed(3)}, ${bi.hi.toFixed(3)}], the proxy added ${injected.toFixed(3)}, A moved ${aShift.toFixed(3)}`,
+      );
+      rows.push({
+        figure: `${browser.engine}: ${method} B median shift under +${INJECTED_MS} ms vs the control prober's (ms)`,
+        value: bShift,
+        baseline: injected,
+        goal: `control −${SHIFT_BELOW_MS}/+${SHIFT_ABOVE_MS} ms (99 % interval)`,
+        pass: judge ? bi.hi >= injected - SHIFT_BELOW_MS && bi.lo <= injected + SHIFT_ABOVE_MS : null,
+      });
+      rows.push({
+        figure: `${browser.engine}: ${method} A median shift while B is delayed (ms)`,
+        value: aShift,
+        baseline: null,
+        goal: "within ±1 ms (99 % interval)",
+        pass: judge ? m.intervals[`${method} A`]!.hi >= -1 && m.intervals[`${method} A`]!.lo <= 1 : null,
+      });
+    }
+    return { rows, lines };
+  } finally {
+    await a.stop();
+    await b.stop();
+    await toxi.stop();
+  }
+}
+
+async function run(size: BenchSize, engines: readonly Engine[] = SIZES[size].engines): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const lines: string[] = [];
+  for (const engine of engines) {
+    const browser = await launchEngine(engine);
+    try {
+      lines.push(`${engine}: ${browser.version}`);
+      for (const part of [await barePageRows(browser, size), await injectedDelayRows(browser, size)]) {
+        rows.push(...part.rows);
+        lines.push(...part.lines);
+      }
+    } finally {
+      await browser.close();
+    }
+  }
+  console.log(lines.join("\n"));
+  return rows;
+}
+
+export const bench: Benchmark = {
+  name: "engine-fidelity",
+  about:
+    "The probe page against the bare page, and a 50 ms delay injected on B, in Firefox and WebKit: each engine's figures beside its own bare page.",
+  run: (size) => run(size),
+};
+if (isMain(import.meta.url)) {
+  const engines = process.argv
+    .slice(3)
+    .filter((e): e is Engine => e === "firefox" || e === "webkit" || e === "chromium");
+  await runAlone(engines.length > 0 ? { ...bench, run: (size) => run(size, engines) } : bench);
+}
