@@ -7,7 +7,7 @@
 // 2. The injected delay (testkit/injected-delay.ts): +50 ms through
 //    Toxiproxy in front of B; each B series' median shift beside what the
 //    proxy added by the Node control prober's, and A's shift beside 0.
-// Run after npm run build: npm run bench -- engine-fidelity
+// Run after npm run build: npm run bench -- long engine-fidelity
 // (or: npx tsx bench/engine-fidelity.ts [smoke|full] [firefox|webkit ...])
 import { summarize } from "../shared/stats.js";
 import { type Engine, launchEngine, type LaunchedEngine } from "../testkit/engines.js";
@@ -87,8 +87,9 @@ async function barePageRows(browser: LaunchedEngine, size: BenchSize): Promise<{
     await b.stop();
   }
   const judge = size === "full";
-  const rows: BenchRow[] = [];
   const lines: string[] = [];
+  const medians: Excess[] = [];
+  const p90s: Excess[] = [];
   for (const [method, target] of SERIES) {
     const of = (set: Sample[]) =>
       summarize(set.filter((s) => s.method === method && s.target === target && s.ms !== null).map((s) => s.ms!));
@@ -99,22 +100,35 @@ async function barePageRows(browser: LaunchedEngine, size: BenchSize): Promise<{
     lines.push(
       `${browser.engine} ${method} ${target}: n ${tp.count}/${bp.count}, p50 ${tp.p50.toFixed(3)} vs bare ${bp.p50.toFixed(3)}, p90 ${tp.p90.toFixed(3)} vs bare ${bp.p90.toFixed(3)}`,
     );
-    rows.push({
-      figure: `${browser.engine}: ${method} ${target} median, probe page vs bare page (ms)`,
-      value: tp.p50,
-      baseline: bp.p50,
-      goal: `≤ bare + ${MEDIAN_EXCESS_MS_MAX[method]} ms`,
-      pass: judge ? tp.p50 - bp.p50 <= MEDIAN_EXCESS_MS_MAX[method] : null,
-    });
-    rows.push({
-      figure: `${browser.engine}: ${method} ${target} p90, probe page vs bare page (ms)`,
-      value: tp.p90,
-      baseline: bp.p90,
-      goal: `≤ bare + ${P90_EXCESS_MS_MAX} ms`,
-      pass: judge ? tp.p90 - bp.p90 <= P90_EXCESS_MS_MAX : null,
-    });
+    medians.push({ series: `${method} ${target}`, value: tp.p50, bare: bp.p50, allowMs: MEDIAN_EXCESS_MS_MAX[method] });
+    p90s.push({ series: `${method} ${target}`, value: tp.p90, bare: bp.p90, allowMs: P90_EXCESS_MS_MAX });
   }
+  const rows = [worstRow(`${browser.engine}: median`, medians, judge), worstRow(`${browser.engine}: p90`, p90s, judge)];
   return { rows, lines };
+}
+
+/** One series' figure on the probe page beside the bare page's, and what it may exceed it by. */
+interface Excess {
+  series: string;
+  value: number;
+  bare: number;
+  allowMs: number;
+}
+
+/**
+ * The series nearest its goal (or furthest past it) as the table's row; the
+ * run prints every series. Passes when every series is within its goal.
+ */
+function worstRow(what: string, all: readonly Excess[], judge: boolean): BenchRow {
+  const over = (e: Excess) => e.value - e.bare - e.allowMs;
+  const worst = all.reduce((w, e) => (over(e) > over(w) ? e : w));
+  return {
+    figure: `${what}, probe page vs bare, worst of ${all.length} series (${worst.series}) (ms)`,
+    value: worst.value,
+    baseline: worst.bare,
+    goal: `≤ bare + ${worst.allowMs} ms, every series`,
+    pass: judge ? all.every((e) => over(e) <= 0) : null,
+  };
 }
 
 async function injectedDelayRows(
@@ -132,31 +146,43 @@ async function injectedDelayRows(
     const m = await measureInjectedDelay(page, a.dbPath, toxi, "b", viaProxy, { blocksPerPhase, blockMs });
     await page.close();
     const judge = size === "full";
-    const rows: BenchRow[] = [];
     const lines: string[] = [];
+    const bMoves: { method: string; shift: number; injected: number; lo: number; hi: number }[] = [];
+    const aMoves: { method: string; shift: number; lo: number; hi: number }[] = [];
     for (const method of ["xhr", "jsonp", "ws"]) {
       const injected = m.injected[method]!;
       const bShift = m.shifts[`${method} B`]!;
       const aShift = m.shifts[`${method} A`]!;
       const bi = m.intervals[`${method} B`]!;
+      const ai = m.intervals[`${method} A`]!;
       lines.push(
-        `${browser.engine} ${method}: B moved ${bShift.toFixed(3)} ms [99 % ${bi.lo.toFixed(3)}, ${bi.hi.toFixed(3)}], the proxy added ${injected.toFixed(3)}, A moved ${aShift.toFixed(3)}`,
+        `${browser.engine} ${method}: B moved ${bShift.toFixed(3)} ms [99 % ${bi.lo.toFixed(3)}, ${bi.hi.toFixed(3)}], the proxy added ${injected.toFixed(3)}, A moved ${aShift.toFixed(3)} [99 % ${ai.lo.toFixed(3)}, ${ai.hi.toFixed(3)}]`,
       );
-      rows.push({
-        figure: `${browser.engine}: ${method} B median shift under +${INJECTED_MS} ms vs the control prober's (ms)`,
-        value: bShift,
-        baseline: injected,
-        goal: `control −${SHIFT_BELOW_MS}/+${SHIFT_ABOVE_MS} ms (99 % interval)`,
-        pass: judge ? bi.hi >= injected - SHIFT_BELOW_MS && bi.lo <= injected + SHIFT_ABOVE_MS : null,
-      });
-      rows.push({
-        figure: `${browser.engine}: ${method} A median shift while B is delayed (ms)`,
-        value: aShift,
-        baseline: null,
-        goal: "within ±1 ms (99 % interval)",
-        pass: judge ? m.intervals[`${method} A`]!.hi >= -1 && m.intervals[`${method} A`]!.lo <= 1 : null,
-      });
+      bMoves.push({ method, shift: bShift, injected, lo: bi.lo, hi: bi.hi });
+      aMoves.push({ method, shift: aShift, lo: ai.lo, hi: ai.hi });
     }
+    // The method whose interval lies furthest outside its band (or nearest its edge).
+    const bOut = (b: (typeof bMoves)[number]) =>
+      Math.max(b.injected - SHIFT_BELOW_MS - b.hi, b.lo - (b.injected + SHIFT_ABOVE_MS));
+    const aOut = (a: (typeof aMoves)[number]) => Math.max(-1 - a.hi, a.lo - 1);
+    const bWorst = bMoves.reduce((w, x) => (bOut(x) > bOut(w) ? x : w));
+    const aWorst = aMoves.reduce((w, x) => (aOut(x) > aOut(w) ? x : w));
+    const rows: BenchRow[] = [
+      {
+        figure: `${browser.engine}: B's median shift under +${INJECTED_MS} ms vs the control prober's, worst of 3 (${bWorst.method}) (ms)`,
+        value: bWorst.shift,
+        baseline: bWorst.injected,
+        goal: `control −${SHIFT_BELOW_MS}/+${SHIFT_ABOVE_MS} ms (99 % interval), every method`,
+        pass: judge ? bMoves.every((x) => bOut(x) <= 0) : null,
+      },
+      {
+        figure: `${browser.engine}: A's median shift while B is delayed, worst of 3 (${aWorst.method}) (ms)`,
+        value: aWorst.shift,
+        baseline: null,
+        goal: "within ±1 ms (99 % interval), every method",
+        pass: judge ? aMoves.every((x) => aOut(x) <= 0) : null,
+      },
+    ];
     return { rows, lines };
   } finally {
     await a.stop();
@@ -187,8 +213,14 @@ async function run(size: BenchSize, engines: readonly Engine[] = SIZES[size].eng
 export const bench: Benchmark = {
   name: "engine-fidelity",
   about:
-    "The probe page against the bare page, and a 50 ms delay injected on B, in Firefox and WebKit: each engine's figures beside its own bare page.",
+    "The probe page against the bare page, and a 50 ms delay injected on B, in Firefox and WebKit, each beside its own bare page; a row gives the series nearest its goal, the run prints all.",
   run: (size) => run(size),
+  // About 11 minutes: only in `npm run bench -- long` (bench/benchmarks.ts LONG_ONLY).
+  long: {
+    about:
+      "The probe page against the bare page, and a 50 ms delay injected on B, in Firefox and WebKit, each beside its own bare page; a row gives the series nearest its goal, the run prints all.",
+    run: (size) => run(size),
+  },
 };
 if (isMain(import.meta.url)) {
   const engines = process.argv

@@ -7,7 +7,7 @@
 // Exit status 1 when a goal was missed or a benchmark failed.
 import { performance } from "node:perf_hooks";
 import { renderPerformanceFile } from "./render.js";
-import { BENCHMARKS, LONG_BENCHMARKS } from "./benchmarks.js";
+import { BENCHMARKS, FULL_BENCHMARKS, LONG_BENCHMARKS } from "./benchmarks.js";
 import type { BenchRow, BenchSize } from "./result.js";
 import { commitNow, machineNow, readResults, recordRun, writeResults, type BenchRecord } from "./results.js";
 import { type BenchMode, formatTable, isMain, partOf } from "./table.js";
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const positional = args.filter((a) => !a.startsWith("--"));
   const mode: BenchMode = positional[0] === "long" ? "long" : "full";
   const named = mode === "long" ? positional.slice(1) : positional;
-  const all = mode === "long" ? [...LONG_BENCHMARKS] : Object.keys(BENCHMARKS);
+  const all = mode === "long" ? [...LONG_BENCHMARKS] : FULL_BENCHMARKS;
   const names = named.length > 0 ? named : all;
   const unknown = names.filter((n) => !all.includes(n));
   if (unknown.length > 0)

@@ -17,7 +17,7 @@ import type { ReadContext, SeriesInfo } from "../query/reader.js";
 import { describeChange, type FoundChange } from "./describe-change.js";
 import { FineCache } from "./fine-cache.js";
 import { HourCache } from "./hour-cache.js";
-import { keyName, RollupCells, type RollupKey } from "./rollup-cells.js";
+import { RollupCells, type RollupKey } from "./rollup-cells.js";
 
 export type { FoundChange } from "./describe-change.js";
 
@@ -94,7 +94,7 @@ export function changeFinder(
         if (s.target === target)
           for (const client of [null, ...codes])
             for (const server of REPORTS_SERVER_TIME.has(s.method) ? [false, true] : [false]) {
-              const state = cache.state(keyName({ series: Number(s.id), client, server }));
+              const state = cells.state({ series: Number(s.id), client, server });
               parts.push(state === null ? "-" : String(state.generation));
               if (state !== null) settledMs = Math.min(settledMs, state.freshFromMs - pad);
             }

@@ -113,9 +113,16 @@ export class HourCache {
     return e === undefined ? null : { generation: e.generation, freshFromMs: e.freshFromMs };
   }
 
-  /** The first time a key's cells cover (nothing before it is known); Infinity when not cached. */
-  coveredFrom(key: string): number {
-    return this.entries.get(key)?.fromMs ?? Infinity;
+  /**
+   * A key's entry as it stands: its cells array is replaced, never changed in
+   * place, so a request that keeps it reads one snapshot to its end even when
+   * another request reads the key again (or it is evicted) meanwhile.
+   */
+  view(key: string): HourView | null {
+    const e = this.entries.get(key);
+    if (e === undefined) return null;
+    e.usedAt = ++this.clock;
+    return { cells: e.cells, fromMs: e.fromMs, freshFromMs: e.freshFromMs, generation: e.generation };
   }
 
   get size(): number {
@@ -146,6 +153,21 @@ export class HourCache {
     this.bytes -= e.bytes;
     this.entries.delete(key);
   }
+}
+
+/** One key's cached hours at one moment (HourCache.view). */
+export interface HourView {
+  readonly cells: readonly Cell[];
+  /** Nothing before it is known. */
+  readonly fromMs: number;
+  readonly freshFromMs: number;
+  readonly generation: number;
+}
+
+/** The cells of a view in [fromMs, toMs), ascending. */
+export function viewCells(v: HourView | undefined, fromMs: number, toMs: number): Cell[] {
+  if (v === undefined) return [];
+  return v.cells.slice(firstAtOrAfter(v.cells, fromMs), firstAtOrAfter(v.cells, toMs));
 }
 
 /** Index of the first cell starting at or after t (cells ascend). */

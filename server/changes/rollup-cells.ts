@@ -11,7 +11,7 @@ import { ANY_CLASS, ANY_CLIENT } from "../store/rollup-batch.js";
 import { CLASS_COUNT, TOTAL_LEVEL } from "../store/rollup-class.js";
 import type { ReadContext } from "../query/reader.js";
 import type { FineCache } from "./fine-cache.js";
-import type { HourCache } from "./hour-cache.js";
+import { type HourCache, type HourView, viewCells } from "./hour-cache.js";
 
 /**
  * A series (its id) for every client (client null) or one client (its code in
@@ -78,6 +78,13 @@ export class RollupCells implements CellSource<RollupKey> {
   private readonly builder = new CellBuilder();
   /** The server time's rows arrive interleaved with the latencies': a builder of their own. */
   private readonly builder2 = new CellBuilder();
+  /**
+   * The hours this request reads, kept as prepare left them: the shared cache
+   * may meanwhile be read again by a request for a shorter span (the alerts'
+   * last hours, say) or evicted, and a request must not see its keys shrink
+   * halfway through (a client would seem to have no data before the span).
+   */
+  private readonly views = new Map<string, HourView>();
 
   constructor(
     private readonly ctx: ReadContext,
@@ -181,13 +188,14 @@ export class RollupCells implements CellSource<RollupKey> {
         const read = { cells: (k.server === true ? server : merger).cells(name), total: totals.get(name) ?? 0 };
         const freshFrom = newest === -Infinity ? from : newest;
         if (!this.cache.update(name, readFrom.get(name)!, read, isWhole, freshFrom)) stale.push(k);
+        else this.views.set(name, this.cache.view(name)!);
       }
     return stale;
   }
 
   async hours(key: RollupKey, fromMs: number, toMs: number): Promise<CellSeries> {
     await this.pace.maybeYield();
-    return { cellMs: HOUR_MS, cells: this.cache.cells(keyName(key), fromMs, toMs) };
+    return { cellMs: HOUR_MS, cells: viewCells(this.views.get(keyName(key)), fromMs, toMs) };
   }
 
   /**
@@ -199,9 +207,10 @@ export class RollupCells implements CellSource<RollupKey> {
     const name = keyName(key);
     const first = Math.max(floorHour(fromMs), floorHour(this.fineFromMs()));
     const last = ceilHour(toMs);
-    const counts = new Map(this.cache.cells(name, first, last).map((c) => [c.startMs, c.count]));
+    const view = this.views.get(name);
+    const counts = new Map(viewCells(view, first, last).map((c) => [c.startMs, c.count]));
     // Hours the hour cache covers can be checked, and so kept.
-    const covered = this.cache.coveredFrom(name);
+    const covered = view?.fromMs ?? Infinity;
     const out: Cell[] = [];
     let missing: number[] = [];
     const readMissing = async () => {
@@ -243,6 +252,11 @@ export class RollupCells implements CellSource<RollupKey> {
 
   /** Client codes with hour cells of `series` in [fromMs, toMs). */
   clientsWithData(series: number, clients: readonly number[], fromMs: number, toMs: number): number[] {
-    return clients.filter((c) => this.cache.cells(keyName({ series, client: c }), fromMs, toMs).length > 0);
+    return clients.filter((c) => viewCells(this.views.get(keyName({ series, client: c })), fromMs, toMs).length > 0);
+  }
+
+  /** A prepared key's generation and fresh hours, as this request read them (null: not read). */
+  state(key: RollupKey): { generation: number; freshFromMs: number } | null {
+    return this.views.get(keyName(key)) ?? null;
   }
 }

@@ -8,12 +8,20 @@ import { STRESS_PHASES } from "../stress/phases.js";
 import { z } from "../zod.js";
 import { count, epochMs, HIDDEN_MS_MAX, isWellFormed, latencyMs, token } from "./fields.js";
 import { sampleReasonSchema } from "./reasons.js";
+import { BATCH_SAMPLES_MAX } from "./refusal.js";
 import { samplePairProblem } from "./sample-pairs.js";
 
-/** Largest batch one POST /api/samples may carry. */
-export const BATCH_SAMPLES_MAX = 1000;
-/** Characters of the error given per refused sample. */
-export const REJECTED_ERROR_CHARS_MAX = 300;
+// The batch limit and the refusal live in refusal.ts, which the probe page imports
+// alone: this module's schemas are kept whole by the bundler wherever it is imported.
+export {
+  BATCH_SAMPLES_MAX,
+  REJECTED_ERROR_CHARS_MAX,
+  type RejectedSample,
+  rejectedSampleSchema,
+  type SampleRefusal,
+  sampleRefusalSchema,
+} from "./refusal.js";
+
 export const LABEL_CHARS_MAX = 64;
 /** Coarser than this (ms) is no high-resolution timer at all. */
 export const TIMER_RESOLUTION_MS_MAX = 1000;
@@ -138,23 +146,6 @@ export const sampleBatchEnvelopeSchema = z.strictObject({
   ...batchEnvelopeShape,
   samples: z.array(z.unknown()).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
 });
-
-/** One sample of a refused batch that can never be stored, by its place in the batch. */
-export const rejectedSampleSchema = z.object({
-  index: z.int().check(z.minimum(0), z.maximum(BATCH_SAMPLES_MAX - 1)),
-  /** The sample's seq when it had a readable one. */
-  seq: z.nullable(z.int().check(z.minimum(0))),
-  error: z.string().check(z.maxLength(REJECTED_ERROR_CHARS_MAX)),
-});
-export type RejectedSample = z.infer<typeof rejectedSampleSchema>;
-
-/** 400 INVALID_SAMPLES: nothing of the batch was stored; without the samples named here it would be. */
-export const sampleRefusalSchema = z.object({
-  error: z.string(),
-  code: z.literal("INVALID_SAMPLES"),
-  rejected: z.array(rejectedSampleSchema).check(z.minLength(1), z.maxLength(BATCH_SAMPLES_MAX)),
-});
-export type SampleRefusal = z.infer<typeof sampleRefusalSchema>;
 
 /** 200: the batch is committed. */
 export const ingestResultSchema = z.object({

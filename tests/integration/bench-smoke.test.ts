@@ -5,14 +5,14 @@
 // @lane busy: every benchmark at smoke size, mostly waiting on its phases, some of them loading a core; asserts only
 // that each finishes with rows.
 import { describe, expect, it } from "vitest";
-import { BENCHMARKS, LONG_BENCHMARKS } from "../../bench/benchmarks.js";
+import { FULL_BENCHMARKS, LONG_BENCHMARKS } from "../../bench/benchmarks.js";
 import { runBenchmarks } from "../../bench/run.js";
 import type { BenchMode } from "../../bench/table.js";
 import { formatTable } from "../../bench/table.js";
 import { postgresAvailable } from "../../testkit/postgres.js";
 
 const PARTS: [string, BenchMode][] = [
-  ...Object.keys(BENCHMARKS).map((name): [string, BenchMode] => [name, "full"]),
+  ...FULL_BENCHMARKS.map((name): [string, BenchMode] => [name, "full"]),
   ...LONG_BENCHMARKS.map((name): [string, BenchMode] => [name, "long"]),
 ];
 

@@ -1,11 +1,11 @@
 // docs/performance.md's tables are docs/bench-results.json rendered, never
-// typed: the committed page must be exactly what the renderer makes of the
-// committed results. And a run files its records the way the runner says:
+// typed: the committed page (and docs/performance-figures.md, every figure)
+// must be exactly what the renderer makes of the committed results. And a run files its records the way the runner says:
 // one benchmark replaces its own record, a whole run replaces them all.
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BENCHMARKS } from "../../bench/benchmarks.js";
-import { PERFORMANCE_PATH, renderPerformance } from "../../bench/render.js";
+import { FIGURES_PATH, PERFORMANCE_PATH, renderFigures, renderPerformance } from "../../bench/render.js";
 import type { BenchRow } from "../../bench/result.js";
 import { type BenchRecord, readResults, recordRun, type Results } from "../../bench/results.js";
 
@@ -42,6 +42,7 @@ describe("docs/performance.md", () => {
   it("is the committed results rendered, to the byte", () => {
     const md = fs.readFileSync(PERFORMANCE_PATH, "utf8");
     expect(renderPerformance(md, readResults(), Object.keys(BENCHMARKS))).toBe(md);
+    expect(renderFigures(readResults(), Object.keys(BENCHMARKS))).toBe(fs.readFileSync(FIGURES_PATH, "utf8"));
   });
 });
 
@@ -53,11 +54,34 @@ describe("rendering results", () => {
     const out = renderPerformance(MD, results, ["a", "b"]);
     expect(out.startsWith("# Page\n<!-- bench:machine -->\n- 2 × Test CPU, 8 GB, Linux 6, Node 20.19.0\n")).toBe(true);
     expect(out).not.toContain("stale text");
-    expect(out).toContain("- **b** (12 s): What it measures. Ran 2026-01-02 03:04 UTC, commit abc1234.");
+    expect(out).toContain("| **b** (12 s): What it measures. Ran 2026-01-02 03:04 UTC, commit abc1234. ||||||");
     expect(out).toContain("| x (ms) | 4.00 | 2.00 | 2.00× | ≤ 3 | FAIL |");
     expect(out).toContain("No whole `npm run bench -- long` recorded yet");
     // Rendering is idempotent: the rendered page renders to itself.
     expect(renderPerformance(out, results, ["a", "b"])).toBe(out);
+  });
+
+  it("shows the figures with a goal, counts the rest and lists every figure on the figures page", () => {
+    const rows = [
+      row("judged (ms)", 1),
+      { ...row("same goal (ms)", 2) },
+      { ...row("reported (ms)", 5), goal: "(reported)", pass: null },
+      { ...row("reported, why (ms)", 6), goal: "(reported: what it costs)", pass: null },
+    ];
+    const results = recordRun(empty, "full", { b: record("2026-01-02T03:04:05.000Z", rows) }, null);
+    const out = renderPerformance(MD, results, ["b"]);
+    expect(out).toContain(
+      "| **b** (12 s): What it measures. Ran 2026-01-02 03:04 UTC, commit abc1234. [+2 reported](performance-figures.md) ||||||",
+    );
+    expect(out).toContain("| judged (ms) | 1.00 | 2.00 | 0.500× | ≤ 3 | pass |");
+    // A goal the row above has is written 〃.
+    expect(out).toContain("| same goal (ms) | 2.00 | 2.00 | 1.00× | 〃 | pass |");
+    expect(out).not.toContain("reported (ms)");
+    const figures = renderFigures(results, ["b"]);
+    expect(figures).toContain("| **b** (12 s): What it measures. Ran 2026-01-02 03:04 UTC, commit abc1234. ||||||");
+    expect(figures).toContain("| reported (ms) | 5.00 | 2.00 | 2.50× |  | – |");
+    expect(figures).toContain("| reported, why (ms) | 6.00 | 2.00 | 3.00× | (reported: what it costs) | – |");
+    expect(figures).toContain("| judged (ms) | 1.00 | 2.00 | 0.500× | ≤ 3 | pass |");
   });
 
   it("refuses a page without its markers", () => {

@@ -27,7 +27,6 @@ import { clockSlots, Scheduler } from "./scheduler.js";
 import { detectEngine } from "./engine.js";
 import { StressControl } from "./stress/control.js";
 import { readStressRequest } from "./stress/plan.js";
-import { StressRunner } from "./stress/runner.js";
 import { measureTimerResolutionMs } from "./timer-resolution.js";
 import { WsChannel } from "./ws-channel.js";
 
@@ -163,17 +162,10 @@ async function start(): Promise<void> {
   sendNote = (text) => (home === undefined ? false : (channels.get(home)?.note(text) ?? false));
   // The stress test (docs/stress.md): its load runs in a worker; a sample taken during a run
   // carries the run and phase it was taken in (a probe's send time, a baseline's arrival).
-  const stress = new StressRunner({
-    clock: browserClock,
-    clientId,
-    sessionId,
-    endpoint: "/api/stress",
-    worker: () => new Worker(new URL("./stress/load.worker.ts", import.meta.url), { type: "module" }),
-    onEnd: (end) => stressControl.ended(end),
-  });
-  const stressControl = new StressControl({
+  // The control loads the runner and its worker when a test first begins.
+  const stress = new StressControl({
     root: $("stress"),
-    runner: stress,
+    runner: { clientId, sessionId, endpoint: "/api/stress" },
     servers,
     homeStress: config.servers[0]?.stress,
     request: readStressRequest(location.search),
@@ -230,7 +222,7 @@ async function start(): Promise<void> {
       }
       for (const ch of channels.values()) ch.maintain();
       clearResourceTimings();
-      stressControl.housekeeping();
+      stress.housekeeping();
     },
     report: (deadlineMs, nextProbeMs) => outbox.pump(deadlineMs, nextProbeMs),
   });

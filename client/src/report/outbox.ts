@@ -5,13 +5,8 @@
 // sent twice (a lost answer, a beacon and then a retry) is never counted twice.
 import { parseWith } from "../../../shared/contract/parse.js";
 import { upgradeReason } from "../../../shared/contract/reasons.js";
-import {
-  BATCH_SAMPLES_MAX,
-  type BrowserEngine,
-  sampleRefusalSchema,
-  type IngestResult,
-  type Sample,
-} from "../../../shared/contract/samples.js";
+import { BATCH_SAMPLES_MAX, sampleRefusalSchema } from "../../../shared/contract/refusal.js";
+import type { BrowserEngine, IngestResult, Sample } from "../../../shared/contract/samples.js";
 import type { Clock } from "../common/clock.js";
 import { MemoryStore, type OutboxRow, type OutboxStore, type StoredRow } from "./outbox-store.js";
 

@@ -2,12 +2,15 @@
 // an opt-in schedule (every hour, say) kept in localStorage so bloat can be
 // trended over days. One tab of a browser runs a test at a time (a Web Lock).
 // Everything it draws, it draws in the housekeeping slot (scheduler.ts).
+// The runner (runner.ts) and its load worker are loaded when the first test
+// begins, not with the page: most tabs never run one, and the page's start
+// bundle is what a tab left open for days holds (tests/e2e/bundle-split.test.ts).
 import type { Clock } from "../../common/clock.js";
 import { configSchema, type StressPorts } from "../../../../shared/contract/config.js";
 import { parseWith } from "../../../../shared/contract/parse.js";
 import type { ProbeServer } from "../plan.js";
 import type { StressRequest } from "./plan.js";
-import type { RunEnd, StressRunner, StressTarget } from "./runner.js";
+import type { RunEnd, RunnerOptions, StressRunner, StressTarget } from "./runner.js";
 
 /** Intervals the schedule offers (ms). */
 export const SCHEDULE_CHOICES_MS = [3_600_000, 3 * 3_600_000, 6 * 3_600_000, 24 * 3_600_000] as const;
@@ -17,7 +20,8 @@ const LOCK_NAME = "tailprobe.stress";
 
 export interface ControlOptions {
   root: HTMLElement;
-  runner: StressRunner;
+  /** Who the runner reports as, and where: the runner is created with these when a test first begins. */
+  runner: Pick<RunnerOptions, "clientId" | "sessionId" | "endpoint">;
   /** The page's servers, the home server first. */
   servers: ProbeServer[];
   /** The home server's load paths, from its /api/config; undefined: it offers none. */
@@ -59,6 +63,8 @@ export class StressControl {
   private shown = "";
   private release: (() => void) | null = null;
   private starting = false;
+  /** Created by the first test that begins (its module is loaded then), and kept for the next. */
+  private runner: StressRunner | null = null;
 
   constructor(private readonly o: ControlOptions) {
     const reachable = o.servers.filter((s) => s.blockedReason === null);
@@ -85,7 +91,7 @@ export class StressControl {
     sched.append(this.schedule, " again every ", this.every);
     sched.title = "this browser runs a stress test on that schedule while a probe page is open (one tab at a time)";
     o.root.append(this.button, on, sched, " ", this.status);
-    this.button.addEventListener("click", () => (this.o.runner.active ? this.o.runner.stop() : this.begin()));
+    this.button.addEventListener("click", () => (this.active ? this.runner?.stop() : this.begin()));
     const saveSchedule = () => {
       writeNumber(EVERY_KEY, this.schedule.checked ? Number(this.every.value) : null);
       // Opting in runs the first test now; the next follow at the interval.
@@ -96,6 +102,21 @@ export class StressControl {
       if (this.schedule.checked) writeNumber(EVERY_KEY, Number(this.every.value));
     });
     if (o.request.startNow) this.begin();
+  }
+
+  /** A test is running. */
+  get active(): boolean {
+    return this.runner?.active ?? false;
+  }
+
+  /** The run and phase a sample taken at `t` (epoch ms) belongs to; null while no test has begun. */
+  tagAt(t: number): ReturnType<StressRunner["tagAt"]> {
+    return this.runner?.tagAt(t) ?? null;
+  }
+
+  /** The page is going away: a run going on sends the phases it finished (runner.ts). */
+  onPageHide(): void {
+    this.runner?.onPageHide();
   }
 
   /** The runner reports a run's end here. */
@@ -120,10 +141,10 @@ export class StressControl {
   housekeeping(): void {
     const everyMs = readNumber(EVERY_KEY);
     const next = readNumber(NEXT_KEY);
-    if (everyMs !== null && next !== null && this.o.clock.nowMs() >= next && !this.o.runner.active) this.begin();
-    this.o.runner.pump();
-    const text = this.o.runner.active ? this.o.runner.status() : this.note;
-    const label = this.o.runner.active ? "Stop" : "Stress test";
+    if (everyMs !== null && next !== null && this.o.clock.nowMs() >= next && !this.active) this.begin();
+    this.runner?.pump();
+    const text = this.runner?.active ? this.runner.status() : this.note;
+    const label = this.active ? "Stop" : "Stress test";
     if (text !== this.shown || this.button.textContent !== label) {
       this.status.textContent = text;
       this.status.classList.toggle("bad", /refused|failed/.test(text));
@@ -133,7 +154,7 @@ export class StressControl {
   }
 
   private begin(): void {
-    if (this.starting || this.o.runner.active) return;
+    if (this.starting || this.active) return;
     this.starting = true;
     const go = async () => {
       try {
@@ -144,7 +165,13 @@ export class StressControl {
         }
         const everyMs = readNumber(EVERY_KEY);
         if (everyMs !== null) writeNumber(NEXT_KEY, this.o.clock.nowMs() + everyMs);
-        if (this.o.runner.start(target, this.o.request.plan)) this.note = "";
+        // After the schedule moved on: a module that cannot load is not asked for again every second.
+        const runner = await this.loadRunner();
+        if (typeof runner === "string") {
+          this.note = runner;
+          return;
+        }
+        if (runner.start(target, this.o.request.plan)) this.note = "";
       } finally {
         this.starting = false;
       }
@@ -161,9 +188,21 @@ export class StressControl {
         return;
       }
       await go();
-      if (!this.o.runner.active) return;
+      if (!this.active) return;
       await new Promise<void>((resolve) => (this.release = resolve));
     });
+  }
+
+  /** The runner, its module loaded at the first test; or why it cannot be (a page older than the server's build). */
+  private async loadRunner(): Promise<StressRunner | string> {
+    if (this.runner !== null) return this.runner;
+    try {
+      const { StressRunner } = await import("./runner.js");
+      this.runner = new StressRunner({ ...this.o.runner, clock: this.o.clock, onEnd: (end) => this.ended(end) });
+      return this.runner;
+    } catch (err) {
+      return `cannot load the stress test (reload the page): ${(err as Error).message}`;
+    }
   }
 
   /** The chosen server's load origins, or why it has none. */

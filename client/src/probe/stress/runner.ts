@@ -4,7 +4,9 @@
 // when it ends (a beacon if the page closes meanwhile), so a run cut short
 // keeps the phases it finished. Its only main-thread work is a message a
 // second and, in the housekeeping slot (scheduler.ts), the report's request:
-// nothing here shares a probe's moment.
+// nothing here shares a probe's moment. The page loads this module, and with
+// it the load worker's URL, only when a test begins (control.ts): a tab left
+// open for days that never runs one carries neither.
 import type { Clock } from "../../common/clock.js";
 import type { PhaseReport, RunOutcome, StressReport } from "../../../../shared/contract/stress.js";
 import type { StressPhase } from "../../../../shared/stress/phases.js";
@@ -32,10 +34,13 @@ export interface RunnerOptions {
   sessionId: string;
   /** The home server's report path. */
   endpoint: string;
-  /** Creates the load worker (lazily, at the first test). */
-  worker: () => Worker;
+  /** Creates the load worker (lazily, at the first test); the default is load.worker.ts. */
+  worker?: () => Worker;
   onEnd?(end: RunEnd): void;
 }
+
+/** The stress test's load worker, built as a chunk of its own that only this module names. */
+const loadWorker = () => new Worker(new URL("./load.worker.ts", import.meta.url), { type: "module" });
 
 /** Attempts at delivering one report, a housekeeping slot apart and then doubling. */
 const REPORT_ATTEMPTS_MAX = 8;
@@ -173,7 +178,7 @@ export class StressRunner {
   }
 
   private makeWorker(): Worker {
-    const w = this.o.worker();
+    const w = (this.o.worker ?? loadWorker)();
     w.onmessage = (ev: MessageEvent<FromLoadWorker>) => this.onMessage(ev.data);
     return w;
   }
