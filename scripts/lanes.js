@@ -125,6 +125,13 @@ export function planLanes(root = ROOT) {
     ...[...enginesInChromium].filter(([, l]) => l === lane).map(([f]) => f),
   ];
   const chromium = { TAILPROBE_ENGINE: "chromium" };
+  /**
+   * The strict Chromium files, dealt alternately in name order to two lanes:
+   * each file is a light neighbour of the other lane's (a page or three
+   * probing at 1-2 Hz), and neither half waits for the other.
+   */
+  const strict = [...e2e.filter((f) => !marked.has(f)), ...filesOf("chromium")].sort();
+  const strictHalves = [strict.filter((_, i) => i % 2 === 0), strict.filter((_, i) => i % 2 === 1)];
   /** @type {Lane[]} */
   const lanes = [
     {
@@ -188,21 +195,22 @@ export function planLanes(root = ROOT) {
       after: ["build"],
       env: chromium,
     },
-    {
-      name: "chromium",
-      why: "Chromium files that assert latencies, ratios in the same run or deadlines of a second: one at a time, beside the waiting lane only",
+    ...strictHalves.map((files, i) => ({
+      name: i === 0 ? "chromium" : "chromium-2",
+      why: "Chromium files that assert latencies, ratios in the same run or deadlines of a second, dealt in name order to two lanes: one at a time in each, beside the other and the waiting lane only (each is one or three pages at 1-2 Hz and their servers, about a fifth of a core)",
       steps: [],
-      files: [...e2e.filter((f) => !marked.has(f)), ...filesOf("chromium")],
+      files,
       after: ["unit-integration", "busy", "firefox", "webkit"],
       env: chromium,
-      stream: true,
-    },
+      stream: i === 0,
+    })),
     {
       name: "alone",
-      why: "files that compare one phase against another on the whole machine (slow-loris's p99 under attack): last, with nothing beside them",
+      why: "files that load the machine themselves and time latencies under that load (slow-loris's p99 under attack, the stress test's grade and goodput): last, one at a time, with nothing beside them",
       steps: [],
       files: filesOf("alone"),
       after: "all",
+      env: chromium,
       stream: true,
     },
   ];

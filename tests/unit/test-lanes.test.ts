@@ -15,6 +15,8 @@ import { type Lane, planLanes, ROOT } from "../../scripts/lanes.js";
 const FOLDERS = ["tests/unit", "tests/integration", "tests/e2e", "tests/engines"];
 const lane = (lanes: Lane[], name: string) => lanes.find((l) => l.name === name)!;
 const runs = (lanes: Lane[]) => lanes.flatMap((l) => l.files.map((f) => [l.name, f] as const));
+/** The strict Chromium files, in both of their lanes. */
+const strict = (lanes: Lane[]) => [...lane(lanes, "chromium").files, ...lane(lanes, "chromium-2").files].sort();
 
 let scratch: string | undefined;
 afterEach(() => {
@@ -55,20 +57,39 @@ describe("the lanes of this checkout", () => {
   });
 
   it("start the lanes that time latencies after every lane that loads the machine", () => {
-    expect(lane(lanes, "chromium").after).toEqual(
-      expect.arrayContaining(["unit-integration", "busy", "firefox", "webkit"]),
-    );
+    for (const l of ["chromium", "chromium-2"])
+      expect(lane(lanes, l).after, l).toEqual(
+        expect.arrayContaining(["unit-integration", "busy", "firefox", "webkit"]),
+      );
     expect(lane(lanes, "alone").after).toBe("all");
     for (const l of ["unit-integration", "busy", "firefox", "webkit", "waiting"])
       expect(lane(lanes, l).after, l).toEqual(["build"]);
     // The latency-timing files stay out of the lanes that run beside other work.
-    for (const f of ["report-flag", "toxiproxy-shift", "outage", "hang"])
-      expect(lane(lanes, "chromium").files).toContain(`tests/e2e/${f}.test.ts`);
-    expect(lane(lanes, "alone").files).toEqual(["tests/integration/slow-loris.test.ts"]);
+    for (const f of [
+      "report-flag",
+      "toxiproxy-shift",
+      "outage",
+      "hang",
+      "alerts-outage",
+      "health-outage",
+      "health-slow-tab",
+    ])
+      expect(strict(lanes)).toContain(`tests/e2e/${f}.test.ts`);
+    // The two halves differ by at most one file.
+    expect(Math.abs(lane(lanes, "chromium").files.length - lane(lanes, "chromium-2").files.length)).toBeLessThanOrEqual(
+      1,
+    );
+    // The engine file Chromium runs too, beside the others: it asserts page states, not timings.
+    expect(lane(lanes, "waiting").files).toContain("tests/engines/page-load.test.ts");
+    expect(lane(lanes, "alone").files).toEqual([
+      "tests/integration/slow-loris.test.ts",
+      "tests/e2e/stress-bottleneck.test.ts",
+      "tests/e2e/stress-loopback.test.ts",
+    ]);
   });
 
   it("run the Chromium lanes one file at a time, and unit-integration two at a time", () => {
-    for (const l of ["waiting", "chromium", "alone", "firefox", "webkit"])
+    for (const l of ["waiting", "chromium", "chromium-2", "alone", "firefox", "webkit"])
       expect(lane(lanes, l).steps[0]!.argv, l).toContain("--fileParallelism=false");
     expect(lane(lanes, "unit-integration").steps[0]!.argv).not.toContain("--fileParallelism=false");
     expect(lane(lanes, "firefox").steps[0]!.env).toEqual({ TAILPROBE_ENGINE: "firefox" });
@@ -87,7 +108,7 @@ describe("a file's lane", () => {
       "tests/engines/only-engines.test.ts": "// nothing\n",
     });
     const lanes = planLanes(root);
-    expect(lane(lanes, "chromium").files).toEqual(["tests/e2e/new-latency.test.ts", "tests/engines/page.test.ts"]);
+    expect(strict(lanes)).toEqual(["tests/e2e/new-latency.test.ts", "tests/engines/page.test.ts"]);
     expect(lane(lanes, "waiting").files).toEqual(["tests/e2e/new-wait.test.ts"]);
     expect(lane(lanes, "alone").files).toEqual(["tests/integration/new-alone.test.ts"]);
     expect(lane(lanes, "unit-integration").files).toEqual(["tests/unit/plain.test.ts"]);
