@@ -197,7 +197,7 @@ export function planLanes(root = ROOT) {
     },
     ...strictHalves.map((files, i) => ({
       name: i === 0 ? "chromium" : "chromium-2",
-      why: "Chromium files that assert latencies, ratios in the same run or deadlines of a second, dealt in name order to two lanes: one at a time in each, beside the other and the waiting lane only (each is one or three pages at 1-2 Hz and their servers, about a fifth of a core)",
+      why: "files that assert latencies, rates, ratios in the same run or deadlines of a second (the Chromium end to end files but the waiting ones, and integration files marked so), dealt in name order to two lanes: one at a time in each, beside the other and the waiting lane only (each is one to three pages at 1-2 Hz and their servers, about a fifth of a core)",
       steps: [],
       files,
       after: ["unit-integration", "busy", "firefox", "webkit"],
