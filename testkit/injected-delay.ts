@@ -27,6 +27,8 @@ export interface InjectedDelayPlan {
   blocksPerPhase: number;
   /** Each block's length (ms). */
   blockMs: number;
+  /** Called as each block starts, after the toxic is switched (a test plants a regression here). */
+  onBlock?: (on: boolean) => Promise<void>;
 }
 
 interface Row {
@@ -87,6 +89,7 @@ export async function measureInjectedDelay(
       const on = i % 2 === 1;
       if (on) await toxi.addLatency(proxyName, "delay", INJECTED_MS, "downstream");
       else if (i > 0) await toxi.removeToxic(proxyName, "delay");
+      await plan.onBlock?.(on);
       const from = Date.now();
       await sleep(plan.blockMs);
       last = Date.now();

@@ -2,6 +2,8 @@
 // server measures ping, WebSocket ping frames and kernel TCP RTT towards it;
 // B's baselines reach A's database through the page, and the histogram page
 // shows every baseline beside the probes, "WebSocket B" right above "Ping B".
+// @lane waiting: asserts counts, answers within the timeout and relations between series (kernel ping below a
+// WebSocket ping frame), not latencies.
 import { beforeAll, describe, expect, it } from "vitest";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import type { StatsResponse, StatsRow } from "../../shared/contract/index.js";

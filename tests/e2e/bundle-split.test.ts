@@ -4,6 +4,7 @@
 // (client/src/probe/stress/) is loaded on demand, when a test begins: its
 // runner and load worker are chunks of their own that the start set never
 // names. Reads the built pages and follows every script they load.
+// @lane waiting: reads the built bundle's sizes; no browser.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -4,6 +4,8 @@
 // choosing one (from the list, or its mark) opens the compare panel on the
 // series after against before with its intervals and rank test, and the
 // screenshot is saved for a person to look at.
+// @lane waiting: draws stored synthetic samples (the jump is planted in them) and asserts what the page lists
+// and shows, not how fast.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sample } from "../../shared/contract/index.js";

@@ -3,6 +3,8 @@
 // B (CORP), WebSockets and best-of-two all still answer ok. Over HTTP and over
 // HTTPS with an HTTPS peer, and with no peer at all. The page reports the
 // resolution it measured; the histogram page says it beside the table.
+// @lane waiting: asserts isolation, the timer's step and that every probe answers, none of which a busy machine
+// moves.
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitForDelivered } from "../../testkit/delivered.js";

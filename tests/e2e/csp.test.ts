@@ -2,6 +2,7 @@
 // probe page does (XHR, JSONP and WebSockets to A and to peer B, the clock
 // worker) and the histogram page still work with no violation, an injected
 // inline script is refused, and a hostile label is shown as text.
+// @lane waiting: asserts no policy violation and a refused injection.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { StatsResponse } from "../../shared/contract/index.js";

@@ -1,6 +1,7 @@
 // The page is reloaded while its home server is down: the old session's
 // samples exist only in the page's IndexedDB outbox, and the next session
 // must deliver them once the server is back.
+// @lane waiting: asserts that an old session's samples arrive, not when.
 import { describe, expect, it } from "vitest";
 import { debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";

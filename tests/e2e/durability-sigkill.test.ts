@@ -2,6 +2,8 @@
 // down 20 s, and comes back on the same port with the same database. Nothing
 // the page measured may be lost or counted twice, and the outage itself must
 // be in the data as failed probes, not as a hole.
+// @lane waiting: 20 s of outage with one page at 1 Hz; asserts every seq stored once and every tick accounted for,
+// not how fast.
 import { describe, expect, it } from "vitest";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import {

@@ -12,6 +12,8 @@
 //    the page learns of the gap only from its clock's missed ticks.
 // Server B accepts connections and never answers, so its XHR and JSONP probes
 // are in flight for the whole timeout: some always span each gap.
+// @lane waiting: gaps of 8 s and one page at 1 Hz; asserts skipped ticks, flags and resumption on the same grid, with
+// a late tick or two allowed for.
 import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";

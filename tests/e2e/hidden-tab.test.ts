@@ -11,6 +11,8 @@
 // probe clock lives in a dedicated worker so that it keeps 1 Hz all the same.
 // The test also runs a main-thread setInterval in the same tab and checks it
 // was throttled: the condition the worker clock is tested under was real.
+// @lane waiting: minutes on the clock with one tab at 1 Hz; asserts ticks per minute, a throttled timer and flags,
+// which a busy machine does not move (a tick reached late is allowed for).
 import { afterAll, describe, expect, it } from "vitest";
 import { FLAG, FLAG_KNOWN_SHIFT } from "../../server/store/flags.js";
 import { launchCdpBrowser, type CdpBrowser, type CdpTab } from "../helpers/cdp-browser.js";

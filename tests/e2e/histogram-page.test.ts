@@ -5,6 +5,7 @@
 // URL brings the same view back, a range holding none of the stored samples
 // says when the last report came instead of asking for a probe tab, and the
 // light, dark and phone screenshots are saved for a person to look at.
+// @lane waiting: draws stored synthetic samples and asserts what the page shows, not how fast.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { artifactPath, launchBrowser, type LaunchedBrowser } from "../../testkit/browser.js";

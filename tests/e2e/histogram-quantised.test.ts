@@ -3,6 +3,7 @@
 // histogram names the series quantised coarser than its bins, the table's min and p10 carry the
 // step, and baselines (measured by the servers) do not. Planted: the samples
 // are synthetic, rounded to whole ms and posted with timerResolutionMs 1.
+// @lane waiting: draws stored synthetic samples and asserts the page's text, not how fast.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { artifactPath, launchBrowser, type LaunchedBrowser } from "../../testkit/browser.js";
 import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";

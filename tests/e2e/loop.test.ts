@@ -1,5 +1,7 @@
 // The whole loop in a real browser: probe page → echo servers A and B →
 // SQLite → /api/stats → histogram page. This is what a newcomer sees.
+// @lane waiting: asserts counts, the order of each series' percentiles, answers within the timeout and due times one
+// interval apart (the clock's steps), not latencies.
 import { beforeAll, describe, expect, it } from "vitest";
 import { INTERVAL_MS_DEFAULT, TIMEOUT_MS_DEFAULT } from "../../server/cli/options.js";
 import type { StatsResponse, StatsRow } from "../../shared/contract/index.js";

@@ -1,6 +1,7 @@
 // A page served over HTTPS may not reach a plain-HTTP peer (mixed content).
 // It must say so on the page, keep probing the servers it can reach, and
 // record the blocked ones as errors with a reason, not fail silently.
+// @lane waiting: asserts the page's warning and the blocked probes' reasons.
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { artifactPath } from "../../testkit/browser.js";

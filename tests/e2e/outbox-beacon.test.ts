@@ -10,6 +10,7 @@
 // page handed to it is copied to localStorage on the way (Playwright no longer
 // sees requests of a page being closed), and the test checks that payload
 // carries every sample the server did not yet have.
+// @lane waiting: asserts what the beacon carried, not when.
 import { describe, expect, it } from "vitest";
 import { parseWith, sampleBatchSchema } from "../../shared/contract/index.js";
 import { debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";

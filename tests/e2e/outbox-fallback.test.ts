@@ -4,6 +4,7 @@
 //
 // Simulated: Chromium here has a working IndexedDB, so the test replaces
 // window.indexedDB with one whose open() throws, as disabled storage does.
+// @lane waiting: asserts the memory fallback and what the page says.
 import { describe, expect, it } from "vitest";
 import { debugState, openProbePage, readSession } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";

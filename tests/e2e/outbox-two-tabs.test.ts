@@ -2,6 +2,7 @@
 // for its session, so neither delivers the other's rows (which would be
 // harmless but doubles the traffic); a closed tab's rows are another matter,
 // see durability-reload.test.ts.
+// @lane waiting: asserts which tab delivered which session.
 import { describe, expect, it } from "vitest";
 import { debugState, openProbePage, readSession, seqGaps, sleep } from "../helpers/durability.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";

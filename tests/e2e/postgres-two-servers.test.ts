@@ -2,6 +2,7 @@
 // one PostgreSQL, a Chromium probe page on each for 20 s. Each server stores
 // what its own page reports, and both answer /api/stats for the whole
 // deployment: both pages' samples, the same on either server.
+// @lane waiting: asserts that both servers answer the same stats with both pages' samples: counts and equality.
 import { describe, expect, it } from "vitest";
 import type { StatsResponse } from "../../shared/contract/index.js";
 import { browserForFile } from "../helpers/e2e-fixture.js";

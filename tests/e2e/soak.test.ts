@@ -5,6 +5,8 @@
 // 20,000 ticks at 1 Hz are 5.5 hours of a real tab. The heap's growth is
 // judged by its slope per tick over the whole series, bounded so that a week
 // at 1 Hz stays within HEAP_GROWTH_PER_WEEK_BYTES.
+// @lane busy: keeps a core busy (100 ticks a second) and asserts slopes and bounds fitted against its own ticks,
+// within bounds a loaded machine was measured to meet; never beside a lane that times latencies.
 import { describe, expect, it } from "vitest";
 import type { CDPSession, Page } from "playwright-core";
 import { OUTSTANDING_PER_SLOT_MAX } from "../../client/src/probe/prober.js";

@@ -7,6 +7,8 @@
 // baseline (tens of ms and more) while idle and cooldown stay low, and say
 // "network". Needs root to make namespaces: skipped with the reason
 // otherwise; CI (.ci/run) runs as root, so there it always runs.
+// @lane alone: asserts goodput within 15 % of the bucket's rate and idle round trips under 10 ms while its
+// own load runs: a neighbouring browser would take from both.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { artifactPath, launchBrowser, type LaunchedBrowser } from "../../testkit/browser.js";
 import { createNetnsPair, type NetnsPair, netnsUnavailable, wrapperIn } from "../../testkit/netns.js";

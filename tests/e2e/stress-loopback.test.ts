@@ -4,6 +4,8 @@
 // stays near zero (grade A+), the export and the histogram page show the run;
 // past the per-address budget the page says the server refused it (429); with
 // --no-stress the page offers no test.
+// @lane alone: the run loads the machine itself (loopback at hundreds of Mbit/s) and asserts what it measures
+// under that load (grade A+, added latency under 5 ms, goodput): a neighbour would move both.
 import { afterAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { artifactPath } from "../../testkit/browser.js";

@@ -13,7 +13,8 @@
 // one after the other would measure the drift as well. The measurement is
 // testkit/injected-delay.ts's; the engine is the lane's (Chromium in npm test;
 // TAILPROBE_ENGINE=firefox runs it in Firefox, bench/engine-fidelity.ts
-// records the figures per engine).
+// records the figures per engine). The page probes at 2 Hz (INTERVAL_MS) so
+// that the blocks fill in half the time.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INJECTED_MS, measureInjectedDelay } from "../../testkit/injected-delay.js";
 import { startServerProcess, type ServerProcess } from "../../testkit/server-process.js";
@@ -21,13 +22,30 @@ import { startToxiproxy, type Toxiproxy } from "../../testkit/toxiproxy.js";
 import { engineForFile, laneEngine } from "../helpers/engine-lane.js";
 
 /**
+ * The page probes twice a second: each block then holds as many samples as
+ * one twice its length at 1 Hz, so the phases take 70 s instead of 112 for
+ * the same ~42 samples per series and phase. Its eight slots stay 62.5 ms
+ * apart, more than B's probes take with the 50 ms added, so no probe is
+ * still in flight when the next one leaves, as at 1 Hz (125 ms apart).
+ */
+const INTERVAL_MS = 500;
+/**
  * Blocks per phase, alternating (off, on, off, on, …), and each block's
- * length: ~50 samples per series and phase. Short blocks cancel drift in the
- * machine's load; with four 10 s blocks JSONP medians of A moved by ±1 ms
- * between phases at a load average of 8 on two cores.
+ * length: 1.5 s of each block is sampled (testkit/injected-delay.ts's guards
+ * take the rest), 3 samples per series, 42 per phase. Short blocks cancel
+ * drift in the machine's load; with four 10 s blocks JSONP medians of A moved
+ * by ±1 ms between phases at a load average of 8 on two cores.
  */
 const BLOCKS_PER_PHASE = 14;
-const BLOCK_MS = 4000;
+const BLOCK_MS = 2500;
+/**
+ * TAILPROBE_PLANT_REGRESSION=1 plants one the ±1 ms bound on A must catch
+ * at this sample size: A (started with its test hooks) holds each echo
+ * PLANTED_DELAY_MS in its handler during the blocks with the toxic on. The
+ * test must then fail.
+ */
+const PLANT = process.env.TAILPROBE_PLANT_REGRESSION === "1";
+const PLANTED_DELAY_MS = 2;
 
 let a: ServerProcess;
 let b: ServerProcess;
@@ -40,7 +58,10 @@ beforeAll(async () => {
   b = await startServerProcess(["--name", "B", "--no-ping"]);
   viaProxy = await toxi.proxy("b", `127.0.0.1:${b.port}`);
   // Named on the command line, so the page gets the proxy's address for B.
-  a = await startServerProcess(["--name", "A", "--no-ping", "--peer", `B=http://${viaProxy}`]);
+  a = await startServerProcess(
+    ["--name", "A", "--no-ping", "--interval-ms", String(INTERVAL_MS), "--peer", `B=http://${viaProxy}`],
+    { env: PLANT ? { TAILPROBE_TEST_HOOKS: "1" } : {} },
+  );
 });
 
 const browser = engineForFile(async () => {
@@ -51,6 +72,16 @@ afterAll(async () => {
   await toxi?.stop();
 });
 
+/** The planted regression: A's echoes held PLANTED_DELAY_MS for durationMs from now. */
+async function stallA(durationMs: number): Promise<void> {
+  const res = await fetch(`${a.url}/api/test/stall`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ delayMs: PLANTED_DELAY_MS, durationMs }),
+  });
+  expect(res.status).toBe(200);
+}
+
 describe(`+${INJECTED_MS} ms through Toxiproxy in front of B, in ${laneEngine()}`, () => {
   it("moves every B probe's median by that much and nothing else", {
     timeout: 2 * BLOCKS_PER_PHASE * BLOCK_MS + 90_000,
@@ -60,6 +91,9 @@ describe(`+${INJECTED_MS} ms through Toxiproxy in front of B, in ${laneEngine()}
     const m = await measureInjectedDelay(page, a.dbPath, toxi, "b", viaProxy, {
       blocksPerPhase: BLOCKS_PER_PHASE,
       blockMs: BLOCK_MS,
+      onBlock: async (on) => {
+        if (on && PLANT) await stallA(BLOCK_MS);
+      },
     });
     await page.close();
     for (const [key, n] of Object.entries(m.counts))

@@ -9,6 +9,8 @@
 // Planted: faults in the files a real server serves (a copy of the built
 // pages): an entry module that throws as it is evaluated, and one that is
 // missing (404). The page must show the error in place of its loading texts.
+// @lane waiting: runs in Chromium too (beside the Firefox and WebKit lanes); it asserts page states and
+// texts on stored synthetic samples, not how fast.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

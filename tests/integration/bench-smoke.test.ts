@@ -2,6 +2,8 @@
 // long`, at its "smoke" size, so none rots: each must finish and hand back
 // rows of the shape the runner prints. Sizes are too small to judge goals, so
 // pass is null throughout.
+// @lane busy: every benchmark at smoke size, mostly waiting on its phases, some of them loading a core; asserts only
+// that each finishes with rows.
 import { describe, expect, it } from "vitest";
 import { FULL_BENCHMARKS, LONG_BENCHMARKS } from "../../bench/benchmarks.js";
 import { runBenchmarks } from "../../bench/run.js";

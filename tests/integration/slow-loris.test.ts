@@ -4,6 +4,8 @@
 // baseline measured in the same run, before and after the attack, plus
 // SCHEDULING_SLACK_MS: on this shared 2-core machine three processes (server,
 // prober, attackers) move a 2-3 ms p99 by about a millisecond between runs.
+// @lane alone: compares a prober's p99 during an attack with before and after it: a neighbour's burst in one phase
+// alone would move the ratio.
 import http from "node:http";
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
