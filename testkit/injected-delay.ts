@@ -51,7 +51,14 @@ export interface InjectedDelayResult {
   counts: Record<string, { off: number; on: number }>;
   /** Control samples per method and phase. */
   controlCounts: Record<string, { off: number; on: number }>;
-  best2: { shiftMs: number; afterMs: number; racesAfter: number; wsWonAfter: number };
+  /** interval: the 99 % bootstrap interval of its median's shift, as for each probe above. */
+  best2: {
+    shiftMs: number;
+    interval: { lo: number; hi: number };
+    afterMs: number;
+    racesAfter: number;
+    wsWonAfter: number;
+  };
   jsonpBAfterMs: number;
 }
 
@@ -153,6 +160,10 @@ export async function measureInjectedDelay(
     controlCounts,
     best2: {
       shiftMs: best2After.length && best2Before.length ? median(best2After) - median(best2Before) : Number.NaN,
+      interval:
+        best2After.length && best2Before.length
+          ? bootstrapPercentileDiff(best2After, best2Before, 50, { confidence: 0.99, random: mulberry32(20261123) })
+          : { lo: Number.NaN, hi: Number.NaN },
       afterMs: best2After.length ? median(best2After) : Number.NaN,
       racesAfter: races.length,
       wsWonAfter: races.filter((r) => r.winner === "ws").length,
