@@ -28,7 +28,7 @@ import { isMain, runAlone } from "./table.js";
 
 const SIZES = {
   smoke: { clients: 2, minutes: 10, rounds: 2, roundMs: 500, cycles: 2 },
-  full: { clients: 10, minutes: 30, rounds: 4, roundMs: 10_000, cycles: 10 },
+  full: { clients: 10, minutes: 30, rounds: 4, roundMs: 5_000, cycles: 10 },
 } as const;
 const CONCURRENCY = 4;
 const DAY_MS = 86_400_000;
