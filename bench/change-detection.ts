@@ -21,7 +21,7 @@ const TARGETS = [
 ];
 const SIZES = {
   smoke: { days: 7, targets: TARGETS.slice(1), methods: ["xhr", "ws", "ping"], seeds: [1] },
-  full: { days: 30, targets: TARGETS, methods: ["xhr", "jsonp", "ws", "ping", "wsping", "tcprtt"], seeds: [1, 2] },
+  full: { days: 30, targets: TARGETS, methods: ["xhr", "jsonp", "ws", "ping", "wsping", "tcprtt"], seeds: [1] },
 } as const;
 const CLIENTS = 2;
 const SHIFTS_PER_WEEK = 6;

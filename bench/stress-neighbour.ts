@@ -4,7 +4,7 @@
 // process, sends WebSocket echoes and HTTP /echo requests to the same server
 // at 10 Hz each. Its latency during the loaded phases is compared with the
 // same client's during the idle phase of the same run.
-// Run: npm run build && npm run bench -- stress-neighbour  (or: npx tsx bench/stress-neighbour.ts [smoke|full])
+// Run: npm run build && npm run bench -- long stress-neighbour  (or: npx tsx bench/stress-neighbour.ts [smoke|full])
 import http from "node:http";
 import type { StressReport } from "../shared/contract/stress.js";
 import { summarize } from "../shared/stats.js";
@@ -112,5 +112,10 @@ export const bench: Benchmark = {
   name: "stress-neighbour",
   about: "Another client's echoes (10 Hz) during a Chromium stress test on loopback, beside the run's idle phase.",
   run,
+  // A whole stress test: only in `npm run bench -- long` (bench/benchmarks.ts LONG_ONLY).
+  long: {
+    about: "Another client's echoes (10 Hz) during a Chromium stress test on loopback, beside the run's idle phase.",
+    run,
+  },
 };
 if (isMain(import.meta.url)) await runAlone(bench);
