@@ -95,24 +95,6 @@ export class HourCache {
     return true;
   }
 
-  /** The cached cells of [fromMs, toMs), ascending. */
-  cells(key: string, fromMs: number, toMs: number): Cell[] {
-    const e = this.entries.get(key);
-    if (e === undefined) return [];
-    e.usedAt = ++this.clock;
-    return e.cells.slice(firstAtOrAfter(e.cells, fromMs), firstAtOrAfter(e.cells, toMs));
-  }
-
-  /**
-   * What results computed from a key's cells depend on: its generation (a
-   * new one whenever it is read whole), and the start of its fresh hours
-   * (before it, cells change only with a new generation). Null: not cached.
-   */
-  state(key: string): { generation: number; freshFromMs: number } | null {
-    const e = this.entries.get(key);
-    return e === undefined ? null : { generation: e.generation, freshFromMs: e.freshFromMs };
-  }
-
   /**
    * A key's entry as it stands: its cells array is replaced, never changed in
    * place, so a request that keeps it reads one snapshot to its end even when
@@ -160,7 +142,9 @@ export interface HourView {
   readonly cells: readonly Cell[];
   /** Nothing before it is known. */
   readonly fromMs: number;
+  /** From here on hours are read again by every request; before it cells change only with a new generation. */
   readonly freshFromMs: number;
+  /** A new one whenever the key is read whole: results computed from its cells depend on it. */
   readonly generation: number;
 }
 

@@ -4,7 +4,7 @@
 // both bounded in bytes, the least recently used going first.
 import { describe, expect, it } from "vitest";
 import { FineCache } from "../../server/changes/fine-cache.js";
-import { HourCache } from "../../server/changes/hour-cache.js";
+import { HourCache, viewCells } from "../../server/changes/hour-cache.js";
 import type { Cell } from "../../shared/changes/cells.js";
 
 const HOUR_MS = 3_600_000;
@@ -14,6 +14,11 @@ const cell = (startMs: number, count: number): Cell => ({
   bins: Uint16Array.from([100]),
   counts: Float64Array.from([count]),
 });
+/** A key's generation and fresh hours, as a request's view of it says. */
+const stateOf = (c: HourCache, key: string) => {
+  const v = c.view(key);
+  return v === null ? null : { generation: v.generation, freshFromMs: v.freshFromMs };
+};
 const hours = (from: number, counts: number[]) => counts.map((n, i) => cell(from + i * HOUR_MS, n));
 
 describe("HourCache", () => {
@@ -24,20 +29,20 @@ describe("HourCache", () => {
     expect(c.update("k", 0, { cells: hours(0, [10, 20, 30]), total: 65 }, true, 2 * HOUR_MS)).toBe(true);
     expect(c.readFrom("k", 0)).toBe(2 * HOUR_MS);
     expect(c.readFrom("k", -1)).toBeNull();
-    const g = c.state("k")!.generation;
+    const g = stateOf(c, "k")!.generation;
     // Hour 2 grew by 5 and hour 3 began with 7: the total says nothing else changed.
     expect(c.update("k", 2 * HOUR_MS, { cells: hours(2 * HOUR_MS, [35, 7]), total: 77 }, false, 3 * HOUR_MS)).toBe(
       true,
     );
-    expect(c.cells("k", 0, 10 * HOUR_MS).map((x) => x.count)).toEqual([10, 20, 35, 7]);
-    expect(c.state("k")).toEqual({ generation: g, freshFromMs: 3 * HOUR_MS });
+    expect(viewCells(c.view("k")!, 0, 10 * HOUR_MS).map((x) => x.count)).toEqual([10, 20, 35, 7]);
+    expect(stateOf(c, "k")).toEqual({ generation: g, freshFromMs: 3 * HOUR_MS });
     // A backlog of 4 samples into hour 1: the total is 4 more than the hours read account for.
     expect(c.update("k", 3 * HOUR_MS, { cells: hours(3 * HOUR_MS, [7]), total: 81 }, false, 3 * HOUR_MS)).toBe(false);
-    expect(c.state("k")).toBeNull();
+    expect(stateOf(c, "k")).toBeNull();
     expect(c.readFrom("k", 0)).toBeNull();
     // Read whole again: a new generation.
     expect(c.update("k", 0, { cells: hours(0, [10, 24, 35, 7]), total: 81 }, true, 3 * HOUR_MS)).toBe(true);
-    expect(c.state("k")!.generation).toBeGreaterThan(g);
+    expect(stateOf(c, "k")!.generation).toBeGreaterThan(g);
   });
 
   it("a key with no data yet is checked by its total alone, from the fresh hours of the others", () => {
@@ -56,10 +61,10 @@ describe("HourCache", () => {
     const c = new HourCache(3000);
     for (const k of ["a", "b", "c"]) c.update(k, 0, { cells: hours(0, Array(12).fill(1)), total: 12 }, true, 0);
     // Each key is ~12 × 74 bytes; three do not fit 3000 with "a" read last.
-    expect(c.cells("a", 0, Infinity)).toHaveLength(12);
+    expect(viewCells(c.view("a")!, 0, Infinity)).toHaveLength(12);
     c.update("d", 0, { cells: hours(0, Array(12).fill(1)), total: 12 }, true, 0);
-    expect(c.state("a")).not.toBeNull();
-    expect(c.state("b")).toBeNull();
+    expect(stateOf(c, "a")).not.toBeNull();
+    expect(stateOf(c, "b")).toBeNull();
     expect(c.size).toBeLessThanOrEqual(3);
   });
 });
