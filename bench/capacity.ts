@@ -19,7 +19,7 @@ import { summarize } from "../shared/stats.js";
 import { startServerProcess, type ServerProcess } from "../testkit/server-process.js";
 import { type Totals, zeroTotals } from "./capacity-totals.js";
 import { pacedEcho, pacedWsEcho } from "./paced-echo.js";
-import { childPids, procUsage } from "./proc-usage.js";
+import { descendantsNamed, procUsage } from "./proc-usage.js";
 import type { Benchmark, BenchRow, BenchSize } from "./result.js";
 import { isMain, runAlone } from "./table.js";
 
@@ -71,6 +71,9 @@ interface Tabs {
   takePingMax(): number;
 }
 
+/** The server and its spawner helper (server/platform/spawner.ts), a node process of its own: both are the server's cost. */
+const serverPids = (pid: number) => [pid, ...descendantsNamed(pid, "node")];
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -91,7 +94,7 @@ async function withTabs<T>(
   let totals = zeroTotals();
   readline.createInterface({ input: gen.stdout! }).on("line", (l) => (totals = JSON.parse(l) as Totals));
   let pingMax = 0;
-  const pingWatch = setInterval(() => (pingMax = Math.max(pingMax, childPids(pid).length)), 500);
+  const pingWatch = setInterval(() => (pingMax = Math.max(pingMax, descendantsNamed(pid, "ping").length)), 500);
   try {
     const result = await body({
       server,
@@ -148,12 +151,12 @@ async function run(size: BenchSize): Promise<BenchRow[]> {
       await sleep(S.settleMs);
       tabs.takePingMax();
       const seconds0 = n === S.steps.at(-1) ? S.topStepSeconds : S.stepSeconds;
-      const u0 = procUsage([pid]);
+      const u0 = procUsage(serverPids(pid));
       const a0 = tabs.totals().acked;
       const t0 = performance.now();
       const [e, w] = await Promise.all([pacedEcho(url, seconds0), pacedWsEcho(url, seconds0)]);
       const seconds = (performance.now() - t0) / 1000;
-      const u1 = procUsage([pid]);
+      const u1 = procUsage(serverPids(pid));
       steps.push({
         tabs: n,
         echo: summarize(e.ms),
@@ -220,7 +223,7 @@ async function runLong(size: BenchSize): Promise<BenchRow[]> {
     await sleep(S.warmupSeconds * 1000);
     const mem: { atS: number; mb: number }[] = [];
     const h0 = performance.now();
-    const sampleMemory = () => mem.push({ atS: (performance.now() - h0) / 1000, mb: procUsage([pid]).rssMb });
+    const sampleMemory = () => mem.push({ atS: (performance.now() - h0) / 1000, mb: procUsage(serverPids(pid)).rssMb });
     sampleMemory();
     const memWatch = setInterval(
       sampleMemory,

@@ -63,6 +63,26 @@ export function childPids(pid: number): number[] {
   }
 }
 
+/** The processes under pid (children, theirs, …) running `command`: the server's pings are its spawner helper's children. */
+export function descendantsNamed(pid: number, command: string): number[] {
+  const found: number[] = [];
+  const walk = (p: number, depth: number) => {
+    if (depth > 4) return;
+    for (const c of childPids(p)) {
+      let comm = "";
+      try {
+        comm = fs.readFileSync(`/proc/${c}/comm`, "utf8").trim();
+      } catch {
+        continue;
+      }
+      if (comm === command) found.push(c);
+      walk(c, depth + 1);
+    }
+  };
+  walk(pid, 0);
+  return found;
+}
+
 const POLICY_NAMES = new Map<number, string>(Object.entries(SCHED).map(([name, n]) => [n, `SCHED_${name}`]));
 
 /** The scheduling policies a process's threads run at other than the default (e.g. the server's writer thread), by name. */

@@ -10,6 +10,7 @@ import { PingerPool } from "./pinger.js";
 import type { PingResult } from "./ping-sequence.js";
 import { endpointKey } from "./ss-parse.js";
 import { ssReader, type TcpInfoAvailability, type TcpInfoReader } from "./tcp-info.js";
+import { startSpawner } from "../platform/spawner.js";
 import { WsPinger } from "./wsping.js";
 
 /**
@@ -89,7 +90,12 @@ export function createBaselines(options: BaselineOptions): Baselines {
   const { nowMs, log, serverName } = options;
   const clients = new Map<WsClient, ClientState>();
   const byAddress = new Map<string, Set<ClientState>>();
-  const tcpInfo = options.tcpInfo ?? ssReader();
+  // ss and the pings are started by a helper process started now, while the
+  // server is small: forked from the server itself at 2,000 tabs each cost
+  // its event loop ~20 ms (server/platform/spawner.ts).
+  const usesSs = options.tcpInfo === undefined && options.trustProxy !== true && process.platform === "linux";
+  const spawner = options.ping || usesSs ? startSpawner(log) : undefined;
+  const tcpInfo = options.tcpInfo ?? ssReader("ss", spawner?.spawn);
   let localPort: number | undefined;
   let tcpAvailability: TcpInfoAvailability | undefined;
   let ssRunning = false;
@@ -170,6 +176,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
         timeoutMs,
         lingerMs: options.pingLingerMs,
         processesMax: options.pingProcessesMax,
+        spawn: spawner?.spawn,
         nowMs,
         log,
         onResult(address: string, r: PingResult) {
@@ -341,6 +348,7 @@ export function createBaselines(options: BaselineOptions): Baselines {
       byAddress.clear();
       orphans.clear();
       pingPool?.stop();
+      spawner?.close();
     },
   };
 }

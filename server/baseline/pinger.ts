@@ -11,10 +11,11 @@
 // 10× less CPU and 200× less memory than 1,000 pings, but it fell behind at
 // 1,000 addresses a second (without root fping waits at least 1 ms between
 // targets) and must restart whenever the set changes.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import net from "node:net";
 import { createInterface } from "node:readline";
 import type { BaselineStatusCode, SampleReason } from "../../shared/contract/index.js";
+import { directSpawn, type SpawnFn, type Spawned } from "../platform/spawner.js";
 import { classifyPingFailure, parsePingLine, PING_FIX_INSTALL, type PingFailure } from "./ping-parse.js";
 import { PingSequence, type PingResult } from "./ping-sequence.js";
 
@@ -57,6 +58,8 @@ export interface PingerPoolOptions {
   log: (line: string) => void;
   /** One settled request towards an address. */
   onResult(address: string, result: PingResult): void;
+  /** Starts each ping (default: Node's spawn; the server's baselines pass their spawner helper's). */
+  spawn?: SpawnFn;
 }
 
 export type PingAvailability =
@@ -67,7 +70,7 @@ export type PingAvailability =
 interface Pinger {
   address: string;
   users: number;
-  child: ChildProcess | undefined;
+  child: Spawned | undefined;
   sequence: PingSequence;
   stopTimer: ReturnType<typeof setTimeout> | undefined;
   restartTimer: ReturnType<typeof setTimeout> | undefined;
@@ -287,7 +290,7 @@ export class PingerPool {
       return;
     }
     p.startedAtMs = this.o.nowMs();
-    const child = spawn(this.o.command, pingArgs(this.o.intervalMs, p.address), { stdio: ["ignore", "pipe", "pipe"] });
+    const child = (this.o.spawn ?? directSpawn)(this.o.command, pingArgs(this.o.intervalMs, p.address));
     p.child = child;
     const diagnostics: string[] = [];
     const onLine = (text: string) => {

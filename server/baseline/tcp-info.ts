@@ -1,9 +1,9 @@
 // The kernel's TCP round-trip figures for every connection to one local port,
 // read with ONE `ss` run per interval for all of a server's pages (not one
 // process per page). Linux only: elsewhere the baseline says so and stays off.
-import { execFile } from "node:child_process";
 import type { BaselineStatusCode } from "../../shared/contract/index.js";
 import { fail, ok, type Result } from "../../shared/result.js";
+import { directSpawn, runToEnd, type SpawnFn } from "../platform/spawner.js";
 import { endpointKey, ssConnections, type SsConnection } from "./ss-parse.js";
 
 /** An ss run slower than this (ms) is abandoned: its figures would be stale. */
@@ -22,27 +22,17 @@ export interface TcpInfoReader {
   check(): Promise<TcpInfoAvailability>;
 }
 
-export function ssReader(command = "ss"): TcpInfoReader {
-  const run = (args: string[]) =>
-    new Promise<Result<string>>((resolve) => {
-      // Read as bytes, made a string once: at 2,000 tabs ss prints ~1.5 MB a second, and as
-      // decoded chunks joined at the end it was a fifth of what the event loop's young
-      // generation copied and promoted (a sampling heap profile); bytes stay off the heap.
-      execFile(
-        command,
-        args,
-        { timeout: SS_TIMEOUT_MS, maxBuffer: SS_OUTPUT_BYTES_MAX, encoding: "buffer" },
-        (err, out, errOut) => {
-          const stdout = out.toString();
-          const stderr = errOut.toString();
-          if (err === null) return resolve(ok(stdout));
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code === "ENOENT") return resolve(fail(`${command} not found: ${TCP_INFO_FIX}`));
-          if ((err as { killed?: boolean }).killed) return resolve(fail(`ss-timeout`));
-          resolve(fail(`${command}: ${(stderr || err.message).trim().split("\n")[0]!.slice(0, 160)}`));
-        },
-      );
-    });
+export function ssReader(command = "ss", spawnFn: SpawnFn = directSpawn): TcpInfoReader {
+  // Read as bytes, made a string once: at 2,000 tabs ss prints ~1.5 MB a second, and as
+  // decoded chunks joined at the end it was a fifth of what the event loop's young
+  // generation copied and promoted (a sampling heap profile); bytes stay off the heap.
+  const run = async (args: string[]): Promise<Result<string>> => {
+    const r = await runToEnd(spawnFn, command, args, { timeoutMs: SS_TIMEOUT_MS, maxBytes: SS_OUTPUT_BYTES_MAX });
+    if (r.error === null) return ok(r.stdout.toString());
+    if (r.error.code === "ENOENT") return fail(`${command} not found: ${TCP_INFO_FIX}`);
+    if (r.error.killed) return fail("ss-timeout");
+    return fail(`${command}: ${(r.stderr.toString() || r.error.message).trim().split("\n")[0]!.slice(0, 160)}`);
+  };
   return {
     async read(localPort) {
       // -H no header, -t TCP, -i TCP_INFO, -n numeric; the filter keeps only this server's accepted connections.

@@ -45,9 +45,26 @@ export function childrenOf(parentPid: number): ChildProcessInfo[] {
   return out;
 }
 
-/** Running `ping` children of a process, and the address each one pings (its last argument). */
-export function pingChildren(parentPid: number): { pid: number; address: string }[] {
-  return childrenOf(parentPid)
+/** Every process under a process: its children, theirs, and so on. */
+export function descendantsOf(rootPid: number): ChildProcessInfo[] {
+  const out: ChildProcessInfo[] = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    for (const c of childrenOf(queue.shift()!)) {
+      out.push(c);
+      queue.push(c.pid);
+    }
+  }
+  return out;
+}
+
+/**
+ * Running `ping` processes under a server, and the address each one pings
+ * (its last argument): a server's pings are children of its spawner helper
+ * (server/platform/spawner.ts), itself a child of the server.
+ */
+export function pingChildren(serverPid: number): { pid: number; address: string }[] {
+  return descendantsOf(serverPid)
     .filter((c) => c.state !== "Z" && /(^|\/)ping$/.test(c.argv[0] ?? ""))
     .map((c) => ({ pid: c.pid, address: c.argv[c.argv.length - 1]! }));
 }
