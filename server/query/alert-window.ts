@@ -11,6 +11,7 @@ import { mergeEncoded } from "../../shared/rollup-codec.js";
 import type { Pace } from "../store/pace.js";
 import type { ReadPool } from "../store/read-pool.js";
 import { bucketStartMs, CLASS_COUNT, classesFor } from "../store/rollup-class.js";
+import { notPeerProber } from "./page-sessions.js";
 
 /**
  * Which samples a rule judges. A skipped tick (frozen tab, sleeping machine)
@@ -140,13 +141,11 @@ export async function readAlertBuckets(pool: ReadPool, fromMs: number, toMs: num
  * with `excludePrefix` (the servers' own probes of their peers) are not pages.
  */
 export async function newestSampleMs(pool: ReadPool, excludePrefix = ""): Promise<number | null> {
+  const pages = notPeerProber("client_id", excludePrefix);
   const rows =
     excludePrefix === ""
       ? await pool.all<{ t: number | null }>("SELECT max(last_t) AS t FROM sessions", [])
-      : await pool.all<{ t: number | null }>(
-          "SELECT max(last_t) AS t FROM sessions WHERE substr(client_id, 1, ?) <> ?",
-          [excludePrefix.length, excludePrefix],
-        );
+      : await pool.all<{ t: number | null }>(`SELECT max(last_t) AS t FROM sessions WHERE ${pages.sql}`, pages.params);
   const t = rows[0]?.t;
   return t === null || t === undefined ? null : Number(t);
 }

@@ -12,9 +12,9 @@
 // method the page sends, so a probe series' step is the coarsest of them all.
 import type { SessionClock } from "../../shared/contract/stats.js";
 import { BROWSER_ENGINES, type BrowserEngine } from "../../shared/methods.js";
-import { PEER_PROBER_ID_PREFIX } from "../health/peer-samples.js";
 import type { ReadPool } from "../store/read-pool.js";
 import type { SampleFilter } from "../store/sample-filter.js";
+import { notPeerProber } from "./page-sessions.js";
 
 const knownEngine = (e: string | null): BrowserEngine | null =>
   (BROWSER_ENGINES as readonly string[]).includes(e ?? "") ? (e as BrowserEngine) : null;
@@ -25,7 +25,8 @@ const knownEngine = (e: string | null): BrowserEngine | null =>
  * probes of its peers are a session too, but no browser timed them.
  */
 export async function sessionClocksQuery(pool: ReadPool, filter: SampleFilter): Promise<SessionClock[]> {
-  const params: (string | number)[] = [filter.toMs, filter.fromMs, PEER_PROBER_ID_PREFIX.length, PEER_PROBER_ID_PREFIX];
+  const pages = notPeerProber("s.client_id");
+  const params: (string | number)[] = [filter.toMs, filter.fromMs, ...pages.params];
   let clientCond = "";
   if (filter.clientId !== undefined) {
     clientCond = "AND s.client_id = ?";
@@ -33,7 +34,7 @@ export async function sessionClocksQuery(pool: ReadPool, filter: SampleFilter): 
   }
   const rows = await pool.all<{ engine: string | null; sessions: number | string; us: number | string | null }>(
     `SELECT s.engine AS engine, COUNT(*) AS sessions, MAX(s.timer_resolution_us) AS us FROM sessions s
-     WHERE s.first_t <= ? AND s.last_t >= ? AND substr(s.client_id, 1, ?) <> ? ${clientCond}
+     WHERE s.first_t <= ? AND s.last_t >= ? AND ${pages.sql} ${clientCond}
      GROUP BY s.engine ORDER BY s.engine IS NULL, s.engine`,
     params,
   );
