@@ -30,8 +30,15 @@ export interface ChildServer {
   kill(): Promise<void>;
 }
 
+/**
+ * How long a server may take to print its address. It takes well under a
+ * second here; on a CI machine with every lane's browsers busy (load average
+ * 20) one took more than 15 s, so the bound catches a hang, not a slow start.
+ */
+export const SERVER_START_MS_DEFAULT = 30_000;
+
 export interface ChildServerOptions {
-  /** How long it may take to print its address (ms). */
+  /** How long it may take to print its address (ms; default SERVER_START_MS_DEFAULT). */
   timeoutMs?: number;
   env?: Record<string, string>;
   /** Also write what it prints on stderr to ours, as it comes (a benchmark's log). */
@@ -61,7 +68,7 @@ export async function startNodeServer(argv: string[], options: ChildServerOption
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${argv.join(" ")} did not start:\n${out}`));
-    }, options.timeoutMs ?? 15_000);
+    }, options.timeoutMs ?? SERVER_START_MS_DEFAULT);
     const check = () => {
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
