@@ -26,12 +26,15 @@ const RECOVERY_MS_MAX = 6000;
 /**
  * A's latency while B is down against A's own while B is up, in the same run
  * (the windows before the kill and after B's recovery): its median and p90
- * over A's xhr, jsonp and ws probes may move by these ratios. On the shared
- * two-core machine A's figures are a few ms; a regression that slows A by
- * 20 ms for as long as B is away moves them several-fold.
+ * over A's xhr, jsonp and ws probes may move by these ratios, plus
+ * A_SLACK_MS. On the shared two-core machine A's figures are a few ms, and
+ * other browser lanes moved the pooled median of ~40 probes from 5.5 to
+ * 8.9 ms (1.62×) in one CI run; a regression that slows A by 20 ms for as
+ * long as B is away moves them several-fold, far past either bound.
  */
 const A_P50_RATIO_MAX = 1.5;
 const A_P90_RATIO_MAX = 2;
+const A_SLACK_MS = 2;
 /**
  * TAILPROBE_PLANT_REGRESSION=1 plants one the bounds above must catch: A
  * (started with its test hooks) holds each echo 20 ms in its handler while B
@@ -192,8 +195,14 @@ describe("B's outage", () => {
     summary["A while B is down"] = during;
     summary["A ratios (down / up)"] = ratios;
     console.log(`outage: A while B is up ${JSON.stringify(up)}, while B is down ${JSON.stringify(during)}`);
-    expect(ratios.p50, "A's median while B is down, over A's while B is up").toBeLessThanOrEqual(A_P50_RATIO_MAX);
-    expect(ratios.p90, "A's p90 while B is down, over A's while B is up").toBeLessThanOrEqual(A_P90_RATIO_MAX);
+    expect(
+      during.p50,
+      `A's median while B is down, over ${A_P50_RATIO_MAX}× A's while B is up + ${A_SLACK_MS} ms`,
+    ).toBeLessThanOrEqual(A_P50_RATIO_MAX * up.p50 + A_SLACK_MS);
+    expect(
+      during.p90,
+      `A's p90 while B is down, over ${A_P90_RATIO_MAX}× A's while B is up + ${A_SLACK_MS} ms`,
+    ).toBeLessThanOrEqual(A_P90_RATIO_MAX * up.p90 + A_SLACK_MS);
     // Not p99: of ~40 probes it is the slowest one, a single hiccup of a loaded
     // machine (271 against 5 × 48 ms was seen with one core busy); it is logged.
 
