@@ -16,8 +16,8 @@ import { INJECTED_MS, measureInjectedDelay } from "../testkit/injected-delay.js"
 import { startServerProcess, waitFor } from "../testkit/server-process.js";
 import { startToxiproxy } from "../testkit/toxiproxy.js";
 import {
+  bareUrl,
   MEDIAN_EXCESS_MS_MAX,
-  OFFSETS_MS,
   P90_EXCESS_MS_MAX,
   type Sample,
   SERIES,
@@ -65,9 +65,7 @@ async function barePageRows(browser: LaunchedEngine, size: BenchSize): Promise<{
       samples.tailprobe.push(...storedSamples(a, from, to));
 
       const bp = await browser.newPage();
-      await bp.goto(
-        `${bare.url}?a=${encodeURIComponent(a.url)}&b=${encodeURIComponent(b.url)}&offsets=${OFFSETS_MS.join(",")}`,
-      );
+      await bp.goto(bareUrl(bare.url, a.url, b.url));
       await waitFor(
         async () => ((await bp.evaluate<boolean>("window.bare.ready")) ? true : undefined),
         10_000,
