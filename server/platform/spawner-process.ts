@@ -7,8 +7,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { HelperEvent, HelperRequest } from "./spawner-protocol.js";
 
 const children = new Map<number, ChildProcess>();
+// The server may close the channel while a child's last words are on their
+// way (it is stopping): a failed send is dropped, not an uncaught EPIPE.
 const send = (e: HelperEvent) => {
-  if (process.connected) process.send?.(e);
+  if (process.connected) process.send?.(e, undefined, {}, () => {});
 };
 
 function start(id: number, command: string, args: string[]): void {

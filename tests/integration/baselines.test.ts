@@ -215,6 +215,34 @@ describe("baselines towards a connected page", () => {
     });
   });
 
+  it("a stopped server's pings end with it, and its spawner says nothing on the way out", {
+    timeout: 30_000,
+  }, async () => {
+    const server = await serve([]);
+    await connect(server);
+    const [child] = await waitFor(
+      () => {
+        const c = pingChildren(server.child.pid!);
+        return c.length > 0 ? c : undefined;
+      },
+      5000,
+      "a ping child",
+    );
+    await server.stop();
+    await waitFor(
+      () => {
+        const st = processState(child!.pid);
+        return st === undefined || st === "Z" ? true : undefined;
+      },
+      5000,
+      `ping ${child!.pid} to exit`,
+    );
+    // A child's last words sent as the server closed the channel were an uncaught EPIPE once
+    // (a race: seen at the end of a capacity run with 64 pings, not every time here).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(server.output()).not.toMatch(/EPIPE|Unhandled 'error'/);
+  });
+
   it("a ping process does not outlive a server that is killed", { timeout: 30_000 }, async () => {
     const server = await serve([]);
     await connect(server);
@@ -227,7 +255,7 @@ describe("baselines towards a connected page", () => {
       "a ping child",
     );
     await server.kill();
-    // Its next line hits a closed pipe (SIGPIPE) within an interval.
+    // Its spawner helper stops it as the channel closes (server/platform/spawner.ts).
     await waitFor(
       () => {
         const st = processState(child!.pid);
