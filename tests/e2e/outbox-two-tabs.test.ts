@@ -35,7 +35,16 @@ describe("two probe tabs", () => {
         `${mark} samples of ${who.sessionId}`,
       );
       expect(seqGaps(rows)).toEqual([]);
-      const state = await debugState(page);
+      // The rows are stored; the tab counts them delivered when it has read the answer, a
+      // moment later on a busy machine (a CI run read 41 of 46 here): wait for that too.
+      const state = await waitFor(
+        async () => {
+          const s = await debugState(page);
+          return s.outbox.delivered >= mark - 10 ? s : undefined;
+        },
+        10_000,
+        `the tab to count ${mark - 10} of its samples delivered`,
+      );
       // Nothing this tab sent was already there, and what it delivered plus what it
       // holds is exactly what it emitted (one snapshot): a tab that delivered the
       // other's rows would count more, a tab robbed of its own rows fewer.
