@@ -19,7 +19,7 @@ const STREAMS = 4;
  * load runs in a worker at nice 19 so that the echo loop keeps its core; it
  * moves bytes in smaller turns than a main thread at nice 0 (measured on the
  * shared 2-core machine: downloads 0.6–1.3×, uploads 1.9–2.5×:
- * docs/decisions/0026-stress-load-on-origins-of-its-own.md).
+ * docs/decisions/0028-stress-load-on-origins-of-its-own.md).
  */
 const CPU_RATIO_MAX = 3;
 /**
