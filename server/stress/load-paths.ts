@@ -49,6 +49,9 @@ function refuse(res: ServerResponse, why: StressRefusal, retryAfterMs: number): 
   const s = retryAfterSeconds(retryAfterMs);
   sendError(res, 429, "STRESS_BUDGET", `${REFUSALS[why]}; retry after ${s} s`, {
     "Retry-After": String(s),
+    // The page is of another origin: without this its fetch cannot read Retry-After,
+    // and a stream cap full for a second looked like the hour's budget spent.
+    "Access-Control-Expose-Headers": "Retry-After",
     Connection: "close",
   });
 }

@@ -126,6 +126,8 @@ describe("load paths", () => {
     const third = await fetch(`${o.down}/stress/down?bytes=10`);
     expect(third.status).toBe(429);
     expect(third.headers.get("retry-after")).toBe("1");
+    // The page is of another origin: it can read the wait only if the answer exposes it.
+    expect(third.headers.get("access-control-expose-headers")).toBe("Retry-After");
     expect(await server.load!.openStreams()).toBe(2);
     held[0]!.close();
     await waitUntil(async () => (await server!.load!.openStreams()) === 1);

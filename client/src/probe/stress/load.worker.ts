@@ -48,6 +48,30 @@ function nextSize(bytes: number, ms: number, max: number): number {
   return Math.round(Math.min(max, Math.max(REQUEST_BYTES_MIN, rate * REQUEST_MS_TARGET)));
 }
 
+/**
+ * A 429 that asks to wait at most this long (s) is the stream caps' (the
+ * server's STREAMS_RETRY_MS: streams end within seconds), not the byte
+ * budget's (minutes): the stream waits and asks again. Through a slow path
+ * the server sees the last phase's streams close only after its queue has
+ * drained, and a CI run through tbf had its whole test end as "refused"
+ * at the next phase's first request.
+ */
+const BUSY_RETRY_S_MAX = 5;
+
+/** The load server's stream caps are full for now: wait retryAfterS, then ask again. */
+class StreamsBusy extends Error {
+  constructor(readonly retryAfterS: number) {
+    super(`the load server's streams are busy; retry after ${retryAfterS} s`);
+  }
+}
+
+/** Resolves after ms, or at once when the signal aborts. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+  });
+
 class RunStopped extends Error {
   constructor(readonly ending: Omit<RunEnded, "type" | "endMs">) {
     super(ending.reason ?? ending.outcome);
@@ -171,6 +195,10 @@ class Run {
         if (res.ok) acct.selfMs.push(performance.now() - p0);
       } catch (err) {
         if (signal.aborted) return;
+        if (err instanceof StreamsBusy) {
+          await pause(err.retryAfterS * SECOND_MS, signal);
+          continue;
+        }
         if (err instanceof RunStopped) return this.stop(err.ending);
         if (++failures >= FAILURES_MAX)
           return this.stop({ outcome: "failed", reason: `${dir}load requests failed: ${(err as Error).message}` });
@@ -181,6 +209,8 @@ class Run {
   private async refusal(res: Response): Promise<never> {
     const body = (await res.json().catch(() => ({}))) as { error?: unknown };
     const retryAfterS = Number(res.headers.get("Retry-After"));
+    if (res.status === 429 && Number.isFinite(retryAfterS) && retryAfterS > 0 && retryAfterS <= BUSY_RETRY_S_MAX)
+      throw new StreamsBusy(retryAfterS);
     const reason = typeof body.error === "string" ? body.error : `the load server answered ${res.status}`;
     throw new RunStopped(
       res.status === 429
