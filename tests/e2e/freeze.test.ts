@@ -206,13 +206,16 @@ describe("freezing the page", () => {
         ).toEqual([]);
       }
       // B never answers: its HTTP probes sent in the TIMEOUT_MS before the gap
-      // were in flight across it and time out after it.
+      // were in flight across it and time out after it. A tick the probe cap
+      // skipped sent nothing (on a loaded CI machine one late tick met six of
+      // its slot's probes to B still out): it was never in flight.
       const across = probes.filter(
         (r) =>
           (r.method === "xhr" || r.method === "jsonp") &&
           r.target === "B" &&
           r.t > gap.fromMs - TIMEOUT_MS + EDGE_MS &&
-          r.t < gap.fromMs - EDGE_MS,
+          r.t < gap.fromMs - EDGE_MS &&
+          r.reason !== "outstanding-cap",
       );
       expect(across.length, `${gap.mechanism}: B probes in flight across the gap`).toBeGreaterThanOrEqual(4);
       expect(
