@@ -215,9 +215,8 @@ describe("baselines towards a connected page", () => {
     });
   });
 
-  it("a stopped server's pings end with it, and its spawner says nothing on the way out", {
-    timeout: 30_000,
-  }, async () => {
+  /** A server with a page and its ping running; ends it with `end`, then waits for the ping to exit. */
+  async function pingEndsWith(end: (s: ServerProcess) => Promise<void>): Promise<ServerProcess> {
     const server = await serve([]);
     await connect(server);
     const [child] = await waitFor(
@@ -228,33 +227,7 @@ describe("baselines towards a connected page", () => {
       5000,
       "a ping child",
     );
-    await server.stop();
-    await waitFor(
-      () => {
-        const st = processState(child!.pid);
-        return st === undefined || st === "Z" ? true : undefined;
-      },
-      5000,
-      `ping ${child!.pid} to exit`,
-    );
-    // A child's last words sent as the server closed the channel were an uncaught EPIPE once
-    // (a race: seen at the end of a capacity run with 64 pings, not every time here).
-    await new Promise((r) => setTimeout(r, 500));
-    expect(server.output()).not.toMatch(/EPIPE|Unhandled 'error'/);
-  });
-
-  it("a ping process does not outlive a server that is killed", { timeout: 30_000 }, async () => {
-    const server = await serve([]);
-    await connect(server);
-    const [child] = await waitFor(
-      () => {
-        const c = pingChildren(server.child.pid!);
-        return c.length > 0 ? c : undefined;
-      },
-      5000,
-      "a ping child",
-    );
-    await server.kill();
+    await end(server);
     // Its spawner helper stops it as the channel closes (server/platform/spawner.ts).
     await waitFor(
       () => {
@@ -264,6 +237,21 @@ describe("baselines towards a connected page", () => {
       5000,
       `ping ${child!.pid} to exit`,
     );
+    return server;
+  }
+
+  it("a stopped server's pings end with it, and its spawner says nothing on the way out", {
+    timeout: 30_000,
+  }, async () => {
+    const server = await pingEndsWith((s) => s.stop());
+    // A child's last words sent as the server closed the channel were an uncaught EPIPE once
+    // (a race: seen at the end of a capacity run with 64 pings, not every time here).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(server.output()).not.toMatch(/EPIPE|Unhandled 'error'/);
+  });
+
+  it("a ping process does not outlive a server that is killed", { timeout: 30_000 }, async () => {
+    await pingEndsWith((s) => s.kill());
   });
 });
 
